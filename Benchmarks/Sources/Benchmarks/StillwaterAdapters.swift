@@ -1,0 +1,118 @@
+import Stillwater
+
+// The parts of the Stillwater benchmarks that depend on APIs still being built. Each has two bodies:
+// the stand-in used today, and the real one behind a compilation condition. Turn a condition on in
+// Package.swift (`stillwaterParts`) or for one run with `-Xswiftc -DSTILLWATER_STORE`; nothing else
+// changes. The table names which form ran ("Stillwater (Store)", "Stillwater (BehaviorRelay + reducer)").
+
+// MARK: - W4: a state holder with one deduplicated observer per slot
+
+#if STILLWATER_PROPERTY
+/// W4 through `MutableProperty`: writes in place with `modify`, observers use `scope(\.items[i])`.
+final class StillwaterScoped {
+    static let label = "MutableProperty.scope"
+    private let property: MutableProperty<ItemsState>
+
+    init(_ initial: ItemsState) { property = MutableProperty(initial) }
+
+    func observe(item index: Int, _ onNext: @escaping (Int) -> Void) -> Subscription {
+        property.scope(\.items[index]).observe(onNext)
+    }
+
+    func increment(item index: Int) { property.modify { $0.items[index] += 1 } }
+}
+#else
+/// Stand-in until `MutableProperty` lands: a `BehaviorRelay`, observers use `map` + `distinctUntilChanged`,
+/// and a write is read, change, `accept`.
+final class StillwaterScoped {
+    static let label = "BehaviorRelay + map"
+    private let relay: BehaviorRelay<ItemsState>
+
+    init(_ initial: ItemsState) { relay = BehaviorRelay(initial) }
+
+    func observe(item index: Int, _ onNext: @escaping (Int) -> Void) -> Subscription {
+        relay.map { $0.items[index] }.distinctUntilChanged().observe(onNext)
+    }
+
+    func increment(item index: Int) {
+        var state = relay.value
+        state.items[index] += 1
+        relay.accept(state)
+    }
+}
+#endif
+
+// MARK: - W5, W5b: action dispatch with deduplicated observers
+
+#if STILLWATER_STORE
+extension Increment: Stillwater.Action {}
+
+/// W5 through `Store`: `dispatch`, observers use `scope(\.path)`.
+final class StillwaterStore {
+    static let label = "Store"
+    private let store: Store<StoreState>
+
+    init(_ initial: StoreState) { store = Store(initial) }
+
+    func dispatch(_ action: Increment) { store.dispatch(action) }
+    var count: Int { store.state.value.count }
+
+    func observeCount(_ onNext: @escaping (Int) -> Void) -> Subscription {
+        store.scope(\.count).observe(onNext)
+    }
+
+    func observeFlag(_ index: Int, _ onNext: @escaping (Bool) -> Void) -> Subscription {
+        store.scope(\.flags[index]).observe(onNext)
+    }
+}
+#else
+/// Stand-in until `Store` lands: a `BehaviorRelay` and the reducer, `accept(reduce(value, action))`,
+/// the same shape OpenCombine runs with.
+final class StillwaterStore {
+    static let label = "BehaviorRelay + reducer"
+    private let relay: BehaviorRelay<StoreState>
+
+    init(_ initial: StoreState) { relay = BehaviorRelay(initial) }
+
+    func dispatch(_ action: Increment) { relay.accept(reduce(relay.value, action)) }
+    var count: Int { relay.value.count }
+
+    func observeCount(_ onNext: @escaping (Int) -> Void) -> Subscription {
+        relay.map { $0.count }.distinctUntilChanged().observe(onNext)
+    }
+
+    func observeFlag(_ index: Int, _ onNext: @escaping (Bool) -> Void) -> Subscription {
+        relay.map { $0.flags[index] }.distinctUntilChanged().observe(onNext)
+    }
+}
+#endif
+
+// MARK: - W6: list diff
+
+#if STILLWATER_DIFF
+extension Item: Diffable {
+    var diffIdentifier: Int { id }
+}
+
+enum StillwaterDiff {
+    static let isAvailable = true
+
+    /// Times `Changeset(from:to:)` alone; the conversion to ``Patch`` is not timed.
+    static func changeset(from old: [Item], to new: [Item], stopwatch: inout Stopwatch) -> Patch {
+        let changeset = stopwatch.measure { Changeset(from: old, to: new) }
+        return Patch(
+            deletes: changeset.deletes, inserts: changeset.inserts,
+            moves: changeset.moves.map { ($0.from, $0.to) }, updates: changeset.updates
+        )
+    }
+}
+#else
+/// Stand-in until `Changeset` lands: W6 lists Stillwater as not available.
+enum StillwaterDiff {
+    static let isAvailable = false
+
+    static func changeset(from old: [Item], to new: [Item], stopwatch: inout Stopwatch) -> Patch {
+        fatalError("Stillwater diffing is not built yet; enable STILLWATER_DIFF in Package.swift when it is")
+    }
+}
+#endif

@@ -1,0 +1,156 @@
+import Synchronization
+
+/// The concrete, type-erased stream that every operator returns.
+///
+/// An `Observable` is a recipe: it does nothing until subscribed, and each subscription runs the recipe
+/// anew (a *cold* stream), unless it is built on a subject or shared with ``ObservableType/share(replay:)``.
+///
+/// ```swift
+/// let numbers = Observable<Int>.of(1, 2, 3)
+/// let subscription = numbers.map { $0 * 10 }.observe { print($0) }
+/// // Prints "10", "20", "30"
+/// ```
+public struct Observable<Value>: ObservableType {
+    @usableFromInline
+    let subscribeHandler: (@escaping (Event<Value>) -> Void) -> Subscription
+
+    /// Creates a stream from a function that connects an observer and returns the subscription that
+    /// disconnects it.
+    ///
+    /// The function runs once per subscriber. Operators are built with this initialiser; user code
+    /// usually prefers ``create(_:)``.
+    @inlinable
+    public init(_ subscribe: @escaping (@escaping (Event<Value>) -> Void) -> Subscription) {
+        self.subscribeHandler = subscribe
+    }
+
+    /// Runs this stream's recipe for `observer`.
+    @inlinable
+    public func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+        subscribeHandler(observer)
+    }
+
+    /// Returns `self`.
+    @inlinable
+    public func asObservable() -> Observable<Value> { self }
+}
+
+extension Observable {
+    /// A stream whose subscribers are handed an emitter to send events through.
+    ///
+    /// The emitter enforces the event grammar: after a terminal event, or after the subscription is
+    /// cancelled, it ignores further calls. Return a ``Subscription`` that releases what the producer holds
+    /// (or ``Subscription/empty``).
+    ///
+    /// ```swift
+    /// let greetings = Observable<String>.create { emitter in
+    ///     emitter.send("hi")
+    ///     emitter.complete()
+    ///     return .empty
+    /// }
+    /// let subscription = greetings.observe { print($0) }
+    /// // Prints "hi"
+    /// ```
+    public static func create(_ produce: @escaping (Emitter<Value>) -> Subscription) -> Observable<Value> {
+        Observable { observer in
+            let emitter = Emitter(observer)
+            let inner = produce(emitter)
+            return Subscription {
+                emitter.stop()
+                inner.cancel()
+            }
+        }
+    }
+
+    /// A stream that sends each of `values` in order, then completes.
+    public static func of(_ values: Value...) -> Observable<Value> {
+        from(values)
+    }
+
+    /// A stream that sends each element of `sequence` in order, then completes.
+    public static func from<S: Sequence>(_ sequence: S) -> Observable<Value> where S.Element == Value {
+        create { emitter in
+            for value in sequence {
+                guard emitter.isActive else { break }
+                emitter.send(value)
+            }
+            emitter.complete()
+            return .empty
+        }
+    }
+
+    /// A stream that sends `value`, then completes.
+    public static func just(_ value: Value) -> Observable<Value> {
+        of(value)
+    }
+
+    /// A stream that completes at once, without values.
+    public static func empty() -> Observable<Value> {
+        Observable { observer in
+            observer(.completed)
+            return .empty
+        }
+    }
+
+    /// A stream that never sends anything.
+    public static func never() -> Observable<Value> {
+        Observable { _ in .empty }
+    }
+
+    /// A stream that fails at once with `error`.
+    public static func failure(_ error: any Error) -> Observable<Value> {
+        Observable { observer in
+            observer(.error(error))
+            return .empty
+        }
+    }
+}
+
+/// The handle an ``Observable/create(_:)`` producer sends events through.
+///
+/// It keeps the event grammar: after `complete()`, `fail(_:)` or cancellation it ignores every call. It is
+/// safe to call from any thread: calls are delivered one at a time, in the order they were made, and a
+/// call made from inside the observer is delivered after the current event (never nested).
+public final class Emitter<Value>: @unchecked Sendable {
+    private let serializer: Serializer<Event<Value>>
+    private let active = Atomic<Bool>(true)
+
+    init(_ observer: @escaping (Event<Value>) -> Void) {
+        serializer = Serializer { event in
+            observer(event)
+            return !event.isTerminal
+        }
+        Resources.attached()
+    }
+
+    /// Whether the emitter still forwards events (no terminal event yet, not cancelled).
+    public var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// Sends a value.
+    public func send(_ value: Value) {
+        guard isActive else { return }
+        serializer.submit(.next(value))
+    }
+
+    /// Sends `completed` and stops.
+    public func complete() {
+        finish(.completed)
+    }
+
+    /// Sends `error(error)` and stops.
+    public func fail(_ error: any Error) {
+        finish(.error(error))
+    }
+
+    private func finish(_ event: Event<Value>) {
+        guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        serializer.submit(event)
+        Resources.detached()
+    }
+
+    func stop() {
+        guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        serializer.close()
+        Resources.detached()
+    }
+}

@@ -1,0 +1,78 @@
+/// A source of events that observers subscribe to.
+///
+/// Every stream in Stillwater conforms: ``Observable``, the subjects and relays, properties and action
+/// handles. Operators are defined once, on this protocol, and each returns an ``Observable``.
+///
+/// The contract every conformer keeps (see the Contracts article):
+/// - events follow the grammar `next* (error | completed)?`;
+/// - one observer never receives two events at the same time, and all observers of one source receive its
+///   events in the same order;
+/// - an event sent from inside an observer is delivered after the current event has reached every
+///   observer, never nested;
+/// - after the returned ``Subscription`` is cancelled, the observer receives nothing more from deliveries
+///   on the cancelling thread, and the chain releases what it captured.
+public protocol ObservableType<Value> {
+    /// The type of the values the stream sends.
+    associatedtype Value
+
+    /// Registers `observer` for this stream's events until the returned subscription is cancelled or
+    /// released.
+    ///
+    /// - Parameter observer: Called with each event, one at a time.
+    /// - Returns: A subscription; keep it for as long as you want events. Releasing it cancels it.
+    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription
+
+    /// This stream as the type-erased ``Observable``.
+    func asObservable() -> Observable<Value>
+}
+
+extension ObservableType {
+    /// The default type erasure: an ``Observable`` that subscribes to `self`.
+    @inlinable
+    public func asObservable() -> Observable<Value> {
+        Observable { observer in self.subscribe(observer) }
+    }
+
+    /// Calls `onNext` with each value, and ignores the terminal event.
+    ///
+    /// ```swift
+    /// let subject = PublishSubject<String>()
+    /// let subscription = subject.observe { print($0) }
+    /// subject.send("hello")
+    /// // Prints "hello"
+    /// ```
+    ///
+    /// - Returns: A subscription; releasing it cancels it.
+    @inlinable
+    public func observe(_ onNext: @escaping (Value) -> Void) -> Subscription {
+        subscribe { event in
+            if case .next(let value) = event { onNext(value) }
+        }
+    }
+
+    /// Calls the handler that matches each event; a `nil` handler ignores that kind of event.
+    ///
+    /// ```swift
+    /// let subject = PublishSubject<Int>()
+    /// let subscription = subject.subscribe(onNext: { print($0) }, onCompleted: { print("done") })
+    /// subject.send(1)
+    /// subject.complete()
+    /// // Prints "1" then "done"
+    /// ```
+    ///
+    /// - Returns: A subscription; releasing it cancels it.
+    @inlinable
+    public func subscribe(
+        onNext: ((Value) -> Void)? = nil,
+        onError: ((any Error) -> Void)? = nil,
+        onCompleted: (() -> Void)? = nil
+    ) -> Subscription {
+        subscribe { event in
+            switch event {
+            case .next(let value): onNext?(value)
+            case .error(let error): onError?(error)
+            case .completed: onCompleted?()
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// The package's one lock wrapper: a `Synchronization.Mutex` that hands its protected state to a closure.
+///
+/// Every lock in Stillwater is a `Lock`. Callers say `state.withLock { … }`; user code is never called
+/// while a `Lock` is held (decide under the lock, deliver outside it). The state need not be `Sendable`:
+/// the lock is what makes sharing it safe, which the compiler's region analysis cannot see.
+@usableFromInline
+struct Lock<State>: ~Copyable {
+    @usableFromInline let mutex: Mutex<UncheckedTransfer<State>>
+
+    @inlinable
+    init(_ initialState: State) {
+        mutex = Mutex(UncheckedTransfer(value: initialState))
+    }
+
+    /// Runs `body` with exclusive access to the protected state and returns what it returns.
+    @inlinable @inline(__always)
+    borrowing func withLock<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try mutex.withLock { (state: inout sending UncheckedTransfer<State>) throws(Failure) in
+            UncheckedTransfer(value: try body(&state.value))
+        }.value
+    }
+}
+
+/// Carries a value into or out of a `Mutex`. The lock itself provides the synchronisation.
+@usableFromInline
+struct UncheckedTransfer<Value>: @unchecked Sendable {
+    @usableFromInline var value: Value
+
+    @inlinable init(value: Value) { self.value = value }
+}

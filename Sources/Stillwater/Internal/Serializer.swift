@@ -1,0 +1,79 @@
+/// Runs submitted work one item at a time, in submission order, on whichever thread is free to run it.
+///
+/// The operators that listen to several sources at once (`merge`, `combineLatest`, `flatMapLatest`) and
+/// ``Emitter`` hand every upstream event to a serializer, so their own state is touched by one thread at
+/// a time and their observer never receives two events at once, whichever threads the sources use. Like
+/// a source, it never nests: work submitted while work runs is queued behind it.
+@usableFromInline
+final class Serializer<Work>: @unchecked Sendable {
+    @usableFromInline
+    enum Item {
+        case work(Work)
+        case close
+    }
+
+    @usableFromInline let queue = DeliveryQueue<Item>()
+    /// Owned by the running thread. Returns `false` to close the serializer after this item. `nil` once
+    /// closed, which releases what the handler captured.
+    @usableFromInline @exclusivity(unchecked) var handler: ((Work) -> Bool)?
+    @usableFromInline @exclusivity(unchecked) var buffer: [Item] = []
+
+    @inlinable
+    init(_ handler: @escaping (Work) -> Bool) {
+        self.handler = handler
+    }
+
+    /// Runs `work` now, or queues it behind the work that is running.
+    @inlinable
+    func submit(_ work: Work) {
+        if queue.tryAcquire() {
+            run(work)
+            finish()
+        } else if queue.enqueue(.work(work)) {
+            finish()
+        }
+    }
+
+    /// Drops the handler after the work already submitted; later submissions are ignored.
+    @usableFromInline
+    func close() {
+        if queue.tryAcquire() {
+            handler = nil
+            finish()
+        } else if queue.enqueue(.close) {
+            finish()
+        }
+    }
+
+    @inlinable
+    func run(_ work: Work) {
+        if let handler, !handler(work) { self.handler = nil }
+    }
+
+    @inlinable
+    func finish() {
+        while queue.releaseOrTake(into: &buffer) {
+            for item in buffer {
+                switch item {
+                case .work(let work): run(work)
+                case .close: handler = nil
+                }
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+/// A weak route to a ``Serializer``, for inner subscriptions that must not keep their node alive.
+@usableFromInline
+final class WeakSerializer<Work>: @unchecked Sendable {
+    @usableFromInline weak var target: Serializer<Work>?
+
+    @inlinable init() {}
+
+    /// Submits `work` if the serializer still exists.
+    @inlinable
+    func submit(_ work: Work) {
+        target?.submit(work)
+    }
+}

@@ -1,0 +1,241 @@
+import Synchronization
+
+/// The shared engine of every hot source: subjects, relays, properties and handles.
+///
+/// It keeps the observers, serialises delivery through a ``DeliveryQueue``, remembers the terminal event,
+/// and, for sources that replay (`replayLimit > 0`), the last values a new subscriber receives first.
+///
+/// Ownership: `observers`, `isStopped`, `stopEvent` and `work` belong to whichever thread is the
+/// deliverer; nobody else touches them, so delivery needs no lock. The replay buffer lives under its own
+/// lock because `value` is read from any thread and a write must be visible at once, even while its
+/// delivery waits its turn.
+@usableFromInline
+final class SourceCore<Value>: @unchecked Sendable {
+    @usableFromInline
+    enum Work {
+        case event(Event<Value>)
+        case attach(ObserverBox<Value>, replay: ContiguousArray<Value>)
+        case detach(ObserverBox<Value>)
+    }
+
+    @usableFromInline
+    struct Retained {
+        @usableFromInline var buffer: ContiguousArray<Value>
+        @usableFromInline var isStopped = false
+
+        @inlinable init(buffer: ContiguousArray<Value>) { self.buffer = buffer }
+    }
+
+    @usableFromInline let queue = DeliveryQueue<Work>()
+    @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
+    @usableFromInline @exclusivity(unchecked) var isStopped = false
+    @usableFromInline @exclusivity(unchecked) var stopEvent: Event<Value>?
+    @usableFromInline @exclusivity(unchecked) var work: [Work] = []
+    @usableFromInline let retained: Lock<Retained>
+    /// How many of the latest values a new subscriber receives first: 0, 1 (a current value) or more.
+    @usableFromInline let replayLimit: Int
+    /// Whether a subscriber that arrives after the terminal event still receives the retained values
+    /// (a replay subject) or only the terminal event (a behaviour subject).
+    @usableFromInline let replaysAfterStop: Bool
+
+    @inlinable
+    init(replayLimit: Int, initial: ContiguousArray<Value> = [], replaysAfterStop: Bool = false) {
+        self.replayLimit = replayLimit
+        self.replaysAfterStop = replaysAfterStop
+        self.retained = Lock(Retained(buffer: initial))
+    }
+
+    // MARK: Sending
+
+    /// Delivers `event` to every observer, or queues it when a delivery is in progress.
+    @inlinable
+    func send(_ event: Event<Value>) {
+        if replayLimit == 0 {
+            if queue.tryAcquire() {
+                deliverOwned(event)
+                finishDelivering()
+            } else if queue.enqueue(.event(event)) {
+                finishDelivering()
+            }
+        } else {
+            sendRetaining(event)
+        }
+    }
+
+    /// A replaying source records the event and claims its place in the delivery order under one lock, so
+    /// the order of deliveries is the order of writes.
+    @usableFromInline
+    func sendRetaining(_ event: Event<Value>) {
+        let limit = replayLimit
+        let mustDeliver = retained.withLock { retained -> Bool? in
+            guard !retained.isStopped else { return nil }
+            switch event {
+            case .next(let value):
+                if limit == 1, !retained.buffer.isEmpty {
+                    retained.buffer[0] = value
+                } else {
+                    retained.buffer.append(value)
+                    if retained.buffer.count > limit {
+                        retained.buffer.removeFirst(retained.buffer.count - limit)
+                    }
+                }
+            case .error, .completed:
+                retained.isStopped = true
+            }
+            if queue.tryAcquire() { return true }
+            return queue.enqueue(.event(event)) ? false : nil
+        }
+        switch mustDeliver {
+        case true?:
+            deliverOwned(event)
+            finishDelivering()
+        case false?:
+            finishDelivering()
+        case nil:
+            break
+        }
+    }
+
+    /// Writes the current value through `body` and delivers the result, atomically with respect to
+    /// other writes (the read-modify-write of `MutableProperty.modify`).
+    @usableFromInline
+    func modifyCurrent<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        let (result, mustDeliver, newValue): (Result, Bool?, Value) = try retained.withLock { retained in
+            var value = retained.buffer[retained.buffer.count - 1]
+            let result = try body(&value)
+            retained.buffer[retained.buffer.count - 1] = value
+            if retained.isStopped { return (result, nil, value) }
+            if queue.tryAcquire() { return (result, true, value) }
+            return (result, queue.enqueue(.event(.next(value))) ? false : nil, value)
+        }
+        switch mustDeliver {
+        case true?:
+            deliverOwned(.next(newValue))
+            finishDelivering()
+        case false?:
+            finishDelivering()
+        case nil:
+            break
+        }
+        return result
+    }
+
+    /// The latest retained value. Only for sources created with a current value.
+    @inlinable
+    var currentValue: Value {
+        retained.withLock { $0.buffer[$0.buffer.count - 1] }
+    }
+
+    // MARK: Subscribing
+
+    /// Registers `handler`; a replaying source first hands it the retained values, and a stopped source
+    /// hands it only the terminal event (after the replay).
+    @inlinable
+    func subscribe(_ handler: @escaping (Event<Value>) -> Void) -> Subscription {
+        let box = ObserverBox(handler: handler, source: self)
+        if replayLimit == 0 {
+            if queue.tryAcquire() {
+                attachOwned(box, replay: [])
+                finishDelivering()
+            } else if queue.enqueue(.attach(box, replay: [])) {
+                finishDelivering()
+            }
+        } else {
+            let replaysAfterStop = self.replaysAfterStop
+            let (replay, mustDrain) = retained.withLock { retained -> (ContiguousArray<Value>?, Bool) in
+                let replay = retained.isStopped && !replaysAfterStop ? [] : retained.buffer
+                if queue.tryAcquire() { return (replay, true) }
+                return (nil, queue.enqueue(.attach(box, replay: replay)))
+            }
+            if let replay { attachOwned(box, replay: replay) }
+            if mustDrain { finishDelivering() }
+        }
+        return Subscription(box)
+    }
+
+    /// Called by an ``ObserverBox`` when its subscription is cancelled.
+    @usableFromInline
+    func detach(_ box: ObserverBox<Value>) {
+        if queue.tryAcquire() {
+            observers.remove(box)
+            finishDelivering()
+        } else if queue.enqueue(.detach(box)) {
+            finishDelivering()
+        }
+    }
+
+    /// Whether any observer is attached. For the deliverer, or for tests when nothing is being delivered.
+    @usableFromInline
+    var hasObservers: Bool { !observers.boxes.isEmpty }
+
+    // MARK: Delivering (deliverer only)
+
+    @inlinable
+    func deliverOwned(_ event: Event<Value>) {
+        guard !isStopped else { return }
+        if case .next = event {
+            let boxes = observers.boxes
+            for box in boxes where !box.isDisposed.load(ordering: .relaxed) {
+                box.handler(event)
+            }
+        } else {
+            stopOwned(event)
+        }
+    }
+
+    @usableFromInline
+    func stopOwned(_ event: Event<Value>) {
+        isStopped = true
+        stopEvent = event
+        let boxes = observers.removeAll()
+        for box in boxes {
+            let handler = box.handler
+            box.release()
+            if !box.isDisposed.load(ordering: .relaxed) { handler(event) }
+        }
+    }
+
+    @usableFromInline
+    func attachOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
+        guard !box.isDisposed.load(ordering: .relaxed) else {
+            box.release()
+            return
+        }
+        for value in replay {
+            box.handler(.next(value))
+            if box.isDisposed.load(ordering: .relaxed) {
+                box.release()
+                return
+            }
+        }
+        if let stopEvent {
+            let handler = box.handler
+            box.release()
+            handler(stopEvent)
+        } else {
+            observers.insert(box)
+        }
+    }
+
+    /// Runs the work that arrived while this thread was delivering, until none is left, then releases the
+    /// queue.
+    @inlinable
+    func finishDelivering() {
+        guard queue.releaseOrTake(into: &work) else { return }
+        drainOwned()
+    }
+
+    @usableFromInline
+    func drainOwned() {
+        repeat {
+            for item in work {
+                switch item {
+                case .event(let event): deliverOwned(event)
+                case .attach(let box, let replay): attachOwned(box, replay: replay)
+                case .detach(let box): observers.remove(box)
+                }
+            }
+            work.removeAll(keepingCapacity: true)
+        } while queue.releaseOrTake(into: &work)
+    }
+}

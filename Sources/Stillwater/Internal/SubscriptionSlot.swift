@@ -1,0 +1,47 @@
+/// A thread-safe place for the upstream subscription of an operator, which may change over time
+/// (`flatMapLatest`) or arrive after events already did (a source that delivers during `subscribe`).
+///
+/// Putting a subscription into a cancelled slot cancels it at once; replacing one cancels the old one.
+@usableFromInline
+final class SubscriptionSlot: Cancellable, @unchecked Sendable {
+    @usableFromInline
+    struct State {
+        @usableFromInline var current: Subscription?
+        @usableFromInline var isCancelled = false
+    }
+
+    @usableFromInline let state = Lock(State())
+
+    @inlinable init() {}
+
+    /// Holds `subscription`, cancelling the one held before (or `subscription` itself if the slot is
+    /// cancelled).
+    @usableFromInline
+    func replace(with subscription: Subscription?) {
+        let toCancel = state.withLock { state -> Subscription? in
+            if state.isCancelled { return subscription }
+            let old = state.current
+            state.current = subscription
+            return old
+        }
+        toCancel?.cancel()
+    }
+
+    /// Cancels what the slot holds and everything put into it later.
+    @usableFromInline
+    func cancel() {
+        let toCancel = state.withLock { state -> Subscription? in
+            state.isCancelled = true
+            let old = state.current
+            state.current = nil
+            return old
+        }
+        toCancel?.cancel()
+    }
+
+    /// Whether ``cancel()`` has been called.
+    @usableFromInline
+    var isCancelled: Bool {
+        state.withLock { $0.isCancelled }
+    }
+}

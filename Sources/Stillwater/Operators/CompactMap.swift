@@ -1,0 +1,19 @@
+extension ObservableType {
+    /// Transforms each value and passes on the results that are not `nil`.
+    ///
+    /// ```swift
+    /// let input = PublishSubject<String>()
+    /// let subscription = input.compactMap { Int($0) }.observe { print($0) }
+    /// input.send("12")
+    /// input.send("twelve")
+    /// // Prints "12"
+    /// ```
+    @inlinable
+    public func compactMap<NewValue>(_ transform: @escaping (Value) -> NewValue?) -> Observable<NewValue> {
+        Observable { observer in
+            self.subscribe { event in
+                if let kept = event.compactMap(transform) { observer(kept) }
+            }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+extension ObservableType {
+    /// Passes on only the values for which `isIncluded` returns `true`; terminal events always pass.
+    ///
+    /// ```swift
+    /// let subject = PublishSubject<Int>()
+    /// let subscription = subject.filter { $0.isMultiple(of: 2) }.observe { print($0) }
+    /// subject.send(1)
+    /// subject.send(2)
+    /// // Prints "2"
+    /// ```
+    ///
+    /// - Complexity: One call of `isIncluded` per value; no allocation per value.
+    @inlinable
+    public func filter(_ isIncluded: @escaping (Value) -> Bool) -> Observable<Value> {
+        Observable { observer in
+            self.subscribe { event in
+                if let kept = event.filter(isIncluded) { observer(kept) }
+            }
+        }
+    }
+}

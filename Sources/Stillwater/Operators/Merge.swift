@@ -1,0 +1,59 @@
+extension ObservableType {
+    /// Sends the values of this stream and of `other` as they arrive; completes when both have completed,
+    /// fails as soon as either fails.
+    ///
+    /// ```swift
+    /// let a = PublishSubject<String>()
+    /// let b = PublishSubject<String>()
+    /// let subscription = a.merge(with: b).observe { print($0) }
+    /// a.send("a1")
+    /// b.send("b1")
+    /// // Prints "a1", "b1"
+    /// ```
+    public func merge(with other: some ObservableType<Value>) -> Observable<Value> {
+        Observable.merge([asObservable(), other.asObservable()])
+    }
+}
+
+extension Observable {
+    /// Sends the values of all `sources` as they arrive; completes when all have completed, fails as soon
+    /// as one fails (and cancels the others).
+    ///
+    /// Events from sources on different threads are delivered one at a time, never at once.
+    public static func merge(_ sources: any ObservableType<Value>...) -> Observable<Value> {
+        merge(sources)
+    }
+
+    /// Sends the values of all `sources` as they arrive; completes when all have completed (at once for no
+    /// sources), fails as soon as one fails (and cancels the others).
+    public static func merge(_ sources: [any ObservableType<Value>]) -> Observable<Value> {
+        if sources.isEmpty { return .empty() }
+        return Observable { observer in
+            let upstream = sources.map { _ in SubscriptionSlot() }
+            var remaining = sources.count
+            let serializer = Serializer<Event<Value>> { event in
+                switch event {
+                case .next:
+                    observer(event)
+                    return true
+                case .completed:
+                    remaining -= 1
+                    guard remaining == 0 else { return true }
+                    observer(.completed)
+                    return false
+                case .error:
+                    observer(event)
+                    for slot in upstream { slot.cancel() }
+                    return false
+                }
+            }
+            for (source, slot) in zip(sources, upstream) {
+                slot.replace(with: source.subscribe { serializer.submit($0) })
+            }
+            return Subscription {
+                for slot in upstream { slot.cancel() }
+                serializer.close()
+            }
+        }
+    }
+}
