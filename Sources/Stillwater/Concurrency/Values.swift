@@ -193,3 +193,17 @@ final class ValuesChannel<Value: Sendable>: @unchecked Sendable {
         waiter?.resume(returning: end)
     }
 }
+
+extension Property where Value: Sendable {
+    /// The current value and its changes as an `AsyncSequence` that never throws.
+    public var values: ObservableValues<Value, Never> {
+        ObservableValues(source: asObservable(), buffering: .unbounded)
+    }
+}
+
+extension MutableProperty where Value: Sendable {
+    /// The current value and its changes as an `AsyncSequence` that never throws.
+    public var values: ObservableValues<Value, Never> {
+        ObservableValues(source: asObservable(), buffering: .unbounded)
+    }
+}

@@ -150,7 +150,7 @@ public final class Emitter<Value>: @unchecked Sendable {
 
     func stop() {
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        serializer.close()
+        serializer.cancel()
         Resources.detached()
     }
 }

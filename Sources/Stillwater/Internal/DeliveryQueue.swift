@@ -27,7 +27,8 @@ struct DeliveryQueue<Work>: ~Copyable {
     }
 
     /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
-    /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`.
+    /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`: the
+    /// first call hands it the work it queued.
     @usableFromInline
     func enqueue(_ work: Work) -> Bool {
         pending.withLock { $0.append(work) }
@@ -35,8 +36,9 @@ struct DeliveryQueue<Work>: ~Copyable {
         while true {
             switch current {
             case 0:
+                // Become the deliverer with work pending (2), so `releaseOrTake` hands the work over.
                 let (exchanged, original) = status.compareExchange(
-                    expected: 0, desired: 1, ordering: .sequentiallyConsistent)
+                    expected: 0, desired: 2, ordering: .sequentiallyConsistent)
                 if exchanged { return true }
                 current = original
             case 1:

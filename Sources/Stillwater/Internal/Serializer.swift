@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs submitted work one item at a time, in submission order, on whichever thread is free to run it.
 ///
 /// The operators that listen to several sources at once (`merge`, `combineLatest`, `flatMapLatest`) and
@@ -13,6 +15,8 @@ final class Serializer<Work>: @unchecked Sendable {
     }
 
     @usableFromInline let queue = DeliveryQueue<Item>()
+    /// Set by ``cancel()`` from any thread; work not yet run is then dropped.
+    @usableFromInline let isCancelled = Atomic<Bool>(false)
     /// Owned by the running thread. Returns `false` to close the serializer after this item. `nil` once
     /// closed, which releases what the handler captured.
     @usableFromInline @exclusivity(unchecked) var handler: ((Work) -> Bool)?
@@ -45,9 +49,17 @@ final class Serializer<Work>: @unchecked Sendable {
         }
     }
 
+    /// Drops every item not yet run, at once (even those already queued), and releases the handler.
+    @usableFromInline
+    func cancel() {
+        isCancelled.store(true, ordering: .releasing)
+        close()
+    }
+
     @inlinable
     func run(_ work: Work) {
-        if let handler, !handler(work) { self.handler = nil }
+        guard let handler else { return }
+        if isCancelled.load(ordering: .acquiring) || !handler(work) { self.handler = nil }
     }
 
     @inlinable

@@ -97,13 +97,14 @@ final class SourceCore<Value>: @unchecked Sendable {
     }
 
     /// Writes the current value through `body` and delivers the result, atomically with respect to
-    /// other writes (the read-modify-write of `MutableProperty.modify`).
+    /// other writes (the read-modify-write of `MutableProperty.modify`). The value is changed in place,
+    /// so a large value (an array in a struct) is not copied.
     @usableFromInline
     func modifyCurrent<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         let (result, mustDeliver, newValue): (Result, Bool?, Value) = try retained.withLock { retained in
-            var value = retained.buffer[retained.buffer.count - 1]
-            let result = try body(&value)
-            retained.buffer[retained.buffer.count - 1] = value
+            let last = retained.buffer.count - 1
+            let result = try body(&retained.buffer[last])
+            let value = retained.buffer[last]
             if retained.isStopped { return (result, nil, value) }
             if queue.tryAcquire() { return (result, true, value) }
             return (result, queue.enqueue(.event(.next(value))) ? false : nil, value)

@@ -65,7 +65,7 @@ extension Observable where Value == Any {
             }
             return Subscription {
                 for slot in upstream { slot.cancel() }
-                serializer.close()
+                serializer.cancel()
             }
         }
     }

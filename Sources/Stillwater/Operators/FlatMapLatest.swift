@@ -66,7 +66,7 @@ extension ObservableType {
             return Subscription {
                 outer.cancel()
                 inner.cancel()
-                serializer.close()
+                serializer.cancel()
             }
         }
     }

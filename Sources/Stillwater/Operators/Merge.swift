@@ -52,7 +52,7 @@ extension Observable {
             }
             return Subscription {
                 for slot in upstream { slot.cancel() }
-                serializer.close()
+                serializer.cancel()
             }
         }
     }

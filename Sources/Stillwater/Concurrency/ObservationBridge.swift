@@ -1,0 +1,67 @@
+import Observation
+
+extension Property where Value: Sendable {
+    /// A property that follows `keyPath` of an `@Observable` object, so view models written with the
+    /// Observation framework can feed Stillwater pipelines.
+    ///
+    /// The property reads the key path now, then follows the Observation framework's transactions
+    /// (`Observations`, which re-registers observation tracking after each change and reads the value once
+    /// the change is stored). New values arrive asynchronously, from a task, shortly after the change;
+    /// several changes in one transaction arrive as one value.
+    ///
+    /// ```swift
+    /// @Observable final class Player: Sendable { ... var score = 0 }
+    /// let score = Property(observing: player, \.score)
+    /// for await value in score.values { print(value) }
+    /// // Prints "0", then each new score
+    /// ```
+    ///
+    /// The tracking task holds `object`; it ends when the property and every subscription to it are
+    /// released.
+    ///
+    /// - Parameters:
+    ///   - object: The observable object.
+    ///   - keyPath: What to read from it.
+    @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+    public convenience init<Object: AnyObject & Observation.Observable & Sendable>(
+        observing object: Object, _ keyPath: KeyPath<Object, Value> & Sendable
+    ) {
+        self.init(storage: ObservationTracker(object: object, keyPath: keyPath))
+    }
+}
+
+/// Follows one key path of an observable object with `Observations` and stores each new value in a root
+/// property.
+@available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
+final class ObservationTracker<Object: AnyObject & Observation.Observable & Sendable, Value: Sendable>:
+    PropertyStorage, @unchecked Sendable
+{
+    private let root: RootStorage<Value>
+    private let task: Task<Void, Never>
+
+    init(object: Object, keyPath: KeyPath<Object, Value> & Sendable) {
+        let root = RootStorage(object[keyPath: keyPath])
+        self.root = root
+        task = Task {
+            for await value in Observations({ object[keyPath: keyPath] }) {
+                root.set(value)
+            }
+        }
+    }
+
+    deinit {
+        task.cancel()
+    }
+
+    var value: Value { root.value }
+    var scopes: ScopeCache { root.scopes }
+
+    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+        let subscription = root.subscribe(observer)
+        // The subscription keeps the tracker (and so its task) alive while someone observes.
+        return Subscription { [self] in
+            _ = self
+            subscription.cancel()
+        }
+    }
+}
