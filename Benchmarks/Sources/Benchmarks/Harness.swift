@@ -93,16 +93,27 @@ struct Stopwatch {
     }
 }
 
-/// Returns its argument through a call the optimiser cannot see into.
-///
-/// Hand-written baselines pass their closures through it, so the compiler cannot inline or fuse
-/// stages that a reactive library would call one by one through stored closures.
+/// Returns its argument through a call the optimiser cannot see into, so it cannot constant-fold a
+/// loop count or inline a stage of a hand-written baseline that a library calls through a stored closure.
 @inline(never) @_optimize(none)
-func opaque<T>(_ value: T) -> T { value }
+func opaque(_ value: Int) -> Int { value }
+
+/// The same for one stage of a closure chain. Deliberately not generic: a closure passed through a
+/// generic `T` comes back wrapped in two reabstraction thunks, which would double the cost of each call
+/// and make the baseline look slower than hand-written code is.
+@inline(never) @_optimize(none)
+func opaque(_ stage: @escaping (Int) -> Void) -> (Int) -> Void { stage }
 
 /// A mutable integer shared by reference, for subscribers to count or sum into.
 final class Box {
     var value = 0
+}
+
+/// The last value a hand-written deduplicating observer saw. A class, as a library's node would be:
+/// a `var` captured by the closure instead would pay a dynamic exclusivity check on every access.
+final class Latest<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 // MARK: - Running
@@ -128,6 +139,7 @@ struct Result {
 /// of the machine (other load, frequency changes) touch every library alike. Allocation counts come from
 /// one more run per contender after the timed rounds, with counting on.
 func runAll(_ workloads: [Workload], scale: Scale, progress: (String) -> Void) -> [Result] {
+    let countAllocations = allocationCountingWorks()
     var all: [Result] = []
     for workload in workloads {
         var results = workload.contenders.map { Result(workload: workload, contender: $0, note: $0.note) }
@@ -144,7 +156,7 @@ func runAll(_ workloads: [Workload], scale: Scale, progress: (String) -> Void) -
                 if let note = stopwatch.note { results[index].note = note }
             }
         }
-        if workload.countsAllocations && mallocCounterIsAvailable() {
+        if workload.countsAllocations && countAllocations {
             for index in results.indices {
                 guard let run = results[index].contender.run else { continue }
                 var stopwatch = Stopwatch()
@@ -157,6 +169,16 @@ func runAll(_ workloads: [Workload], scale: Scale, progress: (String) -> Void) -
         all += results
     }
     return all
+}
+
+/// Whether the malloc counter sees allocations: it must count the buffer of a fresh array.
+func allocationCountingWorks() -> Bool {
+    guard mallocCounterIsAvailable() else { return false }
+    var stopwatch = Stopwatch()
+    mallocCounterSetEnabled(true)
+    let array = stopwatch.measure { [Int](repeating: 7, count: opaque(64)) }
+    mallocCounterSetEnabled(false)
+    return withExtendedLifetime(array) { stopwatch.allocations >= 1 }
 }
 
 /// Every checksum problem in `results`: a contender whose rounds disagree, or one that disagrees with

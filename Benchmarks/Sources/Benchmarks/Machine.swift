@@ -60,5 +60,6 @@ func writeFile(_ path: String, _ text: String) {
 }
 
 func printError(_ message: String) {
-    fputs("benchmarks: \(message)\n", stderr)
+    let line = "benchmarks: \(message)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
 }

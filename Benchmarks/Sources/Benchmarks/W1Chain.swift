@@ -78,16 +78,16 @@ private struct ClosureChain {
 
 @inline(never)
 private func closureChain(into sum: Box) -> ClosureChain {
-    let sink: (Int) -> Void = opaque { sum.value &+= $0 }
-    var last: Int?
-    let distinct: (Int) -> Void = opaque { value in
-        if value != last {
-            last = value
+    let sink = opaque { sum.value &+= $0 }
+    let last = Latest<Int?>(nil)
+    let distinct = opaque { value in
+        if value != last.value {
+            last.value = value
             sink(value)
         }
     }
-    let shift: (Int) -> Void = opaque { distinct($0 >> 3) }
-    let filter: (Int) -> Void = opaque { if $0 & 1 == 0 { shift($0) } }
-    let triple: (Int) -> Void = opaque { filter($0 &* 3) }
+    let shift = opaque { distinct($0 >> 3) }
+    let filter = opaque { if $0 & 1 == 0 { shift($0) } }
+    let triple = opaque { filter($0 &* 3) }
     return ClosureChain(send: triple, sum: sum)
 }

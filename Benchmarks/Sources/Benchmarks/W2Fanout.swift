@@ -36,7 +36,7 @@ func fanoutWorkload(_ scale: Scale) -> Workload {
             },
             Contender(.baseline, name: "closure array") { stopwatch in
                 let boxes = (0..<subscribers).map { _ in Box() }
-                let observers: [(Int) -> Void] = opaque(boxes.map { box in { box.value &+= $0 } })
+                let observers: [(Int) -> Void] = boxes.map { box in { box.value &+= $0 } }
                 stopwatch.measure {
                     for value in 0..<count {
                         for observer in observers { observer(value) }

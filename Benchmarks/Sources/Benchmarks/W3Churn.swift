@@ -9,7 +9,7 @@ func churnWorkload(_ scale: Scale) -> Workload {
     let count = scale.count(200_000)
 
     return Workload(
-        name: "W3", title: "subscribe+dispose", operation: "pair", operations: count,
+        name: "W3", title: "subscribe+dispose", operation: "pair", operations: count, countsAllocations: true,
         contenders: [
             Contender(.stillwater) { stopwatch in
                 let subject = PublishSubject<Int>()

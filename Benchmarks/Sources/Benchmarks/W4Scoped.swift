@@ -79,15 +79,15 @@ private final class ScopedObservers {
     init(_ state: ItemsState) { self.state = state }
 
     func observe(item index: Int, _ onChange: @escaping (Int) -> Void) {
-        var last = state.items[index]
-        onChange(last)
-        observers.append(opaque { state in
+        let last = Latest(state.items[index])
+        onChange(last.value)
+        observers.append { state in
             let value = state.items[index]
-            if value != last {
-                last = value
+            if value != last.value {
+                last.value = value
                 onChange(value)
             }
-        })
+        }
     }
 
     func increment(item index: Int) {

@@ -111,15 +111,15 @@ private final class HandStore {
     init(_ state: StoreState) { self.state = state }
 
     func observe<Slice: Equatable>(_ slice: @escaping (StoreState) -> Slice, _ onChange: @escaping (Slice) -> Void) {
-        var last = slice(state)
-        onChange(last)
-        observers.append(opaque { state in
+        let last = Latest(slice(state))
+        onChange(last.value)
+        observers.append { state in
             let value = slice(state)
-            if value != last {
-                last = value
+            if value != last.value {
+                last.value = value
                 onChange(value)
             }
-        })
+        }
     }
 
     func dispatch(_ action: Increment) {

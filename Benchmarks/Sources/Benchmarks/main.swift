@@ -19,10 +19,11 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
 ]
 
 let usage = """
-    usage: benchmarks [--quick] [--only W1,W3] [--rounds N] [--markdown PATH] [--svg PATH]
+    usage: benchmarks [--quick] [--only W1,W3] [--library NAME] [--rounds N] [--markdown PATH] [--svg PATH]
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
       --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 ("W6" means both sizes)
+      --library NAME   run only the libraries whose name starts with NAME (for profiling one library)
       --rounds N       rounds per library (default 5; --quick: 3)
       --markdown PATH  also write the table to PATH
       --svg PATH       also write a bar chart (log scale) to PATH
@@ -30,54 +31,70 @@ let usage = """
 
 // MARK: Options
 
-var scale = Scale()
-var rounds: Int?
-var selectors: [String]?
-var markdownPath: String?
-var svgPath: String?
+struct Options {
+    var scale = Scale()
+    var selectors: [String]?
+    var library: String?
+    var markdownPath: String?
+    var svgPath: String?
 
-var arguments = CommandLine.arguments.dropFirst().makeIterator()
-func value(of option: String) -> String {
-    guard let value = arguments.next() else {
-        printError("\(option) needs a value\n\(usage)")
+    /// Parses the command line, or stops with the usage text.
+    @MainActor
+    init(_ arguments: [String]) {
+        var rounds: Int?
+        var arguments = arguments.makeIterator()
+        func value(of option: String) -> String {
+            guard let value = arguments.next() else { fail("\(option) needs a value") }
+            return value
+        }
+        while let argument = arguments.next() {
+            switch argument {
+            case "--quick": scale = Scale(divisor: 50, rounds: 3)
+            case "--only": selectors = value(of: argument).split(separator: ",").map { String($0) }
+            case "--library": library = value(of: argument).lowercased()
+            case "--rounds":
+                guard let count = Int(value(of: argument)), count > 0 else { fail("--rounds needs a positive number") }
+                rounds = count
+            case "--markdown": markdownPath = value(of: argument)
+            case "--svg": svgPath = value(of: argument)
+            case "--help", "-h": print(usage); exit(0)
+            default: fail("unknown option \(argument)")
+            }
+        }
+        if let rounds { scale.rounds = rounds }
+        if let unknown = selectors?.first(where: { name in !registry.contains { workload($0.name, isNamed: name) } }) {
+            fail("no workload named \(unknown)")
+        }
+    }
+
+    private func fail(_ message: String) -> Never {
+        printError("\(message)\n\(usage)")
         exit(2)
     }
-    return value
 }
-while let argument = arguments.next() {
-    switch argument {
-    case "--quick": scale = Scale(divisor: 50, rounds: 3)
-    case "--only": selectors = value(of: argument).split(separator: ",").map { String($0).trimmingPrefix(" ").description }
-    case "--rounds":
-        guard let count = Int(value(of: argument)), count > 0 else { printError("--rounds needs a positive number"); exit(2) }
-        rounds = count
-    case "--markdown": markdownPath = value(of: argument)
-    case "--svg": svgPath = value(of: argument)
-    case "--help", "-h": print(usage); exit(0)
-    default: printError("unknown option \(argument)\n\(usage)"); exit(2)
-    }
-}
-if let rounds { scale.rounds = rounds }
 
-let selected = registry.filter { entry in selectors?.contains { workload(entry.name, isNamed: $0) } ?? true }
-if let selectors, let unknown = selectors.first(where: { name in !registry.contains { workload($0.name, isNamed: name) } }) {
-    printError("no workload named \(unknown)\n\(usage)")
-    exit(2)
-}
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let selected = registry.filter { entry in options.selectors?.contains { workload(entry.name, isNamed: $0) } ?? true }
 
 // MARK: Run and report
 
 #if DEBUG
 printError("warning: a debug build; measure with `swift run -c release benchmarks`")
 #endif
-if !mallocCounterIsAvailable() { printError("note: allocation counts need Linux with glibc; allocs/op stays empty") }
+if !allocationCountingWorks() { printError("note: allocations are not counted here (Linux with glibc only); allocs/op stays empty") }
 
 let machine = Machine.current()
-let results = runAll(selected.map { $0.make(scale) }, scale: scale) { printError($0) }
-let table = markdownReport(results, scale: scale, machine: machine)
+var workloads = selected.map { $0.make(options.scale) }
+if let library = options.library {
+    for index in workloads.indices {
+        workloads[index].contenders.removeAll { !$0.name.lowercased().hasPrefix(library) }
+    }
+}
+let results = runAll(workloads, scale: options.scale) { printError($0) }
+let table = markdownReport(results, scale: options.scale, machine: machine)
 print(table)
-if let markdownPath { writeFile(markdownPath, table) }
-if let svgPath { writeFile(svgPath, svgChart(results, scale: scale, machine: machine)) }
+if let markdownPath = options.markdownPath { writeFile(markdownPath, table) }
+if let svgPath = options.svgPath { writeFile(svgPath, svgChart(results, scale: options.scale, machine: machine)) }
 
 let failures = checksumFailures(results)
 if !failures.isEmpty {

@@ -5,11 +5,14 @@
 // They forward to glibc's own entry points (`__libc_malloc` etc.), which avoids the dlsym(RTLD_NEXT)
 // bootstrap problem (dlsym itself allocates). `free` is not wrapped: the memory still comes from glibc.
 #include "MallocCounter.h"
+#include <stddef.h>
+#if defined(__linux__)
+#include <features.h>  // defines __GLIBC__
+#endif
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <errno.h>
 #include <stdatomic.h>
-#include <stddef.h>
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
