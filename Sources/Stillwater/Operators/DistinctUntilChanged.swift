@@ -12,11 +12,11 @@ extension ObservableType where Value: Equatable {
     @inlinable
     public func distinctUntilChanged() -> Observable<Value> {
         Observable { observer in
-            var previous: Value?
+            let previous = OperatorState<Value?>(Value?.none)
             return self.subscribe { event in
                 if case .next(let value) = event {
-                    if let previous, previous == value { return }
-                    previous = value
+                    if let last = previous.value, last == value { return }
+                    previous.value = value
                 }
                 observer(event)
             }
@@ -64,12 +64,12 @@ extension ObservableType {
         key: @escaping (Value) -> Key, isEquivalent: @escaping (Key, Key) -> Bool
     ) -> Observable<Value> {
         Observable { observer in
-            var previous: Key?
+            let previous = OperatorState<Key?>(Key?.none)
             return self.subscribe { event in
                 if case .next(let value) = event {
                     let current = key(value)
-                    if let previous, isEquivalent(previous, current) { return }
-                    previous = current
+                    if let last = previous.value, isEquivalent(last, current) { return }
+                    previous.value = current
                 }
                 observer(event)
             }
