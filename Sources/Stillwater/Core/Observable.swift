@@ -54,11 +54,8 @@ extension Observable {
     public static func create(_ produce: @escaping (Emitter<Value>) -> Subscription) -> Observable<Value> {
         Observable { observer in
             let emitter = Emitter(observer)
-            let inner = produce(emitter)
-            return Subscription {
-                emitter.stop()
-                inner.cancel()
-            }
+            emitter.producer.replace(with: produce(emitter))
+            return Subscription(emitter)
         }
     }
 
@@ -111,9 +108,11 @@ extension Observable {
 /// It keeps the event grammar: after `complete()`, `fail(_:)` or cancellation it ignores every call. It is
 /// safe to call from any thread: calls are delivered one at a time, in the order they were made, and a
 /// call made from inside the observer is delivered after the current event (never nested).
-public final class Emitter<Value>: @unchecked Sendable {
+public final class Emitter<Value>: Cancellable, @unchecked Sendable {
     private let serializer: Serializer<Event<Value>>
     private let active = Atomic<Bool>(true)
+    /// What the producer returned; cancelled when the emitter ends or its subscriber leaves.
+    let producer = SubscriptionSlot()
 
     init(_ observer: @escaping (Event<Value>) -> Void) {
         serializer = Serializer { event in
@@ -145,10 +144,14 @@ public final class Emitter<Value>: @unchecked Sendable {
     private func finish(_ event: Event<Value>) {
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         serializer.submit(event)
+        producer.cancel()
         Resources.detached()
     }
 
-    func stop() {
+    /// Stops the emitter for its subscriber: later calls are ignored, events not yet delivered are
+    /// dropped, and what the producer returned is cancelled.
+    public func cancel() {
+        producer.cancel()
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         serializer.cancel()
         Resources.detached()

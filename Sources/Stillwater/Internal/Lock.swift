@@ -32,3 +32,20 @@ struct UncheckedTransfer<Value>: @unchecked Sendable {
 
     @inlinable init(value: Value) { self.value = value }
 }
+
+/// A ``Lock`` in a class, for state that closures share.
+@usableFromInline
+final class SharedLock<State>: @unchecked Sendable {
+    @usableFromInline let lock: Lock<State>
+
+    @inlinable
+    init(_ initialState: State) {
+        lock = Lock(initialState)
+    }
+
+    /// Runs `body` with exclusive access to the protected state.
+    @inlinable
+    func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lock.withLock(body)
+    }
+}

@@ -17,12 +17,22 @@ extension ObservableType {
     ) -> Observable<Value> {
         Observable { observer in
             printer("\(label): subscribed")
+            // Dropped after the terminal event or cancellation, so what the printer captured is freed.
+            let log = SharedLock<((String) -> Void)?>(printer)
             let upstream = self.subscribe { event in
-                printer("\(label): \(event)")
+                let printer = log.withLock { printer in
+                    defer { if event.isTerminal { printer = nil } }
+                    return printer
+                }
+                printer?("\(label): \(event)")
                 observer(event)
             }
             return Subscription {
-                printer("\(label): cancelled")
+                let printer = log.withLock { printer in
+                    defer { printer = nil }
+                    return printer
+                }
+                printer?("\(label): cancelled")
                 upstream.cancel()
             }
         }

@@ -60,8 +60,10 @@ final class SharedConnection<Value>: @unchecked Sendable {
         }
         let subscription = subject.subscribe(observer)
         if connects {
-            upstream.replace(with: source.subscribe { [weak self] event in
-                if event.isTerminal { self?.disconnect(ifStill: subject) }
+            // While connected, the upstream subscription holds the connection (the shared stream itself is
+            // often a temporary); the cycle ends when the last observer leaves or the upstream ends.
+            upstream.replace(with: source.subscribe { event in
+                if event.isTerminal { self.disconnect(ifStill: subject) }
                 subject.send(event)
             })
         }

@@ -1,0 +1,167 @@
+import Testing
+@testable import Stillwater
+
+@Suite("values", .timeLimit(.minutes(1)))
+struct ValuesTests {
+    /// A stream over `subject` that reports each subscription and cancellation.
+    private func signalling(_ subject: PublishSubject<Int>)
+        -> (Observable<Int>, AsyncStream<Void>, AsyncStream<Void>)
+    {
+        let (subscribed, subscribedContinuation) = AsyncStream<Void>.makeStream()
+        let (cancelled, cancelledContinuation) = AsyncStream<Void>.makeStream()
+        let source = Observable<Int> { observer in
+            let inner = subject.subscribe(observer)
+            subscribedContinuation.yield()
+            return Subscription {
+                inner.cancel()
+                cancelledContinuation.yield()
+            }
+        }
+        return (source, subscribed, cancelled)
+    }
+
+    @Test("for try await ends when the stream completes")
+    func endsOnCompletion() async throws {
+        var collected: [Int] = []
+        for try await value in Observable.of(1, 2, 3).values { collected.append(value) }
+        #expect(collected == [1, 2, 3])
+    }
+
+    @Test("for try await receives values sent after it started, then ends on completion")
+    func liveValues() async throws {
+        let subject = PublishSubject<Int>()
+        let (source, subscribed, _) = signalling(subject)
+        let task = Task {
+            var collected: [Int] = []
+            for try await value in source.values { collected.append(value) }
+            return collected
+        }
+        var started = subscribed.makeAsyncIterator()
+        _ = await started.next()
+        for value in 1...100 { subject.send(value) }
+        subject.complete()
+        #expect(try await task.value == Array(1...100))
+    }
+
+    @Test("for try await throws the stream's error after its values")
+    func throwsOnFailure() async {
+        let source = Observable<Int>.create { emitter in
+            emitter.send(1)
+            emitter.send(2)
+            emitter.fail(TestError(code: 4))
+            return .empty
+        }
+        var collected: [Int] = []
+        await #expect(throws: TestError(code: 4)) {
+            for try await value in source.values { collected.append(value) }
+        }
+        #expect(collected == [1, 2])
+    }
+
+    @Test("cancelling the task cancels the subscription and ends the loop without an error")
+    func taskCancellation() async throws {
+        let subject = PublishSubject<Int>()
+        let (source, subscribed, cancelled) = signalling(subject)
+        let task = Task {
+            var collected: [Int] = []
+            for try await value in source.values { collected.append(value) }
+            return collected
+        }
+        var started = subscribed.makeAsyncIterator()
+        _ = await started.next()
+        task.cancel()
+        var ended = cancelled.makeAsyncIterator()
+        _ = await ended.next()
+        let collected = try await task.value
+        #expect(collected.isEmpty)
+    }
+
+    @Test("leaving the loop early cancels the subscription")
+    func breakCancels() async throws {
+        let subject = BehaviorSubject(0)
+        let (cancelled, cancelledContinuation) = AsyncStream<Void>.makeStream()
+        let source = Observable<Int> { observer in
+            let inner = subject.subscribe(observer)
+            return Subscription {
+                inner.cancel()
+                cancelledContinuation.yield()
+            }
+        }
+        for try await value in source.values {
+            #expect(value == 0)
+            break
+        }
+        var ended = cancelled.makeAsyncIterator()
+        _ = await ended.next()
+    }
+
+    @Test("a PublishRelay's values never throw and arrive in order once the loop has started")
+    func publishRelayValues() async {
+        let relay = PublishRelay<Int>()
+        let consumer = Task {
+            var collected: [Int] = []
+            for await value in relay.values {     // no `try`: the relay's sequence cannot throw
+                collected.append(value)
+                if collected.count == 3 { break }
+            }
+            return collected
+        }
+        // A relay cannot say when the loop subscribed, and values accepted before that are not seen, so
+        // keep accepting until the loop has taken three.
+        let feeder = Task {
+            var value = 0
+            while !Task.isCancelled {
+                value += 1
+                relay.accept(value)
+                await Task.yield()
+            }
+        }
+        let collected = await consumer.value
+        feeder.cancel()
+        #expect(collected.count == 3)
+        if let first = collected.first { #expect(collected == [first, first + 1, first + 2]) }
+    }
+
+    @Test("a BehaviorRelay's values start with the current value and never throw")
+    func behaviorRelayValues() async {
+        let relay = BehaviorRelay(7)
+        var collected: [Int] = []
+        for await value in relay.values {
+            collected.append(value)
+            if value == 7 { relay.accept(8) }
+            if value == 8 { break }
+        }
+        #expect(collected == [7, 8])
+    }
+
+    @Test("buffering newest keeps the latest values when the consumer lags", arguments: [1, 2, 5])
+    func bufferingNewest(limit: Int) async throws {
+        var collected: [Int] = []
+        for try await value in Observable.from(1...10).values(buffering: .newest(limit)) { collected.append(value) }
+        #expect(collected == Array((1...10).suffix(limit)))
+    }
+
+    @Test("buffering oldest keeps the first values and drops the rest while full", arguments: [1, 2, 5])
+    func bufferingOldest(limit: Int) async throws {
+        var collected: [Int] = []
+        for try await value in Observable.from(1...10).values(buffering: .oldest(limit)) { collected.append(value) }
+        #expect(collected == Array((1...10).prefix(limit)))
+    }
+
+    @Test("unbounded buffering keeps every value")
+    func bufferingUnbounded() async throws {
+        var collected: [Int] = []
+        for try await value in Observable.from(1...1_000).values(buffering: .unbounded) { collected.append(value) }
+        #expect(collected == Array(1...1_000))
+    }
+
+    @Test("each iterator subscribes on its own")
+    func iteratorsIndependent() async throws {
+        let sequence = Observable.of(1, 2).values
+        var first: [Int] = []
+        for try await value in sequence { first.append(value) }
+        var second: [Int] = []
+        for try await value in sequence { second.append(value) }
+        #expect(first == [1, 2] && second == [1, 2])
+    }
+}

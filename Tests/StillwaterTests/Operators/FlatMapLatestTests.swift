@@ -1,0 +1,209 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import Stillwater
+import StillwaterTesting
+
+@Suite("flatMapLatest")
+struct FlatMapLatestTests {
+    @Test("flatMapLatest sends the values of the latest inner stream only")
+    func switches() {
+        let outer = PublishSubject<String>()
+        let inners = ["a": PublishSubject<Int>(), "b": PublishSubject<Int>()]
+        let recorder = Recorder(outer.flatMapLatest { inners[$0]! })
+        outer.send("a")
+        inners["a"]!.send(1)
+        outer.send("b")
+        inners["a"]!.send(2)            // stale: a was replaced
+        inners["b"]!.send(10)
+        outer.send("a")                 // back to a, a fresh subscription
+        inners["b"]!.send(11)           // stale
+        inners["a"]!.send(3)
+        #expect(recorder.values == [1, 10, 3])
+    }
+
+    @Test("flatMapLatest cancels the previous inner subscription when a new value arrives")
+    func cancelsPreviousInner() {
+        let outer = PublishSubject<Int>()
+        let cancelled = Shared<[Int]>([])
+        let recorder = Recorder(outer.flatMapLatest { value in
+            Observable<Int>.create { emitter in
+                emitter.send(value)
+                return Subscription { cancelled.value.append(value) }
+            }
+        })
+        outer.send(1)
+        outer.send(2)
+        #expect(cancelled.value == [1])
+        outer.send(3)
+        #expect(cancelled.value == [1, 2])
+        recorder.cancel()
+        #expect(cancelled.value == [1, 2, 3])
+        #expect(recorder.values == [1, 2, 3])
+    }
+
+    @Test("flatMapLatest with synchronous inner streams sends each one's values", arguments: [[], [1], [1, 2, 3]])
+    func synchronousInner(input: [Int]) {
+        let result = values(of: { $0.flatMapLatest { Observable.of($0, $0 * 10) } }, sending: input)
+        #expect(result == input.flatMap { [$0, $0 * 10] })
+    }
+
+    @Test("flatMapLatest completes when the outer and the current inner stream have both completed")
+    func completion() {
+        let outer = PublishSubject<Int>()
+        let inner = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { _ in inner })
+        outer.send(1)
+        outer.complete()
+        inner.send(5)
+        #expect(!recorder.isCompleted)
+        inner.complete()
+        #expect(recorder.events == [.next(5), .completed])
+    }
+
+    @Test("flatMapLatest waits for the outer stream when the inner one completes first")
+    func innerCompletesFirst() {
+        let outer = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { Observable.just($0) })
+        outer.send(1)
+        #expect(!recorder.isCompleted)
+        outer.send(2)
+        outer.complete()
+        #expect(recorder.events == [.next(1), .next(2), .completed])
+    }
+
+    @Test("flatMapLatest ignores the completion of a replaced inner stream")
+    func staleCompletionIgnored() {
+        let outer = PublishSubject<Int>()
+        let first = PublishSubject<Int>()
+        let second = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { $0 == 1 ? first : second })
+        outer.send(1)
+        outer.send(2)
+        outer.complete()
+        first.complete()
+        #expect(!recorder.isCompleted)
+        second.complete()
+        #expect(recorder.isCompleted)
+    }
+
+    @Test("flatMapLatest completes without values when the source is empty")
+    func empty() { expectCompletesWhenEmpty { $0.flatMapLatest { Observable.just($0) } } }
+
+    @Test("flatMapLatest fails when the outer stream fails, and cancels the inner one")
+    func outerError() {
+        let outer = PublishSubject<Int>()
+        let innerCancelled = Shared(false)
+        let recorder = Recorder(outer.flatMapLatest { _ in
+            Observable<Int>.create { _ in Subscription { innerCancelled.value = true } }
+        })
+        outer.send(1)
+        outer.fail(TestError(code: 8))
+        #expect(recorder.events == [.error(TestError(code: 8))])
+        #expect(innerCancelled.value)
+    }
+
+    @Test("flatMapLatest fails when the inner stream fails, and cancels the outer one")
+    func innerError() {
+        let outerCancelled = Shared(false)
+        let subject = PublishSubject<Int>()
+        let outer = Observable<Int> { observer in
+            let inner = subject.subscribe(observer)
+            return Subscription {
+                outerCancelled.value = true
+                inner.cancel()
+            }
+        }
+        let inner = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { _ in inner })
+        subject.send(1)
+        inner.send(4)
+        inner.fail(TestError(code: 9))
+        subject.send(2)
+        #expect(recorder.events == [.next(4), .error(TestError(code: 9))])
+        #expect(outerCancelled.value)
+    }
+
+    @Test("flatMapLatest passes the outer error on")
+    func error() { expectForwardsError({ $0.flatMapLatest { Observable.just($0) } }, sending: [1], expecting: [1]) }
+
+    @Test("flatMapLatest stops when cancelled mid-stream")
+    func cancel() { expectStopsWhenCancelled { $0.flatMapLatest { Observable.just($0) } } }
+
+    @Test("a replaced inner stream's values are never delivered, even when sent from another thread while switching")
+    func staleValuesUnderRace() {
+        // Inner stream k sends k from its own thread while the outer stream switches from k to k + 1. Once
+        // the observer has seen a value of stream k, a value of an older stream would be stale.
+        let switches = 300
+        let outer = PublishSubject<Int>()
+        let inners = (0...switches).map { _ in PublishSubject<Int>() }
+        let stale = Shared(0)
+        let newest = Shared(-1)
+        let subscription = outer.flatMapLatest { inners[$0] }.observe { generation in
+            if generation < newest.value { stale.value += 1 }
+            newest.value = max(newest.value, generation)
+        }
+        outer.send(0)
+        for generation in 0..<switches {
+            DispatchQueue.concurrentPerform(iterations: 2) { lane in
+                if lane == 0 {
+                    for _ in 0..<20 { inners[generation].send(generation) }
+                } else {
+                    outer.send(generation + 1)
+                }
+            }
+        }
+        #expect(stale.value == 0)
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("flatMapLatest releases what the transform and inner streams captured when the subscription ends",
+          arguments: Ending.allCases)
+    func releases(ending: Ending) {
+        expectReleasesCaptures(ending) { source, token in
+            source.flatMapLatest { [token] value in Observable.just(value + token.id).map { [token] in $0 + token.id } }
+        }
+    }
+
+    @Test("flatMapLatest releases a live inner stream's captures when cancelled")
+    func releasesLiveInner() {
+        let outer = PublishSubject<Int>()
+        let inner = PublishSubject<Int>()
+        var token: Token? = Token()
+        weak let weakToken = token
+        let subscription = outer.flatMapLatest { [token] _ in inner.map { [token] in $0 + token!.id } }.observe { _ in }
+        token = nil
+        outer.send(1)
+        inner.send(1)
+        #expect(weakToken != nil)
+        subscription.cancel()
+        #expect(weakToken == nil)
+    }
+}
+
+@Suite("flatMapLatest cancellation")
+struct FlatMapLatestCancellationTests {
+    @Test("an observer that cancels flatMapLatest mid-delivery receives nothing after, and no new inner stream starts")
+    func selfCancelDropsQueued() {
+        let outer = PublishSubject<Int>()
+        let started = Shared<[Int]>([])
+        let seen = Shared<[Int]>([])
+        let subscription = Shared<Subscription?>(nil)
+        subscription.value = outer.flatMapLatest { value in
+            Observable<Int>.create { emitter in
+                started.value.append(value)
+                emitter.send(value)
+                return .empty
+            }
+        }.observe { value in
+            seen.value.append(value)
+            if value == 1 {
+                outer.send(2)                   // queued: flatMapLatest is delivering 1
+                subscription.value?.cancel()
+            }
+        }
+        outer.send(1)
+        #expect(seen.value == [1])
+        #expect(started.value == [1])
+    }
+}
