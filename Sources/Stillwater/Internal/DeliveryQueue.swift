@@ -29,7 +29,7 @@ struct DeliveryQueue<Work>: ~Copyable {
     /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
     /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`: the
     /// first call hands it the work it queued.
-    @usableFromInline
+    @inlinable
     func enqueue(_ work: Work) -> Bool {
         pending.withLock { $0.append(work) }
         var current = status.load(ordering: .sequentiallyConsistent)
@@ -61,7 +61,7 @@ struct DeliveryQueue<Work>: ~Copyable {
         return takePending(into: &buffer)
     }
 
-    @usableFromInline
+    @inlinable
     func takePending(into buffer: inout [Work]) -> Bool {
         // Status is 2, and only the deliverer moves it away from 2.
         status.store(1, ordering: .sequentiallyConsistent)

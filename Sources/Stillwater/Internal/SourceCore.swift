@@ -64,7 +64,7 @@ final class SourceCore<Value>: @unchecked Sendable {
 
     /// A replaying source records the event and claims its place in the delivery order under one lock, so
     /// the order of deliveries is the order of writes.
-    @usableFromInline
+    @inlinable
     func sendRetaining(_ event: Event<Value>) {
         let limit = replayLimit
         let mustDeliver = retained.withLock { retained -> Bool? in
@@ -99,7 +99,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Writes the current value through `body` and delivers the result, atomically with respect to
     /// other writes (the read-modify-write of `MutableProperty.modify`). The value is changed in place,
     /// so a large value (an array in a struct) is not copied.
-    @usableFromInline
+    @inlinable
     func modifyCurrent<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         let (result, mustDeliver, newValue): (Result, Bool?, Value) = try retained.withLock { retained in
             let last = retained.buffer.count - 1
@@ -155,7 +155,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     }
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
-    @usableFromInline
+    @inlinable
     func detach(_ box: ObserverBox<Value>) {
         if queue.tryAcquire() {
             observers.remove(box)
@@ -184,7 +184,7 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     func stopOwned(_ event: Event<Value>) {
         isStopped = true
         stopEvent = event
@@ -196,7 +196,7 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     func attachOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
         guard !box.isDisposed.load(ordering: .relaxed) else {
             box.release()
@@ -226,7 +226,7 @@ final class SourceCore<Value>: @unchecked Sendable {
         drainOwned()
     }
 
-    @usableFromInline
+    @inlinable
     func drainOwned() {
         repeat {
             for item in work {
