@@ -165,10 +165,6 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
     }
 
-    /// Whether any observer is attached. For the deliverer, or for tests when nothing is being delivered.
-    @usableFromInline
-    var hasObservers: Bool { !observers.boxes.isEmpty }
-
     // MARK: Delivering (deliverer only)
 
     @inlinable

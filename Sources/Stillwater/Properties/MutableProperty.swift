@@ -29,6 +29,9 @@ public final class MutableProperty<Value>: ObservableType {
     }
 
     /// The current value. Setting it stores the new value and notifies every observer.
+    ///
+    /// A compound write such as `property.value.count += 1` is a read followed by a write; when other
+    /// threads write too, use ``modify(_:)``, which does both atomically.
     @inlinable
     public var value: Value {
         get { storage.value }
@@ -55,8 +58,7 @@ public final class MutableProperty<Value>: ObservableType {
 
     /// The later changes only, without the current value.
     public var changes: Observable<Value> {
-        let storage = self.storage
-        return Observable { storage.subscribeToChanges($0) }
+        storage.changes
     }
 
     /// Registers `observer` for the current value first, then every change.

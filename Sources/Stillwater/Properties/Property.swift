@@ -37,8 +37,7 @@ public final class Property<Value>: ObservableType {
 
     /// The later changes only, without the current value.
     public var changes: Observable<Value> {
-        let storage = self.storage
-        return Observable { storage.subscribeToChanges($0) }
+        storage.changes
     }
 
     /// Registers `observer` for the current value first, then every change.

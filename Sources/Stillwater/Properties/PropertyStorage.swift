@@ -28,6 +28,12 @@ extension PropertyStorage {
         }
     }
 
+    /// The later changes only, as a stream (`changes` of `Property` and `MutableProperty`).
+    @usableFromInline
+    var changes: Observable<Value> {
+        Observable { self.subscribeToChanges($0) }
+    }
+
     /// The shared scope node of `keyPath`, made on first use.
     @usableFromInline
     func scopeNode<Sub: Equatable>(_ keyPath: KeyPath<Value, Sub>) -> ScopeNode<Value, Sub> {
