@@ -8,11 +8,15 @@ let package = Package(
         .library(name: "Stillwater", targets: ["Stillwater"]),
         .library(name: "StillwaterTesting", targets: ["StillwaterTesting"]),
         .executable(name: "basics", targets: ["Basics"]),
+        .executable(name: "counter", targets: ["Counter"]),
+        .executable(name: "action-handles", targets: ["ActionHandles"]),
     ],
     targets: [
         .target(name: "Stillwater"),
         .target(name: "StillwaterTesting", dependencies: ["Stillwater"]),
         .executableTarget(name: "Basics", dependencies: ["Stillwater"], path: "Playgrounds/Basics"),
+        .executableTarget(name: "Counter", dependencies: ["Stillwater"], path: "Playgrounds/Counter"),
+        .executableTarget(name: "ActionHandles", dependencies: ["Stillwater"], path: "Playgrounds/ActionHandles"),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
     ],
     swiftLanguageModes: [.v6]

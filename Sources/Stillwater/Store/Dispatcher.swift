@@ -1,0 +1,214 @@
+import Synchronization
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The name of a handler registered with a ``Dispatcher``, used to unregister it and to wait for it.
+public struct DispatchToken: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The token's number, increasing in registration order.
+    public let id: Int
+
+    /// Orders tokens by registration.
+    public static func < (lhs: DispatchToken, rhs: DispatchToken) -> Bool { lhs.id < rhs.id }
+
+    /// `#` followed by the number, for example `#3`.
+    public var description: String { "#\(id)" }
+}
+
+/// What went wrong in a ``Dispatcher/waitFor(_:)``.
+public enum DispatchError: Error, Equatable, CustomStringConvertible {
+    /// Handlers wait for each other in a circle. The tokens are listed along the circle, starting and
+    /// ending with the handler that was waited for while it was still running: `[#1, #2, #1]` means #1
+    /// waits for #2, which waits for #1.
+    case circularWait([DispatchToken])
+    /// `waitFor` named a token that is not registered.
+    case unknownToken(DispatchToken)
+    /// `waitFor` was called outside a handler, while no payload was being dispatched on this thread.
+    case notDispatching
+
+    /// A sentence that names the tokens involved.
+    public var description: String {
+        switch self {
+        case .circularWait(let tokens):
+            "circular waitFor: \(tokens.map(\.description).joined(separator: " waits for ")); "
+                + "break the circle so that one of these handlers does not wait for the others"
+        case .unknownToken(let token):
+            "waitFor(\(token)): no handler is registered with this token"
+        case .notDispatching:
+            "waitFor was called outside a handler; call it only while the dispatcher runs your handler"
+        }
+    }
+}
+
+/// The Flux dispatcher: it sends every payload to every registered handler, one payload at a time, and
+/// lets a handler wait for others to run first.
+///
+/// ```swift
+/// let dispatcher = Dispatcher<String>()
+/// var log: [String] = []
+/// var first: DispatchToken!
+/// let second = dispatcher.register { payload in
+///     try dispatcher.waitFor(first)
+///     log.append("second \(payload)")
+/// }
+/// first = dispatcher.register { log.append("first \($0)") }
+/// try dispatcher.dispatch("go")
+/// print(log)
+/// // Prints "["first go", "second go"]"
+/// ```
+///
+/// Handlers run in registration order, each once per payload; ``waitFor(_:)`` runs the
+/// named handlers first (unless they already ran). A payload dispatched from inside a handler, or from
+/// another thread during a dispatch, is queued and dispatched after the current one, by the thread that is
+/// dispatching. A circular wait never hangs or crashes: the `waitFor` that closes the circle throws
+/// ``DispatchError/circularWait(_:)``, naming the tokens.
+public final class Dispatcher<Payload>: @unchecked Sendable {
+    typealias Handler = (Payload) throws -> Void
+
+    struct Registry {
+        var handlers: [(token: DispatchToken, handler: Handler)] = []
+        var nextID = 1
+    }
+
+    /// The state of the payload being dispatched; owned by the dispatching thread.
+    struct Round {
+        var payload: Payload
+        var handlers: [DispatchToken: Handler]
+        var finished: Set<DispatchToken> = []
+        /// The handlers running now, innermost last (a handler runs inside another's `waitFor`).
+        var running: [DispatchToken] = []
+    }
+
+    let registry = Lock(Registry())
+    let queue = DeliveryQueue<Payload>()
+    @exclusivity(unchecked) var pending: [Payload] = []
+    @exclusivity(unchecked) var round: Round?
+    /// The thread that dispatches now, so `waitFor` from elsewhere is refused.
+    let dispatchingThread = Atomic<UInt>(0)
+
+    /// Creates a dispatcher with no handlers.
+    public init() {}
+
+    /// Registers `handler` for every payload dispatched from now on.
+    ///
+    /// A handler registered during a dispatch first runs for the next payload.
+    ///
+    /// - Returns: The token that names the handler for ``unregister(_:)`` and ``waitFor(_:)``.
+    @discardableResult
+    public func register(_ handler: @escaping (Payload) throws -> Void) -> DispatchToken {
+        registry.withLock { registry in
+            let token = DispatchToken(id: registry.nextID)
+            registry.nextID += 1
+            registry.handlers.append((token, handler))
+            return token
+        }
+    }
+
+    /// Removes the handler named by `token`. Unregistering during a dispatch stops it from running for the
+    /// rest of the current payload if it has not run yet. An unknown token is ignored.
+    public func unregister(_ token: DispatchToken) {
+        registry.withLock { $0.handlers.removeAll { $0.token == token } }
+        if isDispatchingOnThisThread { round?.handlers[token] = nil }
+    }
+
+    /// Sends `payload` to every registered handler, or queues it when a dispatch is in progress.
+    ///
+    /// Every handler runs even when an earlier one throws. The first error thrown while this call ran
+    /// handlers (for this payload, or for payloads queued meanwhile) is rethrown when it is done. A call
+    /// that only queued its payload returns at once, and the errors of that payload reach the call that
+    /// runs it.
+    public func dispatch(_ payload: Payload) throws {
+        guard queue.enqueue(payload) else { return }
+        dispatchingThread.store(Self.currentThread, ordering: .relaxed)
+        var firstError: (any Error)?
+        while queue.releaseOrTake(into: &pending) {
+            // Another thread may be the next to dispatch once the queue is released; mark it ours again.
+            dispatchingThread.store(Self.currentThread, ordering: .relaxed)
+            for payload in pending {
+                if let error = run(payload), firstError == nil { firstError = error }
+            }
+            pending.removeAll(keepingCapacity: true)
+            dispatchingThread.store(0, ordering: .relaxed)
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Runs the handlers named by `tokens` now, before the rest of the calling handler, unless they already
+    /// ran for this payload. Call it only from inside a handler.
+    ///
+    /// - Throws: ``DispatchError/circularWait(_:)`` when a named handler is running (it waits, directly or
+    ///   through others, for the caller); ``DispatchError/unknownToken(_:)`` when a token is not
+    ///   registered; ``DispatchError/notDispatching`` outside a handler; and whatever a named handler
+    ///   throws.
+    public func waitFor(_ tokens: [DispatchToken]) throws {
+        guard isDispatchingOnThisThread, round != nil else { throw DispatchError.notDispatching }
+        for token in tokens {
+            guard let current = round else { throw DispatchError.notDispatching }
+            if current.finished.contains(token) { continue }
+            if let index = current.running.firstIndex(of: token) {
+                throw DispatchError.circularWait(Array(current.running[index...]) + [token])
+            }
+            guard current.handlers[token] != nil else { throw DispatchError.unknownToken(token) }
+            try invoke(token)
+        }
+    }
+
+    /// Runs the handlers named by `tokens` first; see ``waitFor(_:)``.
+    public func waitFor(_ tokens: DispatchToken...) throws {
+        try waitFor(tokens)
+    }
+
+    /// Whether a payload is being dispatched (on any thread).
+    public var isDispatching: Bool {
+        dispatchingThread.load(ordering: .relaxed) != 0
+    }
+
+    // MARK: Dispatching (the dispatching thread only)
+
+    func run(_ payload: Payload) -> (any Error)? {
+        let handlers = registry.withLock { $0.handlers }
+        round = Round(
+            payload: payload,
+            handlers: Dictionary(uniqueKeysWithValues: handlers.map { ($0.token, $0.handler) }))
+        defer { round = nil }
+        var firstError: (any Error)?
+        for token in handlers.map(\.token) {
+            guard let current = round, !current.finished.contains(token), current.handlers[token] != nil else {
+                continue
+            }
+            do {
+                try invoke(token)
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        return firstError
+    }
+
+    /// Runs one handler, marking it running, then finished (even when it throws).
+    func invoke(_ token: DispatchToken) throws {
+        guard let handler = round?.handlers[token], let payload = round?.payload else { return }
+        round?.running.append(token)
+        defer {
+            round?.running.removeLast()
+            round?.finished.insert(token)
+        }
+        try handler(payload)
+    }
+
+    var isDispatchingOnThisThread: Bool {
+        dispatchingThread.load(ordering: .relaxed) == Self.currentThread
+    }
+
+    static var currentThread: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// A record of a store's actions, with undo and redo over a bounded number of past states.
+///
+/// Attach its ``middleware`` to a store (last in the list, so it records what is actually reduced). It then
+/// records every action of type `A` with the time it was dispatched, and keeps the state before each one
+/// so that ``undo`` and ``redo`` can step back and forth. The record can be exported as JSON when `A` is
+/// `Codable`, and replayed into a fresh store to reproduce a session.
+///
+/// ```swift
+/// let history = History<CounterAction>(undoLimit: 50)
+/// let store = Store(Counter(), middleware: [history.middleware])
+/// store.dispatch(CounterAction.increment)
+/// store.dispatch(CounterAction.increment)
+/// store.dispatch(history.undo)
+/// print(store.state.value.count, history.entries.count)
+/// // Prints "1 3"
+/// ```
+///
+/// Memory: the history keeps up to `undoLimit` past states and as many undone ones (for redo), plus one
+/// entry per recorded action. A state whose large parts are copy-on-write collections costs, per kept
+/// state, only the parts that changed since the next kept state; a state of plain values costs its full
+/// size per kept state. Entries are never dropped; call ``removeAllEntries()`` to start a new record.
+///
+/// One history serves one store: attaching its middleware to two stores mixes their records.
+public final class History<A: Action>: @unchecked Sendable {
+    /// The state type of the store the history records.
+    public typealias State = A.State
+
+    /// One recorded step: an action, an undo or a redo.
+    public enum Step {
+        /// An action was reduced.
+        case action(A)
+        /// The store stepped back to the state before the last recorded action.
+        case undo
+        /// The store stepped forward again, over the last undo.
+        case redo
+    }
+
+    /// A recorded step and the time it was dispatched.
+    public struct Entry {
+        /// What happened.
+        public var step: Step
+        /// When it was dispatched.
+        public var time: Date
+
+        /// Creates an entry.
+        public init(_ step: Step, time: Date = Date()) {
+            self.step = step
+            self.time = time
+        }
+    }
+
+    struct Record {
+        var entries: [Entry] = []
+        var past: [State] = []
+        var future: [State] = []
+    }
+
+    /// How many past states are kept for undo.
+    public let undoLimit: Int
+    let record = Lock(Record())
+
+    /// Creates an empty history that keeps up to `undoLimit` past states.
+    ///
+    /// - Parameter undoLimit: How many steps ``undo`` can go back; `0` records actions without undo.
+    ///   Must not be negative.
+    public init(undoLimit: Int = 100) {
+        precondition(undoLimit >= 0, "History(undoLimit:) must not be negative (got \(undoLimit)); use 0 to record without undo")
+        self.undoLimit = undoLimit
+    }
+
+    /// Every recorded step, oldest first.
+    public var entries: [Entry] {
+        record.withLock { $0.entries }
+    }
+
+    /// Whether ``undo`` would change the state.
+    public var canUndo: Bool {
+        record.withLock { !$0.past.isEmpty }
+    }
+
+    /// Whether ``redo`` would change the state.
+    public var canRedo: Bool {
+        record.withLock { !$0.future.isEmpty }
+    }
+
+    /// Forgets the recorded entries (undo and redo are kept).
+    public func removeAllEntries() {
+        record.withLock { $0.entries.removeAll() }
+    }
+
+    /// The middleware that records actions of type `A`. Actions of other types pass through unrecorded;
+    /// they are not undone separately (an undo restores the state before the last recorded action, which
+    /// discards later unrecorded changes too).
+    public var middleware: Middleware<State> {
+        Middleware { [self] store, action, next in
+            switch action {
+            case let action as A:
+                let before = store.state.value
+                record.withLock { record in
+                    record.entries.append(Entry(.action(action)))
+                    guard undoLimit > 0 else { return }
+                    record.past.append(before)
+                    if record.past.count > undoLimit { record.past.removeFirst(record.past.count - undoLimit) }
+                    record.future.removeAll()
+                }
+            case let step as TimeTravel<A>:
+                record.withLock { $0.entries.append(Entry(step.isUndo ? .undo : .redo)) }
+            default:
+                break
+            }
+            next(action)
+        }
+    }
+
+    /// An action that restores the state before the last recorded action, and keeps the current state for
+    /// ``redo``. Without a past state it changes nothing. Dispatch it to the store the history records.
+    public var undo: some Action<State> {
+        TimeTravel(history: self, isUndo: true)
+    }
+
+    /// An action that restores the state that the last ``undo`` left, and keeps the current one for undo.
+    /// Without an undone state (none yet, or a new action since) it changes nothing.
+    public var redo: some Action<State> {
+        TimeTravel(history: self, isUndo: false)
+    }
+
+    /// Dispatches `entries` into `store` in order: each action, and each undo or redo through this history
+    /// (attach this history's middleware to `store` first, so undo and redo have states to step through).
+    ///
+    /// Replaying a session's entries into a fresh store that starts from the same state gives the same
+    /// final state, because reducing is deterministic.
+    public func replay(_ entries: [Entry], into store: Store<State>) {
+        for entry in entries {
+            switch entry.step {
+            case .action(let action): store.dispatch(action)
+            case .undo: store.dispatch(undo)
+            case .redo: store.dispatch(redo)
+            }
+        }
+    }
+
+    /// Swaps the current state with the latest past (undo) or undone (redo) state. Called while reducing.
+    func travel(_ state: inout State, undo: Bool) {
+        record.withLock { record in
+            if undo {
+                guard let previous = record.past.popLast() else { return }
+                record.future.append(state)
+                state = previous
+            } else {
+                guard let next = record.future.popLast() else { return }
+                record.past.append(state)
+                state = next
+            }
+        }
+    }
+}
+
+/// The action behind ``History/undo`` and ``History/redo``.
+struct TimeTravel<A: Action>: Action, CustomStringConvertible {
+    let history: History<A>
+    let isUndo: Bool
+
+    func reduce(_ state: inout A.State) {
+        history.travel(&state, undo: isUndo)
+    }
+
+    var description: String { isUndo ? "undo" : "redo" }
+}
+
+extension History.Step: Equatable where A: Equatable {}
+extension History.Entry: Equatable where A: Equatable {}
+extension History.Step: Sendable where A: Sendable {}
+extension History.Entry: Sendable where A: Sendable {}
+
+extension History.Step: Codable where A: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, action }
+
+    /// Reads a step written by ``encode(to:)``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .kind) {
+        case "action": self = .action(try container.decode(A.self, forKey: .action))
+        case "undo": self = .undo
+        case "redo": self = .redo
+        case let kind:
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container, debugDescription: "unknown history step kind \"\(kind)\"")
+        }
+    }
+
+    /// Writes the step as `{"kind": "action", "action": …}`, `{"kind": "undo"}` or `{"kind": "redo"}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .action(let action):
+            try container.encode("action", forKey: .kind)
+            try container.encode(action, forKey: .action)
+        case .undo: try container.encode("undo", forKey: .kind)
+        case .redo: try container.encode("redo", forKey: .kind)
+        }
+    }
+}
+
+extension History.Entry: Codable where A: Codable {}
+
+extension History where A: Codable {
+    /// The recorded entries as JSON: an array of `{"step": {...}, "time": seconds since 2001}`.
+    public func exportJSON() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(entries)
+    }
+
+    /// Entries read from JSON written by ``exportJSON()``.
+    ///
+    /// - Throws: `DecodingError` when `data` is not such a record, naming what was wrong where.
+    public static func entries(fromJSON data: Data) throws -> [Entry] {
+        try JSONDecoder().decode([Entry].self, from: data)
+    }
+}

@@ -1,0 +1,154 @@
+/// A unidirectional store: one state, changed only by dispatched actions, observed as a property.
+///
+/// The state is a ``Property``: read it with `state.value`, observe it, or observe one part of it through
+/// ``scope(_:)``, whose observers are told only when that part changed. Actions are reduced one at a time,
+/// in arrival order, whichever threads dispatch them.
+///
+/// ```swift
+/// struct Counter { var count = 0; var title = "Clicks" }
+/// struct Increment: Action {
+///     func reduce(_ state: inout Counter) { state.count += 1 }
+/// }
+/// let store = Store(Counter())
+/// let subscription = store.scope(\.count).observe { print($0) }
+/// store.dispatch(Increment())
+/// // Prints "0", "1"
+/// ```
+///
+/// Reentrancy: an action dispatched while another is being reduced or delivered (by an observer, by
+/// middleware, by a dynamic action, or from another thread) is queued and reduced next, after every
+/// observer saw the state before it. So while observers are told of state N, `state.value` reads N, and
+/// every observer sees every state, in order. Nothing nests, and a long chain of dispatches from observers
+/// does not grow the stack.
+///
+/// Memory: the store holds its state and middleware; observers hold only the state's property. A store
+/// nobody references is freed, with its middleware, whether or not its state is still observed.
+public final class Store<State> {
+    @usableFromInline let storage: RootStorage<State>
+    /// Actions waiting for the thread that is reducing.
+    @usableFromInline let queue = DeliveryQueue<any Action<State>>()
+    /// Owned by the reducing thread.
+    @usableFromInline @exclusivity(unchecked) var pending: [any Action<State>] = []
+    /// The middleware chain ending in the reducer, or `nil` without middleware. Set once, in `init`.
+    @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
+    /// The middleware, kept so that the store owns (and frees) what it captured.
+    let middleware: [Middleware<State>]
+
+    /// The state, as a read-only property: `state.value` is the current state; subscribing delivers it,
+    /// then every new state.
+    public let state: Property<State>
+
+    /// Creates a store holding `initialState`.
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before any action.
+    ///   - middleware: Run in order for every dispatched action, before it is reduced; each passes the
+    ///     action on to the next (or replaces or drops it). See ``Middleware``.
+    public init(_ initialState: State, middleware: [Middleware<State>] = []) {
+        storage = RootStorage(initialState)
+        state = Property(storage: storage)
+        self.middleware = middleware
+        guard !middleware.isEmpty else { return }
+        var next: (any Action<State>) -> Void = { [weak self] action in self?.reduce(action) }
+        for layer in middleware.reversed() {
+            let inner = next
+            next = { [weak self] action in
+                guard let self else { return }
+                layer.body(self, action, inner)
+            }
+        }
+        chain = next
+    }
+
+    /// Reduces `action` now, or queues it behind the action being reduced or delivered.
+    ///
+    /// Safe from any thread. When it returns, the action has been reduced and delivered unless another
+    /// dispatch was in progress (on this thread, from inside an observer, or on another thread); then the
+    /// action is reduced after it, by the thread running it, before that thread's `dispatch` returns.
+    ///
+    /// - Complexity: Without middleware and without contention, one reduce in place under a lock, one
+    ///   delivery of the new state, and two atomic operations.
+    @inlinable
+    public func dispatch<A: Action>(_ action: A) where A.State == State {
+        if queue.tryAcquire() {
+            perform(action)
+            finishDispatching()
+        } else if queue.enqueue(action) {
+            finishDispatching()
+        }
+    }
+
+    /// Calls the dynamic action at once, on this thread, and returns its response.
+    ///
+    /// The actions it dispatches go through ``dispatch(_:)-(A)``: when this call is made from inside an
+    /// observer or middleware, they are queued behind the current action.
+    @inlinable
+    @discardableResult
+    public func dispatch<D: DynamicAction>(_ action: D) -> D.Response where D.State == State {
+        action.call(self)
+    }
+
+    /// A read-only property of one `Equatable` part of the state, whose observers are told only when
+    /// that part changed.
+    ///
+    /// Scopes of one key path share one node (the same as `state.scope(keyPath)`): a hundred observers of
+    /// `scope(\.count)` cost one read and one comparison per new state.
+    ///
+    /// - Complexity: Per new state, one key-path read and one comparison, then one call per observer of
+    ///   the scope when the part changed.
+    public func scope<Sub: Equatable>(_ keyPath: KeyPath<State, Sub>) -> Property<Sub> {
+        state.scope(keyPath)
+    }
+
+    // MARK: Reducing (the reducing thread only)
+
+    @inlinable
+    func perform<A: Action>(_ action: A) where A.State == State {
+        if let chain {
+            chain(action)
+        } else {
+            reduce(action)
+        }
+    }
+
+    @inlinable
+    func reduce<A: Action>(_ action: A) where A.State == State {
+        storage.core.modifyCurrent { action.reduce(&$0) }
+    }
+
+    @inlinable
+    func finishDispatching() {
+        while queue.releaseOrTake(into: &pending) {
+            for action in pending {
+                perform(action)
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+extension Store: @unchecked Sendable where State: Sendable {}
+
+extension Store: ObservableType {
+    /// Registers `observer` for the current state first, then every new state (the same as subscribing to
+    /// ``state``).
+    public func subscribe(_ observer: @escaping (Event<State>) -> Void) -> Subscription {
+        state.subscribe(observer)
+    }
+}
+
+extension Store where State: Sendable {
+    /// The states, as an async sequence: the current state first, then every new state, without end.
+    ///
+    /// ```swift
+    /// for await counter in store.values where counter.count >= 3 {
+    ///     print("reached", counter.count)
+    ///     break
+    /// }
+    /// ```
+    ///
+    /// A slow consumer gets every state by default (``ValuesBuffering/unbounded``); see ``Property/values``.
+    public var values: ObservableValues<State, Never> {
+        state.values
+    }
+}

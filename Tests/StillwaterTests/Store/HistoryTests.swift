@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import Stillwater
+
+@Suite("Store history")
+struct HistoryTests {
+    /// A session with actions, an undo and a redo.
+    func recordSession() -> (History<TallyAction>, Store<Tally>) {
+        let history = History<TallyAction>(undoLimit: 10)
+        let store = Store(Tally(), middleware: [history.middleware])
+        store.dispatch(TallyAction.add(3))
+        store.dispatch(TallyAction.rename("first"))
+        store.dispatch(history.undo)
+        store.dispatch(TallyAction.append("milk"))
+        store.dispatch(TallyAction.increment)
+        store.dispatch(history.undo)
+        store.dispatch(history.redo)
+        return (history, store)
+    }
+
+    @Test("every dispatched action is recorded with its time, undo and redo included")
+    func recordsEntries() {
+        let before = Date()
+        let (history, _) = recordSession()
+        let steps = history.entries.map(\.step)
+        #expect(steps == [
+            .action(.add(3)), .action(.rename("first")), .undo, .action(.append("milk")),
+            .action(.increment), .undo, .redo,
+        ])
+        #expect(history.entries.allSatisfy { $0.time >= before && $0.time <= Date() })
+        #expect(zip(history.entries, history.entries.dropFirst()).allSatisfy { $0.time <= $1.time })
+    }
+
+    @Test("replaying a recorded session into a fresh store gives an equal final state")
+    func replay() {
+        let (history, store) = recordSession()
+        let fresh = History<TallyAction>(undoLimit: 10)
+        let replayed = Store(Tally(), middleware: [fresh.middleware])
+        fresh.replay(history.entries, into: replayed)
+        #expect(replayed.state.value == store.state.value)
+        #expect(replayed.state.value == Tally(count: 4, name: "x", items: ["milk"]))
+    }
+
+    @Test("a session exported as JSON and imported again replays to the same state")
+    func jsonRoundTrip() throws {
+        let (history, store) = recordSession()
+        let data = try history.exportJSON()
+        let entries = try History<TallyAction>.entries(fromJSON: data)
+        #expect(entries == history.entries)
+        let fresh = History<TallyAction>()
+        let replayed = Store(Tally(), middleware: [fresh.middleware])
+        fresh.replay(entries, into: replayed)
+        #expect(replayed.state.value == store.state.value)
+    }
+
+    @Test("importing JSON that is not a history throws")
+    func badJSON() {
+        #expect(throws: DecodingError.self) {
+            _ = try History<TallyAction>.entries(fromJSON: Data(#"[{"step": {"kind": "jump"}, "time": 0}]"#.utf8))
+        }
+        #expect(throws: (any Error).self) {
+            _ = try History<TallyAction>.entries(fromJSON: Data("not json".utf8))
+        }
+    }
+
+    @Test("undo then redo restores the state; a new action clears redo")
+    func undoRedo() {
+        let history = History<TallyAction>()
+        let store = Store(Tally(), middleware: [history.middleware])
+        store.dispatch(TallyAction.add(1))
+        store.dispatch(TallyAction.add(10))
+        let final = store.state.value
+        store.dispatch(history.undo)
+        #expect(store.state.value.count == 1)
+        store.dispatch(history.undo)
+        #expect(store.state.value.count == 0)
+        #expect(!history.canUndo && history.canRedo)
+        store.dispatch(history.undo)
+        #expect(store.state.value.count == 0)
+        store.dispatch(history.redo)
+        store.dispatch(history.redo)
+        #expect(store.state.value == final)
+        store.dispatch(history.undo)
+        store.dispatch(TallyAction.rename("new"))
+        #expect(!history.canRedo)
+        store.dispatch(history.redo)
+        #expect(store.state.value.count == 1 && store.state.value.name == "new")
+    }
+
+    @Test("undo goes back at most undoLimit steps")
+    func boundedUndo() {
+        let history = History<TallyAction>(undoLimit: 3)
+        let store = Store(Tally(), middleware: [history.middleware])
+        for _ in 0..<10 { store.dispatch(TallyAction.increment) }
+        for _ in 0..<10 { store.dispatch(history.undo) }
+        #expect(store.state.value.count == 7)
+        #expect(history.entries.count == 20)
+    }
+
+    @Test("observers see an undo like any other new state")
+    func undoIsObserved() {
+        let history = History<TallyAction>()
+        let store = Store(Tally(), middleware: [history.middleware])
+        let counts = Shared<[Int]>([])
+        let subscription = store.scope(\.count).observe { counts.value.append($0) }
+        store.dispatch(TallyAction.increment)
+        store.dispatch(history.undo)
+        #expect(counts.value == [0, 1, 0])
+        subscription.cancel()
+    }
+
+    @Test("a negative undo limit stops the process with a message naming the argument")
+    func negativeLimit() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = History<TallyAction>(undoLimit: -1)
+        }
+        #if DEBUG
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("undoLimit"), "message: \(message)")
+        #endif
+    }
+}
