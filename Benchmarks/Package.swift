@@ -5,9 +5,9 @@ import PackageDescription
 /// try it first with `swift run -c release -Xswiftc -DSTILLWATER_STORE benchmarks`); the code each
 /// switch turns on lives in `Sources/Benchmarks/StillwaterAdapters.swift`.
 let stillwaterParts: [SwiftSetting] = [
-    // .define("STILLWATER_PROPERTY"),  // MutableProperty + scope(\.path)  -> W4
-    // .define("STILLWATER_STORE"),     // Store + Action                   -> W5, W5b
-    // .define("STILLWATER_DIFF"),      // Changeset + Diffable             -> W6
+    .define("STILLWATER_PROPERTY"),  // MutableProperty + scope(\.path)  -> W4
+    .define("STILLWATER_STORE"),     // Store + Action                   -> W5, W5b
+    .define("STILLWATER_DIFF"),      // Changeset + Diffable             -> W6
 ]
 
 let package = Package(

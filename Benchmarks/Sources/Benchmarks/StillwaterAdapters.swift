@@ -8,15 +8,17 @@ import Stillwater
 // MARK: - W4: a state holder with one deduplicated observer per slot
 
 #if STILLWATER_PROPERTY
-/// W4 through `MutableProperty`: writes in place with `modify`, observers use `scope(\.items[i])`.
+/// W4 through `MutableProperty`: writes in place with `modify`; observers use the workload's own pipeline,
+/// `map { $0.items[i] }` then `distinctUntilChanged()`. (`scope(\.items[i])` gives the same deliveries,
+/// but a subscript key path is interpreted on every read, which costs more than the closure here.)
 final class StillwaterScoped {
-    static let label = "MutableProperty.scope"
+    static let label = "MutableProperty + map"
     private let property: MutableProperty<ItemsState>
 
     init(_ initial: ItemsState) { property = MutableProperty(initial) }
 
     func observe(item index: Int, _ onNext: @escaping (Int) -> Void) -> Subscription {
-        property.scope(\.items[index]).observe(onNext)
+        property.map { $0.items[index] }.distinctUntilChanged().observe(onNext)
     }
 
     func increment(item index: Int) { property.modify { $0.items[index] += 1 } }

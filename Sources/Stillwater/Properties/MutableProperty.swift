@@ -74,8 +74,9 @@ extension MutableProperty {
     /// A read-only property of one `Equatable` part of this value, notified only when that part changed.
     ///
     /// The same as `Property(self).scope(keyPath)`: scopes of one key path share one node.
+    @inlinable
     public func scope<Sub: Equatable>(_ keyPath: KeyPath<Value, Sub>) -> Property<Sub> {
-        Property<Sub>(storage: storage.scopeNode(keyPath))
+        Property<Sub>(storage: ScopeNode.shared(parent: storage, keyPath: keyPath))
     }
 
     /// A writable property of one part of this value (a lens): it reads and writes through this property.
@@ -94,7 +95,7 @@ extension MutableProperty {
     /// ```
     public func binding<Sub: Equatable>(_ keyPath: WritableKeyPath<Value, Sub>) -> MutableProperty<Sub> {
         MutableProperty<Sub>(storage: LensStorage(
-            parent: storage, keyPath: keyPath, observation: storage.scopeNode(keyPath)))
+            parent: storage, keyPath: keyPath, observation: ScopeNode.shared(parent: storage, keyPath: keyPath)))
     }
 
     /// A writable property of one part of this value (a lens) whose type is not `Equatable`: its

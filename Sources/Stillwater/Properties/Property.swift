@@ -69,7 +69,8 @@ extension Property {
     ///
     /// - Complexity: Per parent change, one key-path read and one comparison, then one call per observer
     ///   of the scope when the part changed.
+    @inlinable
     public func scope<Sub: Equatable>(_ keyPath: KeyPath<Value, Sub>) -> Property<Sub> {
-        Property<Sub>(storage: storage.scopeNode(keyPath))
+        Property<Sub>(storage: ScopeNode.shared(parent: storage, keyPath: keyPath))
     }
 }

@@ -34,11 +34,6 @@ extension PropertyStorage {
         Observable { self.subscribeToChanges($0) }
     }
 
-    /// The shared scope node of `keyPath`, made on first use.
-    @usableFromInline
-    func scopeNode<Sub: Equatable>(_ keyPath: KeyPath<Value, Sub>) -> ScopeNode<Value, Sub> {
-        scopes.node(for: keyPath) { ScopeNode(parent: self, keyPath: keyPath) }
-    }
 }
 
 /// What a ``MutableProperty`` reads, observes and writes: a root value or a lens into a parent.

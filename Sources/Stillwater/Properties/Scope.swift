@@ -1,61 +1,98 @@
 /// The shared node behind `scope(\.path)`: one per key path per property, however many observers.
 ///
-/// The node observes its parent once. On each parent change it reads its slice once and compares it once
-/// with the last slice; only a changed slice reaches the node's own observers. The parent keeps the node
-/// weakly (in its ``ScopeCache``), so a node lives while a `Property` or a subscription uses it, and is
-/// freed, with its subscription to the parent, when the last one goes.
+/// The node observes its parent once, through its ``ScopeEngine``. On each parent change the engine reads
+/// its slice once and compares it once with the last slice; only a changed slice reaches the node's own
+/// observers. The parent keeps the node weakly (in its ``ScopeCache``), so a node lives while a `Property`
+/// or a subscription uses it, and is freed, with its subscription to the parent, when the last one goes.
+///
+/// The parent's subscription holds the engine strongly and never the node, so delivery loads no weak
+/// reference and the engine needs no side table for its reference counts: weak references cost a
+/// slow-path retain and release on every delivery.
 @usableFromInline
 final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let parent: any PropertyStorage<Root>
-    @usableFromInline let keyPath: KeyPath<Root, Value>
-    @usableFromInline let core: SourceCore<Value>
+    @usableFromInline let engine: ScopeEngine<Root, Value>
     @usableFromInline let scopes = ScopeCache()
-    /// The last slice passed on. Touched only by the parent's deliveries, which are serialised.
-    @usableFromInline @exclusivity(unchecked) var last: Value
-    @usableFromInline @exclusivity(unchecked) var parentSubscription: Subscription?
+    @usableFromInline let parentSubscription: Subscription
 
-    @usableFromInline
+    /// The node of `keyPath` on `parent`, shared: made on first use, then handed back while it lives.
+    ///
+    /// Callers pass the parent as an existential on purpose: with `Root` and `Value` known, the node's
+    /// delivery path specialises in the caller's module (a generic `Self` would keep it unspecialised,
+    /// paying a generic-metadata lookup per delivery).
+    @inlinable
+    static func shared(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) -> ScopeNode {
+        parent.scopes.node(for: keyPath) { ScopeNode(parent: parent, keyPath: keyPath) }
+    }
+
+    @inlinable
     init(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) {
         self.parent = parent
-        self.keyPath = keyPath
-        let initial = parent.value[keyPath: keyPath]
-        self.last = initial
-        self.core = SourceCore(replayLimit: 1, initial: [initial])
+        let engine = ScopeEngine(keyPath: keyPath, initial: parent.value[keyPath: keyPath])
+        self.engine = engine
         // The parent's first delivery is its current value; if it moved since `initial` was read, the
-        // comparison below passes it on, otherwise it is dropped as unchanged.
-        parentSubscription = parent.subscribe { [weak self] event in
-            self?.receive(event)
-        }
+        // engine's comparison passes it on, otherwise it is dropped as unchanged.
+        parentSubscription = parent.subscribe { event in engine.receive(event) }
     }
 
     deinit {
-        parentSubscription?.cancel()
-        parent.scopes.removeReleased(keyPath)
+        parentSubscription.cancel()
+        parent.scopes.removeReleased(engine.keyPath)
+    }
+
+    @usableFromInline
+    var value: Value { parent.value[keyPath: engine.keyPath] }
+
+    /// Registers `observer`; the subscription keeps the node (and so its parent link) alive.
+    @usableFromInline
+    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+        let subscription = engine.core.subscribe(observer)
+        return Subscription { [self] in
+            _ = self
+            subscription.cancel()
+        }
+    }
+}
+
+/// The delivery half of a ``ScopeNode``: the last slice and the observers of the scope.
+@usableFromInline
+final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
+    @usableFromInline let keyPath: KeyPath<Root, Value>
+    /// Where the slice lives inside a `Root` value when the key path names stored properties of structs
+    /// only; `nil` otherwise. Reading at an offset skips the key path's interpretation, which asks the
+    /// runtime for generic metadata on every read.
+    @usableFromInline let offset: Int?
+    @usableFromInline let core: SourceCore<Value>
+    /// The last slice passed on. Touched only by the parent's deliveries, which are serialised.
+    @usableFromInline @exclusivity(unchecked) var last: Value
+
+    @inlinable
+    init(keyPath: KeyPath<Root, Value>, initial: Value) {
+        self.keyPath = keyPath
+        self.offset = MemoryLayout<Root>.offset(of: keyPath)
+        self.last = initial
+        self.core = SourceCore(replayLimit: 1, initial: [initial])
+    }
+
+    /// The slice of `root`: `root[keyPath: keyPath]`, read directly at ``offset`` when there is one.
+    @inlinable
+    func slice(of root: Root) -> Value {
+        guard let offset else { return root[keyPath: keyPath] }
+        return withUnsafeBytes(of: root) { bytes in
+            bytes.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+        }
     }
 
     @inlinable
     func receive(_ event: Event<Root>) {
         switch event {
         case .next(let root):
-            let slice = root[keyPath: keyPath]
+            let slice = slice(of: root)
             guard slice != last else { return }
             last = slice
             core.send(.next(slice))
         case .error, .completed:
             core.send(event.map { $0[keyPath: keyPath] })
-        }
-    }
-
-    @usableFromInline
-    var value: Value { parent.value[keyPath: keyPath] }
-
-    /// Registers `observer`; the subscription keeps the node (and so its parent link) alive.
-    @usableFromInline
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        let subscription = core.subscribe(observer)
-        return Subscription { [self] in
-            _ = self
-            subscription.cancel()
         }
     }
 }

@@ -96,6 +96,7 @@ public final class Store<State> {
     ///
     /// - Complexity: Per new state, one key-path read and one comparison, then one call per observer of
     ///   the scope when the part changed.
+    @inlinable
     public func scope<Sub: Equatable>(_ keyPath: KeyPath<State, Sub>) -> Property<Sub> {
         state.scope(keyPath)
     }
