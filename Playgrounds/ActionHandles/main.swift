@@ -1,6 +1,6 @@
 // Why action handles: the same todo screen built twice, once handing callbacks down as closures and once
-// as ActionHandles, driven through the same 100 updates. Every component sits behind a RenderGate, so it
-// renders only when its inputs changed; the table shows how often that is.
+// as ActionHandles, driven through the same 100 updates. Every component whose inputs can be compared sits
+// behind a RenderGate, so it renders only when its inputs changed; the table shows how often that is.
 //
 //     swift run action-handles
 
@@ -103,86 +103,76 @@ struct ClosureFooterProps {
     var onClear: () -> Void
 }
 
-/// The parts both screens share: the store, the app's own render, a header, a clock and a row per todo.
-/// `renderChildren` is where the two screens differ: how they hand callbacks down.
-class Screen {
+/// How a parent hands callbacks to its children.
+enum CallbackStyle {
+    /// New closures made in each render, as a view's body makes them.
+    case closures
+    /// Handles made once, routed into the store once, and handed down unchanged in every render.
+    case handles
+}
+
+/// A todo screen: the screen itself, a header, a row per todo, a clock and a footer, each behind a gate
+/// (or, for props that hold a closure, without one, since they cannot be compared).
+final class Screen {
+    let style: CallbackStyle
     let store = Store(AppState())
     let counts = RenderCounts()
     let header: Component<HeaderProps>
-    let clock: Component<ClockProps>
     let rows: [Component<RowProps>]
-    private var subscription: Subscription?
+    let clock: Component<ClockProps>
+    let closureFooter: UngatedComponent<ClosureFooterProps>
+    let handleFooter: Component<HandleFooterProps>
+    let onToggle = ActionHandle<Int>()
+    let onClear = ActionHandle<Void>()
+    private var subscriptions: [Subscription] = []
 
-    init() {
+    init(_ style: CallbackStyle) {
+        self.style = style
+        let counts = self.counts
         header = Component("Header", counts: counts)
-        clock = Component("Clock", counts: counts)
         rows = AppState().todos.map { Component("Row \($0.title)", counts: counts) }
+        clock = Component("Clock", counts: counts)
+        closureFooter = UngatedComponent("Footer", counts: counts)
+        handleFooter = Component("Footer", counts: counts)
+        if style == .handles {
+            subscriptions = [
+                onToggle.map { AppAction.toggle($0) }.bind(to: store),
+                onClear.dispatch(to: store) { AppAction.clearDone },
+            ]
+        }
+        subscriptions.append(store.observe { [unowned self] state in render(state) })
     }
 
-    /// Renders the screen now and on every new state.
-    func start() {
-        subscription = store.observe { [unowned self] state in
-            counts.record("Screen")
-            header.update(HeaderProps(remaining: state.remaining))
-            let context = childContext()
-            for (row, todo) in zip(rows, state.todos) { row.update(RowProps(todo: todo, context: context)) }
-            clock.update(ClockProps(clock: state.clock))
-            renderFooter()
+    /// The screen's render: it rebuilds every child's props and offers them to the child.
+    func render(_ state: AppState) {
+        counts.record("Screen")
+        header.update(HeaderProps(remaining: state.remaining))
+        let context: ComponentContext
+        switch style {
+        case .closures:
+            context = ComponentContext().setting(OnToggleClosureKey.self, to: { [store] id in
+                store.dispatch(AppAction.toggle(id))
+            })
+        case .handles:
+            context = ComponentContext().setting(OnToggleHandleKey.self, to: onToggle)
+        }
+        for (row, todo) in zip(rows, state.todos) { row.update(RowProps(todo: todo, context: context)) }
+        clock.update(ClockProps(clock: state.clock))
+        switch style {
+        case .closures:
+            closureFooter.update(ClosureFooterProps(label: "Clear done") { [store] in store.dispatch(AppAction.clearDone) })
+        case .handles:
+            handleFooter.update(HandleFooterProps(label: "Clear done", onClear: onClear))
         }
     }
 
-    func childContext() -> ComponentContext { ComponentContext() }
-    func renderFooter() {}
-    /// What a tap on row `index` does: it calls the callback the row received.
-    func tapRow(_ index: Int) {}
-}
-
-/// Callbacks as closures: the parent makes new ones each time it renders.
-final class ClosureScreen: Screen {
-    lazy var footer = UngatedComponent<ClosureFooterProps>("Footer", counts: counts)
-
-    override func childContext() -> ComponentContext {
-        let store = self.store
-        return ComponentContext().setting(OnToggleClosureKey.self, to: { id in store.dispatch(AppAction.toggle(id)) })
-    }
-
-    override func renderFooter() {
-        let store = self.store
-        footer.update(ClosureFooterProps(label: "Clear done") { store.dispatch(AppAction.clearDone) })
-    }
-
-    override func tapRow(_ index: Int) {
-        let row = rows[index].props
-        row.context[OnToggleClosureKey.self](row.todo.id)
-    }
-}
-
-/// Callbacks as handles: made once, routed into the store once, handed down unchanged on every render.
-final class HandleScreen: Screen {
-    let onToggle = ActionHandle<Int>()
-    let onClear = ActionHandle<Void>()
-    lazy var footer = Component<HandleFooterProps>("Footer", counts: counts)
-    private var routes: [Subscription] = []
-
-    override init() {
-        super.init()
-        routes = [
-            onToggle.map { AppAction.toggle($0) }.bind(to: store),
-            onClear.dispatch(to: store) { AppAction.clearDone },
-        ]
-    }
-
-    override func childContext() -> ComponentContext {
-        ComponentContext().setting(OnToggleHandleKey.self, to: onToggle)
-    }
-
-    override func renderFooter() {
-        footer.update(HandleFooterProps(label: "Clear done", onClear: onClear))
-    }
-
-    override func tapRow(_ index: Int) {
-        let row = rows[index].props
-        row.context[OnToggleHandleKey.self](row.todo.id)
+    /// A tap on row `index`: the row calls the callback it found in its context.
+    func tapRow(_ index: Int) {
+        let props = rows[index].props
+        switch style {
+        case .closures: props.context[OnToggleClosureKey.self](props.todo.id)
+        case .handles: props.context[OnToggleHandleKey.self](props.todo.id)
+        }
     }
 }
 
@@ -190,7 +180,6 @@ final class HandleScreen: Screen {
 
 /// Update `step`: an even step taps a row (each of the five rows in turn), an odd step ticks the clock.
 func drive(_ screen: Screen) {
-    screen.start()
     for step in 0..<100 {
         if step.isMultiple(of: 2) {
             screen.tapRow(step / 2 % screen.rows.count)
@@ -200,8 +189,8 @@ func drive(_ screen: Screen) {
     }
 }
 
-let closures = ClosureScreen()
-let handles = HandleScreen()
+let closures = Screen(.closures)
+let handles = Screen(.handles)
 drive(closures)
 drive(handles)
 
@@ -218,20 +207,21 @@ let reads: [String: String] = [
 ]
 print("Renders per component over 100 updates (50 row taps, 50 clock ticks), plus the first render:")
 print()
-print(pad("component", 12) + pad("reads", 34) + pad("closures", 10, right: true) + pad("handles", 10, right: true))
-print(String(repeating: "-", count: 66))
+print(pad("component", 12) + pad("reads", 38) + pad("closures", 10, right: true) + pad("handles", 10, right: true))
+print(String(repeating: "-", count: 70))
 for name in closures.counts.names {
     let read = reads[name] ?? "its todo, onToggle (in the context)"
     let withClosures = closures.counts.counts[name] ?? 0
     let withHandles = handles.counts.counts[name] ?? 0
-    print(pad(name, 12) + pad(read, 34) + pad("\(withClosures)", 10, right: true) + pad("\(withHandles)", 10, right: true))
+    print(pad(name, 12) + pad(read, 38) + pad("\(withClosures)", 10, right: true) + pad("\(withHandles)", 10, right: true))
 }
-print(String(repeating: "-", count: 66))
+print(String(repeating: "-", count: 70))
 let totalClosures = closures.counts.counts.values.reduce(0, +)
 let totalHandles = handles.counts.counts.values.reduce(0, +)
-print(pad("total", 46) + pad("\(totalClosures)", 10, right: true) + pad("\(totalHandles)", 10, right: true))
+print(pad("total", 50) + pad("\(totalClosures)", 10, right: true) + pad("\(totalHandles)", 10, right: true))
 print()
 print("Both screens end in the same state: \(closures.store.state.value == handles.store.state.value)")
+print()
 print("""
 With closures, every render of the screen makes new callbacks. A closure cannot be compared, so the rows
 (whose context holds one) and the footer (whose props hold one) look changed every time and render with

@@ -1,0 +1,58 @@
+extension ObservableType where Value: Action {
+    /// Dispatches every value of this stream into `store`, in order: the way a parent routes a child's
+    /// ``ActionHandle`` into its store.
+    ///
+    /// ```swift
+    /// struct Todos { var done: Set<Int> = [] }
+    /// enum TodoAction: Action {
+    ///     case toggle(Int)
+    ///     func reduce(_ state: inout Todos) {
+    ///         switch self {
+    ///         case .toggle(let id): if state.done.remove(id) == nil { state.done.insert(id) }
+    ///         }
+    ///     }
+    /// }
+    /// let store = Store(Todos())
+    /// let onToggle = ActionHandle<Int>()                       // handed to the rows
+    /// let routing = onToggle.map { TodoAction.toggle($0) }.bind(to: store)
+    /// onToggle(4)
+    /// print(store.state.value.done)
+    /// // Prints "[4]"
+    /// ```
+    ///
+    /// Each value goes through ``Store/dispatch(_:)-(A)``, so middleware sees it, and a value that arrives
+    /// while the store is reducing (from another thread, or from one of its observers) is queued behind
+    /// the current action. Terminal events end the binding, not the store.
+    ///
+    /// - Returns: The binding's subscription; releasing it ends the binding. It keeps `store` alive while
+    ///   the binding lasts.
+    public func bind(to store: Store<Value.State>) -> Subscription {
+        observe { store.dispatch($0) }
+    }
+}
+
+extension ObservableType {
+    /// Dispatches into `store` the action that `makeAction` builds from each value of this stream: a
+    /// shorthand for `map(makeAction).bind(to: store)`.
+    ///
+    /// ```swift
+    /// struct Counter { var count = 0 }
+    /// struct Add: Action {
+    ///     let amount: Int
+    ///     func reduce(_ state: inout Counter) { state.count += amount }
+    /// }
+    /// let store = Store(Counter())
+    /// let onAdd = ActionHandle<Int>()
+    /// let routing = onAdd.dispatch(to: store) { Add(amount: $0) }
+    /// onAdd(2)
+    /// onAdd(3)
+    /// print(store.state.value.count)
+    /// // Prints "5"
+    /// ```
+    ///
+    /// - Returns: The routing's subscription; releasing it ends the routing. It keeps `store` alive while
+    ///   the routing lasts.
+    public func dispatch<A: Action>(to store: Store<A.State>, _ makeAction: @escaping (Value) -> A) -> Subscription {
+        observe { store.dispatch(makeAction($0)) }
+    }
+}
