@@ -12,17 +12,23 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     /// Set once, by `cancel()`, from any thread; read before every delivery.
     @usableFromInline let isDisposed = Atomic<Bool>(false)
     @usableFromInline let source: SourceCore<Value>
+    /// `source.detach(box)`, made where the box is made. `cancel()` is reached through the
+    /// `Cancellable` existential, where `Value` is unknown; calling the source from there would run the
+    /// unspecialised detach path (a generic-metadata lookup per step). This closure captures nothing, so
+    /// it costs no allocation, and it was specialised for `Value` by the code that subscribed.
+    @usableFromInline let detach: (ObserverBox<Value>) -> Void
 
     @inlinable
     init(handler: @escaping (Event<Value>) -> Void, source: SourceCore<Value>) {
         self.handler = handler
         self.source = source
+        self.detach = { box in box.source.detach(box) }
     }
 
     @inlinable
     func cancel() {
         guard !isDisposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        source.detach(self)
+        detach(self)
     }
 
     @inlinable
