@@ -1,7 +1,7 @@
 import Stillwater
-import Synchronization
 
-/// Records every event a stream sends, for assertions in tests.
+/// Records every event a stream sends, for assertions in tests; with a ``TestScheduler``, also the
+/// virtual time of each event, to compare with a marble diagram.
 ///
 /// ```swift
 /// let subject = PublishSubject<Int>()
@@ -12,23 +12,50 @@ import Synchronization
 /// // Prints "[1] true"
 /// ```
 ///
+/// With a scheduler:
+///
+/// ```swift
+/// let scheduler = TestScheduler(frame: .milliseconds(100))
+/// let recorder = Recorder(scheduler.cold("-a-b|").delay(for: .milliseconds(200), scheduler: scheduler),
+///                         scheduler: scheduler)
+/// scheduler.run()
+/// recorder.expect("---a-b|")
+/// ```
+///
 /// A recorder stays subscribed until ``cancel()`` or until it is released. It is safe to read from any
 /// thread while events arrive.
 public final class Recorder<Value>: @unchecked Sendable {
     private let storage = Storage()
+    private let scheduler: TestScheduler?
     private var subscription: Subscription?
 
-    /// Subscribes to `source` and starts recording.
-    public init(_ source: some ObservableType<Value>) {
+    /// Subscribes to `source` and starts recording. Every event's time reads `.zero`.
+    public convenience init(_ source: some ObservableType<Value>) {
+        self.init(source, clock: nil)
+    }
+
+    /// Subscribes to `source` now (at `scheduler.now`) and records each event with the virtual time it
+    /// arrived at.
+    public convenience init(_ source: some ObservableType<Value>, scheduler: TestScheduler) {
+        self.init(source, clock: scheduler)
+    }
+
+    private init(_ source: some ObservableType<Value>, clock scheduler: TestScheduler?) {
+        self.scheduler = scheduler
         subscription = nil
         subscription = source.subscribe { [storage] event in
-            storage.append(event)
+            storage.append(Recorded(time: scheduler?.now ?? .zero, event: event))
         }
+    }
+
+    /// Every event recorded so far, with its time, in order.
+    public var timeline: [Recorded<Value>] {
+        storage.recorded
     }
 
     /// Every event recorded so far, in order.
     public var events: [Event<Value>] {
-        storage.events
+        timeline.map(\.event)
     }
 
     /// The values of the `next` events recorded so far, in order.
@@ -50,24 +77,27 @@ public final class Recorder<Value>: @unchecked Sendable {
     public func cancel() {
         subscription?.cancel()
     }
+
+    /// The scheduler's frame, for the marble methods; stops the program when there is no scheduler.
+    func frame(for method: String) -> Duration {
+        guard let scheduler else {
+            preconditionFailure(
+                "Recorder.\(method) needs the recorder's virtual times; create it with Recorder(source, scheduler:).")
+        }
+        return scheduler.frame
+    }
 }
 
 extension Recorder {
     private final class Storage: @unchecked Sendable {
-        private let recorded = Mutex<UncheckedBox<[Event<Value>]>>(UncheckedBox([]))
+        private let list = Locked<[Recorded<Value>]>([])
 
-        func append(_ event: Event<Value>) {
-            let box = UncheckedBox(event)
-            recorded.withLock { $0.value.append(box.value) }
+        func append(_ entry: Recorded<Value>) {
+            list.withLock { $0.append(entry) }
         }
 
-        var events: [Event<Value>] {
-            recorded.withLock { UncheckedBox($0.value) }.value
+        var recorded: [Recorded<Value>] {
+            list.withLock { $0 }
         }
     }
-}
-
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

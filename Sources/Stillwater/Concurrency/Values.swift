@@ -16,6 +16,13 @@ extension ObservableType where Value: Sendable {
     /// cancelled (the loop then ends without an error). Values that arrive while the loop body runs are
     /// kept as `buffering` says (every value, by default).
     ///
+    /// Buffering policy: the stream never waits for the loop (a subject's `send` does not block), so
+    /// values that arrive while the body runs are stored. `values` keeps all of them, in order
+    /// (``ValuesBuffering/unbounded``): nothing is lost, and memory grows while the loop lags behind a fast
+    /// stream. ``values(buffering:)`` bounds that memory with ``ValuesBuffering/newest(_:)`` (drop the
+    /// oldest, for state where only the latest matters) or ``ValuesBuffering/oldest(_:)`` (drop new values
+    /// while full). The terminal event is never dropped: it is delivered after the stored values.
+    ///
     /// ```swift
     /// let subject = PublishSubject<Int>()
     /// Task {

@@ -1,0 +1,90 @@
+extension ObservableType {
+    /// Sends each value, and the completion, `delay` later than it arrived; an error goes out at once.
+    ///
+    /// ```swift
+    /// let subscription = Observable.of("ping")
+    ///     .delay(for: .seconds(1), scheduler: .main)
+    ///     .observe { print($0) }
+    /// // Prints "ping", one second later
+    /// ```
+    ///
+    /// In marbles (one frame per character, `delay` of 2 frames):
+    /// ```
+    /// source:  -a-b|
+    /// delay:   ---a-b|
+    /// ```
+    ///
+    /// Values keep their order and their spacing. An error is not delayed: it is sent as soon as it
+    /// arrives, and the values still waiting are dropped (like RxSwift; a failure should not wait behind
+    /// values nobody will use). Cancelling drops the waiting events and cancels (and releases) the timer.
+    ///
+    /// - Complexity: One timer at a time, however many events wait.
+    ///
+    /// - Parameters:
+    ///   - delay: How much later each event is sent; zero or more.
+    ///   - scheduler: The clock, and where the events are sent from.
+    public func delay(for delay: Duration, scheduler: some Scheduler) -> Observable<Value> {
+        preconditionNotNegative(delay, "a delay", of: "delay(for:scheduler:)")
+        return timedOperator(scheduler: scheduler) { observer, timer in
+            var machine = DelayState<Value>(delay: delay)
+            return { input in
+                switch input {
+                case .start:
+                    return true
+                case .upstream(.error(let error)):
+                    observer(.error(error))
+                    return false
+                case .upstream(let event):
+                    if let wait = machine.receive(event, at: timer.now) { timer.start(after: wait) }
+                    return true
+                case .timer:
+                    let (due, wait) = machine.fire(at: timer.now)
+                    for event in due {
+                        observer(event)
+                        if event.isTerminal { return false }
+                    }
+                    if let wait { timer.start(after: wait) }
+                    return true
+                }
+            }
+        }
+    }
+}
+
+/// The pure logic of `delay`: the events that wait with their due times, and when the timer must fire.
+struct DelayState<Value> {
+    let delay: Duration
+    private var waiting: [(due: Duration, event: Event<Value>)] = []
+    private var head = 0
+    private var isTimerRunning = false
+
+    init(delay: Duration) {
+        self.delay = delay
+    }
+
+    /// Queues `event`, which arrived at `now`. Returns how long the timer must wait, when it must be
+    /// started; `nil` when it already runs for an earlier event.
+    mutating func receive(_ event: Event<Value>, at now: Duration) -> Duration? {
+        waiting.append((now + delay, event))
+        guard !isTimerRunning else { return nil }
+        isTimerRunning = true
+        return delay
+    }
+
+    /// The timer fired at `now`: the events to send (the first waiting one, whose timer this was, and every
+    /// other one due by `now`), and how long to wait for the next one, if any is left.
+    mutating func fire(at now: Duration) -> (due: [Event<Value>], wait: Duration?) {
+        var due: [Event<Value>] = []
+        while head < waiting.count, due.isEmpty || waiting[head].due <= now {
+            due.append(waiting[head].event)
+            head += 1
+        }
+        guard head < waiting.count else {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+            isTimerRunning = false
+            return (due, nil)
+        }
+        return (due, max(.zero, waiting[head].due - now))
+    }
+}

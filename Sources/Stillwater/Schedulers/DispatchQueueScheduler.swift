@@ -1,0 +1,86 @@
+import Dispatch
+
+/// A scheduler that runs work on a `DispatchQueue`.
+///
+/// On a serial queue, work runs one piece at a time in due-time order. On a concurrent queue, separate
+/// pieces of work may run at once; the operators of this package still deliver one event at a time to
+/// each observer, in order.
+///
+/// ```swift
+/// let queue = DispatchQueue(label: "search")
+/// let subscription = query
+///     .debounce(for: .milliseconds(300), scheduler: .queue(queue))
+///     .observe { print("search for \($0)") }
+/// ```
+///
+/// Delays use the queue's clock (`DispatchTime`); ``now`` reads the process-wide clock shared by the real
+/// schedulers. Cancelling scheduled work releases its closure at once, even before its deadline.
+public struct DispatchQueueScheduler: Scheduler {
+    /// The queue the work runs on.
+    public let queue: DispatchQueue
+
+    /// A scheduler over `queue`.
+    public init(_ queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// The real clock: the time since the process-wide origin of the real schedulers.
+    public var now: Duration { SchedulerClock.now }
+
+    /// Runs `work` on the queue, after the work already submitted to it.
+    @discardableResult
+    public func schedule(_ work: @escaping () -> Void) -> any Cancellable {
+        let scheduled = ScheduledWork(work)
+        queue.async { scheduled.run() }
+        return scheduled
+    }
+
+    /// Runs `work` on the queue once `delay` has passed.
+    @discardableResult
+    public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> any Cancellable {
+        guard delay > .zero else { return schedule(work) }
+        let scheduled = ScheduledWork(work)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(delay.clampedNanoseconds)) { scheduled.run() }
+        return scheduled
+    }
+
+    /// Runs `work` on the queue once `delay` has passed, then every `interval`, with a dispatch timer.
+    ///
+    /// - Parameter interval: More than zero.
+    @discardableResult
+    public func schedule(after delay: Duration, interval: Duration, _ work: @escaping () -> Void) -> any Cancellable {
+        precondition(interval > .zero,
+                     "schedule(after:interval:) needs an interval of more than zero, got \(interval).")
+        let scheduled = ScheduledWork(repeats: true, work)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .nanoseconds(delay.clampedNanoseconds),
+                       repeating: .nanoseconds(interval.clampedNanoseconds))
+        // A dispatch source never runs its handler twice at once, even on a concurrent queue.
+        timer.setEventHandler { scheduled.run() }
+        timer.resume()
+        return RepeatingDispatchWork(work: scheduled, timer: timer)
+    }
+}
+
+/// Repeating work on a dispatch timer: cancelling it releases the closure and stops the timer.
+private final class RepeatingDispatchWork: Cancellable, @unchecked Sendable {
+    private let work: ScheduledWork
+    private let timer: any DispatchSourceTimer
+
+    init(work: ScheduledWork, timer: any DispatchSourceTimer) {
+        self.work = work
+        self.timer = timer
+    }
+
+    func cancel() {
+        work.cancel()
+        timer.cancel()
+    }
+}
+
+extension Scheduler where Self == DispatchQueueScheduler {
+    /// A scheduler over `queue`: `observe(on: .queue(workQueue))`.
+    public static func queue(_ queue: DispatchQueue) -> DispatchQueueScheduler {
+        DispatchQueueScheduler(queue)
+    }
+}
