@@ -31,15 +31,14 @@ struct Reset: Action {
     func reduce(_ state: inout Counter) { state = Counter() }
 }
 
-/// A dynamic action: it reads the state, dispatches, and answers.
+/// A dynamic action: it reads the state once, decides, dispatches, and answers. (It does not loop until
+/// the state changes: dispatched from an observer, its actions would be queued behind the current one.)
 struct IncrementUntil: DynamicAction {
     let limit: Int
     func call(_ store: Store<Counter>) -> Int {
-        var steps = 0
-        while store.state.value.count + store.state.value.step <= limit {
-            store.dispatch(CounterAction.increment)
-            steps += 1
-        }
+        let state = store.state.value
+        let steps = max(0, (limit - state.count) / state.step)
+        for _ in 0..<steps { store.dispatch(CounterAction.increment) }
         return steps
     }
 }

@@ -29,9 +29,11 @@
 /// nested. Calling a handle that nobody observes does nothing: the parameter is neither delivered later
 /// nor kept.
 ///
-/// A handle holds its observers, not the other way round: the child that calls it keeps nothing of its
-/// parent alive, and cancelling (or releasing) an observer's subscription releases what its closure
-/// captured, even while the handle lives on.
+/// A handle holds its observers' closures, not the other way round: cancelling (or releasing) an
+/// observer's subscription releases what its closure captured, even while the handle lives on. While a
+/// subscription is active, a child holding the handle keeps alive what the parent's observer captured;
+/// a parent that owns both the handle and the subscription should capture itself weakly
+/// (`[weak self]`) in the observer, or cancel the subscription when it goes away.
 ///
 /// - Complexity: A call costs one compare-and-swap to start delivering and one to finish, plus one call
 ///   per observer; it allocates nothing.

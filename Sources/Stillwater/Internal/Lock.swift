@@ -2,8 +2,10 @@ import Synchronization
 
 /// The package's one lock wrapper: a `Synchronization.Mutex` that hands its protected state to a closure.
 ///
-/// Every lock in Stillwater is a `Lock`. Callers say `state.withLock { … }`; user code is never called
-/// while a `Lock` is held (decide under the lock, deliver outside it). The state need not be `Sendable`:
+/// Every lock in Stillwater is a `Lock`. Callers say `state.withLock { … }`; observers are never called
+/// while a `Lock` is held (decide under the lock, deliver outside it). Two user bodies do run under a lock,
+/// because they change a value in place and a copy would cost more: `MutableProperty.modify(_:)` and
+/// `Action.reduce(_:)`; both are documented not to touch their own property or store. The state need not be `Sendable`:
 /// the lock is what makes sharing it safe, which the compiler's region analysis cannot see.
 @usableFromInline
 struct Lock<State>: ~Copyable {

@@ -16,6 +16,8 @@ final class SourceCore<Value>: @unchecked Sendable {
         case event(Event<Value>)
         case attach(ObserverBox<Value>, replay: ContiguousArray<Value>)
         case detach(ObserverBox<Value>)
+        /// Work that must run as the deliverer, in queue order (a store's reduce of a queued action).
+        case perform(() -> Void)
     }
 
     @usableFromInline
@@ -119,6 +121,19 @@ final class SourceCore<Value>: @unchecked Sendable {
             break
         }
         return result
+    }
+
+    /// Changes the current value in place with `body` and delivers the result. Deliverer only: the caller
+    /// won ``DeliveryQueue/tryAcquire()`` or runs inside a ``Work/perform(_:)`` item, so no other write
+    /// and no other delivery can come between the change and its delivery.
+    @inlinable
+    func modifyAndDeliverOwned(_ body: (inout Value) -> Void) {
+        let newValue = retained.withLock { retained -> Value in
+            let last = retained.buffer.count - 1
+            body(&retained.buffer[last])
+            return retained.buffer[last]
+        }
+        deliverOwned(.next(newValue))
     }
 
     /// The latest retained value. Only for sources created with a current value.
@@ -230,6 +245,7 @@ final class SourceCore<Value>: @unchecked Sendable {
                 case .event(let event): deliverOwned(event)
                 case .attach(let box, let replay): attachOwned(box, replay: replay)
                 case .detach(let box): observers.remove(box)
+                case .perform(let body): body()
                 }
             }
             work.removeAll(keepingCapacity: true)

@@ -78,9 +78,11 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     @inlinable
     func slice(of root: Root) -> Value {
         guard let offset else { return root[keyPath: keyPath] }
-        return withUnsafeBytes(of: root) { bytes in
+        let slice = withUnsafeBytes(of: root) { bytes in
             bytes.baseAddress.unsafelyUnwrapped.advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
         }
+        assert(slice == root[keyPath: keyPath], "scope: the read at offset \(offset) disagrees with \(keyPath)")
+        return slice
     }
 
     @inlinable
@@ -125,14 +127,22 @@ final class ScopeCache: @unchecked Sendable {
     /// Forgets `keyPath` if its node has been freed.
     @usableFromInline
     func removeReleased(_ keyPath: AnyKeyPath) {
-        nodes.withLock { nodes in
-            if let entry = nodes[keyPath], entry.node == nil { nodes[keyPath] = nil }
+        // Loading a weak reference makes a strong one; it is returned and released outside the lock, so
+        // a node whose last reference goes at that moment is freed (and re-enters this cache) unlocked.
+        let loaded: AnyObject? = nodes.withLock { nodes in
+            guard let entry = nodes[keyPath] else { return nil }
+            let node = entry.node
+            if node == nil { nodes[keyPath] = nil }
+            return node
         }
+        _ = loaded
     }
 
     /// How many live scope nodes the cache holds (for tests).
     @usableFromInline
     var liveCount: Int {
-        nodes.withLock { $0.values.filter { $0.node != nil }.count }
+        // The strong references are released outside the lock; see `removeReleased(_:)`.
+        let loaded = nodes.withLock { $0.values.map(\.node) }
+        return loaded.count { $0 != nil }
     }
 }

@@ -21,8 +21,10 @@
 /// ```
 ///
 /// - Important: `reduce` runs while the store's state is locked, so that a large state is changed in place
-///   rather than copied. It must not read or write the store it is reduced by (it would wait for itself);
-///   everything it needs is in `state` and in the action.
+///   rather than copied. It must not read the state of the store it is reduced by (`state.value`, a
+///   scope's value, or a new scope): that waits for the lock it runs under. Everything it needs is in
+///   `state` and in the action. (A dispatch from `reduce` is merely queued, but reducers are clearer
+///   without side effects; use a ``DynamicAction`` for those.)
 public protocol Action<State> {
     /// The type of state this action changes.
     associatedtype State
@@ -49,8 +51,10 @@ public protocol Action<State> {
 /// ```
 ///
 /// A dynamic action is called at once, on the dispatching thread; it is not reduced and middleware does
-/// not see it (it sees the actions it dispatches). When it is called from inside an observer or a reducing
-/// dispatch, the actions it dispatches are queued, so the state it reads afterwards does not yet show them.
+/// not see it (it sees the actions it dispatches). The actions it dispatches are reduced at once only
+/// when nothing else is in progress: called from inside an observer or middleware, or while another
+/// thread is dispatching, they are queued, so the state it reads afterwards may not show them yet. Do
+/// not loop until the state changes; decide from one reading, as above, or observe the state.
 public protocol DynamicAction<State> {
     /// The type of state of the store this action runs against.
     associatedtype State

@@ -37,11 +37,12 @@ public final class History<A: Action>: @unchecked Sendable {
         case redo
     }
 
-    /// A recorded step and the time it was dispatched.
+    /// A recorded step and the time it was reduced.
     public struct Entry {
         /// What happened.
         public var step: Step
-        /// When it was dispatched.
+        /// When it reached the history's middleware: when it was dispatched, or, for an action queued
+        /// behind another, when its turn came.
         public var time: Date
 
         /// Creates an entry.
@@ -105,7 +106,7 @@ public final class History<A: Action>: @unchecked Sendable {
                     if record.past.count > undoLimit { record.past.removeFirst(record.past.count - undoLimit) }
                     record.future.removeAll()
                 }
-            case let step as TimeTravel<A>:
+            case let step as TimeTravel<A> where step.history === self:
                 record.withLock { $0.entries.append(Entry(step.isUndo ? .undo : .redo)) }
             default:
                 break

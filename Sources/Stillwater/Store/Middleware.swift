@@ -14,9 +14,9 @@
 /// let store = Store(Counter(), middleware: [blockResets])
 /// ```
 ///
-/// Middleware runs on the reducing thread, one action at a time, in the order given to the store. Reading
-/// `store.state.value` before `next` gives the state before the action, and after `next` the state after
-/// it (`next` reduces and delivers before it returns).
+/// Middleware runs on the thread running the store's queue, one action at a time, in the order given to
+/// the store. Reading `store.state.value` before `next` gives the state before the action, and after
+/// `next` the state after it (`next` reduces and delivers to the state's observers before it returns).
 ///
 /// - Important: Call `next` before the middleware returns. To reduce an action later (after a delay, on
 ///   another thread), dispatch it again with `store.dispatch(_:)`; it then passes through every
@@ -48,7 +48,9 @@ extension Middleware {
     /// A middleware that prints each action and a summary of what it changed in the state.
     ///
     /// For a state with stored properties, the summary names each property whose description changed,
-    /// with its old and new description; otherwise it shows the whole state before and after.
+    /// with its old and new description; otherwise it shows the whole state before and after. The state
+    /// should be a value type: a class instance is the same object before and after, so its changes show
+    /// as "unchanged".
     ///
     /// ```swift
     /// let store = Store(Counter(), middleware: [.logging()])

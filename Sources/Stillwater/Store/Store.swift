@@ -25,10 +25,6 @@
 /// nobody references is freed, with its middleware, whether or not its state is still observed.
 public final class Store<State> {
     @usableFromInline let storage: RootStorage<State>
-    /// Actions waiting for the thread that is reducing.
-    @usableFromInline let queue = DeliveryQueue<any Action<State>>()
-    /// Owned by the reducing thread.
-    @usableFromInline @exclusivity(unchecked) var pending: [any Action<State>] = []
     /// The middleware chain ending in the reducer, or `nil` without middleware. Set once, in `init`.
     @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
     /// The middleware, kept so that the store owns (and frees) what it captured.
@@ -60,21 +56,27 @@ public final class Store<State> {
         chain = next
     }
 
-    /// Reduces `action` now, or queues it behind the action being reduced or delivered.
+    /// Reduces `action` now, or queues it behind the delivery in progress.
     ///
-    /// Safe from any thread. When it returns, the action has been reduced and delivered unless another
-    /// dispatch was in progress (on this thread, from inside an observer, or on another thread); then the
-    /// action is reduced after it, by the thread running it, before that thread's `dispatch` returns.
+    /// Safe from any thread. The store's actions, the deliveries of its state and the arrival and
+    /// departure of its state's observers share one queue: when nothing is in progress, the action is
+    /// reduced and its state delivered before `dispatch` returns. Otherwise (a dispatch on another thread,
+    /// a dispatch from inside an observer, a subscription being made or cancelled) the action is queued,
+    /// and the thread running the queue reduces it after the current work, before that thread returns.
+    ///
+    /// Observers therefore run on whichever thread runs the queue; use ``ObservableType/observe(on:)``
+    /// to move them to a scheduler of your choice.
     ///
     /// - Complexity: Without middleware and without contention, one reduce in place under a lock, one
     ///   delivery of the new state, and two atomic operations.
     @inlinable
     public func dispatch<A: Action>(_ action: A) where A.State == State {
-        if queue.tryAcquire() {
+        let core = storage.core
+        if core.queue.tryAcquire() {
             perform(action)
-            finishDispatching()
-        } else if queue.enqueue(action) {
-            finishDispatching()
+            core.finishDelivering()
+        } else if core.queue.enqueue(.perform({ [self] in perform(action) })) {
+            core.finishDelivering()
         }
     }
 
@@ -101,7 +103,7 @@ public final class Store<State> {
         state.scope(keyPath)
     }
 
-    // MARK: Reducing (the reducing thread only)
+    // MARK: Reducing (the thread running the state's queue only)
 
     @inlinable
     func perform<A: Action>(_ action: A) where A.State == State {
@@ -114,17 +116,7 @@ public final class Store<State> {
 
     @inlinable
     func reduce<A: Action>(_ action: A) where A.State == State {
-        storage.core.modifyCurrent { action.reduce(&$0) }
-    }
-
-    @inlinable
-    func finishDispatching() {
-        while queue.releaseOrTake(into: &pending) {
-            for action in pending {
-                perform(action)
-            }
-            pending.removeAll(keepingCapacity: true)
-        }
+        storage.core.modifyAndDeliverOwned { action.reduce(&$0) }
     }
 }
 

@@ -68,9 +68,13 @@ struct StoreTests {
     func concurrentDispatch() async {
         let store = Store(Tally())
         let seen = Shared<[Int]>([])
+        let whole = Shared<[Int]>([])
         let overlaps = OverlapDetector()
         let subscription = store.scope(\.count).observe { count in
             overlaps.enter { seen.value.append(count) }
+        }
+        let wholeSubscription = store.state.observe { state in
+            overlaps.enter { whole.value.append(state.count) }
         }
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
@@ -80,10 +84,42 @@ struct StoreTests {
             }
         }
         subscription.cancel()
+        wholeSubscription.cancel()
         #expect(store.state.value.count == 40_000)
         #expect(overlaps.overlaps == 0)
-        #expect(seen.value.first == 0 && seen.value.last == 40_000)
-        #expect(zip(seen.value, seen.value.dropFirst()).allSatisfy { $0 < $1 })
+        // Every state, in order: strictly increasing, and none skipped.
+        #expect(seen.value == Array(0...40_000))
+        #expect(whole.value == Array(0...40_000))
+    }
+
+    @Test("observers read the state they are told of, while other threads dispatch, subscribe and cancel")
+    func stateReadsWhatIsDelivered() async {
+        let store = Store(Tally())
+        let mismatches = AtomicCounter()
+        let deliveries = AtomicCounter()
+        let watcher = store.state.observe { state in
+            deliveries.increment()
+            if store.state.value.count != state.count { mismatches.increment() }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    for _ in 0..<5_000 { store.dispatch(TallyAction.increment) }
+                }
+            }
+            group.addTask {
+                for _ in 0..<2_000 {
+                    let churn = store.state.observe { state in
+                        if store.state.value.count != state.count { mismatches.increment() }
+                    }
+                    churn.cancel()
+                }
+            }
+        }
+        watcher.cancel()
+        #expect(store.state.value.count == 15_000)
+        #expect(deliveries.value == 15_001)
+        #expect(mismatches.value == 0)
     }
 
     @Test("an action dispatched by an observer is reduced after every observer saw the state before it")
