@@ -63,8 +63,12 @@ final class StillwaterStore {
         store.scope(\.count).observe(onNext)
     }
 
+    /// Each observer reads its own flag from every new state and compares it with the last one, the same
+    /// work the peers and the hand-written store do. (`scope(\.flags[index])` gives the same deliveries
+    /// with one shared node per flag, but a subscript key path is interpreted on every read, which costs
+    /// more than the closure here.)
     func observeFlag(_ index: Int, _ onNext: @escaping (Bool) -> Void) -> Subscription {
-        store.scope(\.flags[index]).observe(onNext)
+        store.state.map { $0.flags[index] }.distinctUntilChanged().observe(onNext)
     }
 }
 #else
