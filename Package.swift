@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "basics", targets: ["Basics"]),
         .executable(name: "counter", targets: ["Counter"]),
         .executable(name: "action-handles", targets: ["ActionHandles"]),
+        .executable(name: "view-model-binding", targets: ["ViewModelBinding"]),
+        .executable(name: "todo", targets: ["Todo"]),
     ],
     targets: [
         .target(name: "Stillwater"),
@@ -17,7 +19,12 @@ let package = Package(
         .executableTarget(name: "Basics", dependencies: ["Stillwater"], path: "Playgrounds/Basics"),
         .executableTarget(name: "Counter", dependencies: ["Stillwater"], path: "Playgrounds/Counter"),
         .executableTarget(name: "ActionHandles", dependencies: ["Stillwater"], path: "Playgrounds/ActionHandles"),
+        .executableTarget(
+            name: "ViewModelBinding", dependencies: ["Stillwater"], path: "Playgrounds/ViewModelBinding"),
+        .target(name: "TodoCore", dependencies: ["Stillwater"], path: "Playgrounds/Todo/TodoCore"),
+        .executableTarget(name: "Todo", dependencies: ["TodoCore", "Stillwater"], path: "Playgrounds/Todo/App"),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
+        .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater"]),
     ],
     swiftLanguageModes: [.v6]
 )

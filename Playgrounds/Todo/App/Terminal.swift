@@ -1,0 +1,136 @@
+import TodoCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The terminal settings to restore, kept where a signal handler can reach them without allocating.
+nonisolated(unsafe) private var savedSettings = termios()
+nonisolated(unsafe) private var rawModeIsOn: sig_atomic_t = 0
+
+/// Shows the cursor, resets the colours and leaves the alternate screen.
+private let leaveScreen: StaticString = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+
+/// Puts the terminal back as it was. Async-signal-safe: only `tcsetattr` and `write`.
+private func restoreTerminalNow() {
+    guard rawModeIsOn != 0 else { return }
+    rawModeIsOn = 0
+    _ = write(STDOUT_FILENO, leaveScreen.utf8Start, leaveScreen.utf8CodeUnitCount)
+    _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedSettings)
+}
+
+/// The signals after which the terminal must be restored before the process ends: Ctrl-C sent from
+/// outside (raw mode reads Ctrl-C as a key), hang-ups, kills, and crashes.
+private let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
+
+/// The terminal in raw mode, on the alternate screen, for the lifetime of one interactive session.
+///
+/// Raw mode means keys arrive one by one, unechoed, with Ctrl-C as a key rather than a signal. The
+/// terminal is restored by ``restore()``, at exit, and on every signal that ends the process (the
+/// handler restores, then lets the signal do what it would have done).
+final class RawTerminal {
+    /// Switches the terminal to raw mode and the alternate screen.
+    ///
+    /// - Throws: ``TerminalError`` when standard input is not a terminal whose settings can be changed.
+    init() throws(TerminalError) {
+        guard tcgetattr(STDIN_FILENO, &savedSettings) == 0 else { throw TerminalError("cannot read the terminal settings") }
+        var raw = savedSettings
+        cfmakeraw(&raw)
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw TerminalError("cannot switch the terminal to raw mode") }
+        rawModeIsOn = 1
+        for signal in fatalSignals { installRestoringHandler(for: signal) }
+        atexit { restoreTerminalNow() }
+        // The alternate screen keeps the user's scrollback intact; hide the cursor while browsing.
+        Self.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+    }
+
+    /// Puts the terminal back as it was before ``init()``. Safe to call more than once.
+    func restore() {
+        restoreTerminalNow()
+    }
+
+    deinit {
+        restoreTerminalNow()
+    }
+
+    /// The terminal's size in characters, or `nil` when it cannot be read.
+    static func size() -> (width: Int, height: Int)? {
+        var size = winsize()
+        let result = withUnsafeMutablePointer(to: &size) { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }
+        guard result == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// Writes `text` to standard output at once, whole, without buffering. A terminal that stopped
+    /// taking output shows up as the end of the input, so a failed write is not reported here.
+    static func write(_ text: String) {
+        var text = text
+        _ = text.withUTF8 { writeFully(STDOUT_FILENO, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Waits up to `milliseconds` for input, then reads what is there.
+    ///
+    /// - Returns: The bytes read; empty after a timeout; `nil` at the end of the input (the terminal
+    ///   went away).
+    func read(waiting milliseconds: Int32) throws(TerminalError) -> [UInt8]? {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready < 0 {
+            if errno == EINTR { return [] }
+            throw TerminalError("cannot wait for keys: \(String(cString: strerror(errno)))")
+        }
+        if ready == 0 { return [] }
+        if descriptor.revents & Int16(POLLIN) == 0 && descriptor.revents & Int16(POLLHUP | POLLERR) != 0 { return nil }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = systemRead(STDIN_FILENO, &buffer, buffer.count)
+        if count < 0 {
+            if errno == EINTR || errno == EAGAIN { return [] }
+            throw TerminalError("cannot read keys: \(String(cString: strerror(errno)))")
+        }
+        return count == 0 ? nil : Array(buffer.prefix(count))
+    }
+}
+
+/// Restores the terminal, then lets `signal` take its default course (ending the process, or a crash
+/// report), as if no handler had been installed.
+private func installRestoringHandler(for signal: Int32) {
+    var action = sigaction()
+    #if canImport(Darwin)
+    action.__sigaction_u.__sa_handler = { received in
+        restoreTerminalNow()
+        Darwin.signal(received, SIG_DFL)
+        raise(received)
+    }
+    #else
+    action.__sigaction_handler.sa_handler = { received in
+        restoreTerminalNow()
+        Glibc.signal(received, SIG_DFL)
+        raise(received)
+    }
+    #endif
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(signal, &action, nil)
+}
+
+/// Why the terminal could not be used.
+struct TerminalError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// `read(2)`, under a name that the methods called `read` do not hide.
+private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, bytes, count)
+}
+
+/// Whether `descriptor` is a terminal.
+func isTerminal(_ descriptor: Int32) -> Bool {
+    isatty(descriptor) == 1
+}

@@ -1,0 +1,49 @@
+// `todo`: a terminal todo list built on Stillwater. Run it with `swift run todo`; `todo --help` explains
+// both modes. Everything but the terminal lives in TodoCore, where the tests reach it.
+
+import Foundation
+import TodoCore
+
+/// Writes `text` and a newline to standard error, after whatever standard output still holds.
+func printError(_ text: String) {
+    fflush(nil)
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+let options: TodoOptions
+do {
+    options = try TodoOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    printError("todo: \(error)")
+    exit(2)
+}
+if options.showsHelp {
+    print(TodoOptions.usage)
+    exit(0)
+}
+
+let file = TodoFile(path: options.file ?? TodoFile.defaultPath)
+let loaded: TodoFile.LoadResult
+do {
+    loaded = try file.load()
+} catch {
+    printError("todo: \(error)")
+    exit(1)
+}
+var notice: String?
+if case .setAside(let reason, let movedTo) = loaded {
+    notice = "\(file.path) was not a todo list (\(reason)); it was renamed to \(movedTo), and the list starts empty"
+    printError("todo: warning: \(notice!)")
+}
+
+if isTerminal(STDIN_FILENO) && isTerminal(STDOUT_FILENO) {
+    let session = TodoSession(loaded.list, file: file, showsCursor: true)
+    let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
+    let shownPath = !home.isEmpty && file.path.hasPrefix(home + "/") ? "~" + file.path.dropFirst(home.count) : file.path
+    exit(runInteractive(session: session, title: "Stillwater todo (\(shownPath))", notice: notice))
+} else {
+    let session = TodoSession(loaded.list, file: file)
+    let runner = PipedRunner(session: session, output: { print($0) }, errors: printError)
+    while let line = readLine(), runner.run(line) {}
+    exit(runner.failures == 0 ? 0 : 1)
+}

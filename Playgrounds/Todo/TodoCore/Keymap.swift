@@ -1,0 +1,116 @@
+/// What a key does on the interactive screen.
+public enum ScreenCommand: CaseIterable, Sendable {
+    /// Move the cursor one row up.
+    case cursorUp
+    /// Move the cursor one row down.
+    case cursorDown
+    /// Move the cursor to the first row.
+    case cursorFirst
+    /// Move the cursor to the last row.
+    case cursorLast
+    /// Mark the item under the cursor done, or not done.
+    case toggle
+    /// Type a new item in the line editor.
+    case add
+    /// Change the title of the item under the cursor in the line editor.
+    case edit
+    /// Delete the item under the cursor.
+    case delete
+    /// Move the item under the cursor one row up.
+    case moveUp
+    /// Move the item under the cursor one row down.
+    case moveDown
+    /// Show the next filter: all, active, done.
+    case filter
+    /// Step back over the last change.
+    case undo
+    /// Step forward over the last undo.
+    case redo
+    /// Show every key.
+    case help
+    /// Draw the whole screen again.
+    case redraw
+    /// Leave (the list is already saved).
+    case quit
+}
+
+/// One line of the key reference: the keys, and what they do.
+public struct KeyBinding: Sendable {
+    /// The keys, the first being the one the short help shows.
+    public let keys: [Key]
+    /// What they do.
+    public let command: ScreenCommand
+    /// The short label in the help line at the bottom of the screen (`a add`).
+    public let label: String
+    /// The explanation in the full help (`?`) and in `todo --help`.
+    public let explanation: String
+}
+
+/// The keys of the interactive screen, in one table: the screen looks keys up in it, and the help line,
+/// the `?` page and `todo --help` are written from it, so the help never lists a key that does nothing.
+///
+/// ```swift
+/// print(Keymap.command(for: .character(" ")) == .toggle)
+/// // Prints "true"
+/// ```
+public enum Keymap {
+    /// Every binding, in the order the help lists them.
+    public static let bindings: [KeyBinding] = [
+        KeyBinding(keys: [.up, .character("k")], command: .cursorUp, label: "↑↓ select",
+                   explanation: "select the row above"),
+        KeyBinding(keys: [.down, .character("j")], command: .cursorDown, label: "",
+                   explanation: "select the row below"),
+        KeyBinding(keys: [.home, .character("g")], command: .cursorFirst, label: "",
+                   explanation: "select the first row"),
+        KeyBinding(keys: [.end, .character("G")], command: .cursorLast, label: "",
+                   explanation: "select the last row"),
+        KeyBinding(keys: [.character(" "), .character("x"), .enter], command: .toggle, label: "space done",
+                   explanation: "mark the selected item done, or not done"),
+        KeyBinding(keys: [.character("a")], command: .add, label: "a add",
+                   explanation: "add an item (Enter adds it, Esc cancels)"),
+        KeyBinding(keys: [.character("e")], command: .edit, label: "e edit",
+                   explanation: "edit the selected title (Enter saves, Esc cancels)"),
+        KeyBinding(keys: [.character("d"), .delete], command: .delete, label: "d del",
+                   explanation: "delete the selected item"),
+        KeyBinding(keys: [.character("K"), .shiftUp], command: .moveUp, label: "K/J move",
+                   explanation: "move the selected item up"),
+        KeyBinding(keys: [.character("J"), .shiftDown], command: .moveDown, label: "",
+                   explanation: "move the selected item down"),
+        KeyBinding(keys: [.character("f")], command: .filter, label: "f filter",
+                   explanation: "show all, then active, then done items"),
+        KeyBinding(keys: [.character("u")], command: .undo, label: "u/r undo/redo",
+                   explanation: "undo the last change"),
+        KeyBinding(keys: [.character("r"), .control("r")], command: .redo, label: "",
+                   explanation: "redo the last undone change"),
+        KeyBinding(keys: [.character("?")], command: .help, label: "? help",
+                   explanation: "show this help (any key goes back)"),
+        KeyBinding(keys: [.control("l")], command: .redraw, label: "",
+                   explanation: "draw the whole screen again"),
+        KeyBinding(keys: [.character("q"), .control("c"), .control("d")], command: .quit, label: "q quit",
+                   explanation: "quit (every change is already saved)"),
+    ]
+
+    private static let commands: [Key: ScreenCommand] = Dictionary(
+        bindings.flatMap { binding in binding.keys.map { ($0, binding.command) } },
+        uniquingKeysWith: { first, _ in first })
+
+    /// The command bound to `key`, if any.
+    public static func command(for key: Key) -> ScreenCommand? {
+        commands[key]
+    }
+
+    /// The help line at the bottom of the screen: `? help  q quit  ↑↓ select  space done  …`.
+    /// Help and quit come first, so that a narrow window still shows them.
+    public static let helpLine = (bindings.filter { $0.command == .help || $0.command == .quit }
+        + bindings.filter { $0.command != .help && $0.command != .quit })
+        .map(\.label).filter { !$0.isEmpty }.joined(separator: "  ")
+
+    /// One line per binding: `Up, k            select the row above`.
+    public static let reference: String = {
+        let rows = bindings.map { binding in (binding.keys.map(\.description).joined(separator: ", "), binding.explanation) }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { keys, explanation in
+            keys + String(repeating: " ", count: width - keys.count + 2) + explanation
+        }.joined(separator: "\n")
+    }()
+}

@@ -1,0 +1,92 @@
+import Stillwater
+
+/// The piped mode of `todo`: runs one command per line, prints what each did, the list after each change,
+/// and how many rows the change redrew.
+///
+/// ```swift
+/// let session = TodoSession()
+/// let runner = PipedRunner(session: session, output: { print($0) }, errors: { print("error:", $0) })
+/// runner.run(lines: ["add milk", "toggle 1", "toggle 7"])
+/// // Prints "added \"milk\" as item 1", "   1. [ ] milk", "redrew 1 of 1 row · 1 of 1 left",
+/// //        "item 1 \"milk\" is done", "   1. [x] milk", "redrew 1 of 1 row · 0 of 1 left",
+/// //        "error: line 3: there is no item 7: the list shows only item 1"
+/// ```
+///
+/// The list is drawn through a ``RowListView`` that observes the session's rows, exactly as the
+/// interactive screen draws it, so the counts are the ones the screen would show.
+public final class PipedRunner {
+    private let session: TodoSession
+    private let output: (String) -> Void
+    private let errors: (String) -> Void
+    private let view = RowListView { _ in }
+    private let subscription: Subscription
+    private var lineNumber = 0
+
+    /// How many lines failed so far (refused commands and failed saves).
+    public private(set) var failures = 0
+
+    /// A runner over `session` that prints to `output` and reports problems to `errors`.
+    public init(session: TodoSession, output: @escaping (String) -> Void, errors: @escaping (String) -> Void) {
+        self.session = session
+        self.output = output
+        self.errors = errors
+        subscription = session.rows.observe { [view] rows in view.show(rows) }
+    }
+
+    /// Runs every line of `lines` until the end or a `quit`.
+    ///
+    /// - Returns: The exit status: 0 when every line worked, 1 otherwise.
+    @discardableResult
+    public func run(lines: some Sequence<String>) -> Int32 {
+        for line in lines where !run(line) { break }
+        return failures == 0 ? 0 : 1
+    }
+
+    /// Runs one line.
+    ///
+    /// - Returns: `false` after `quit`, `true` otherwise (also after a refused line).
+    @discardableResult
+    public func run(_ line: String) -> Bool {
+        lineNumber += 1
+        let updatesBefore = view.showCount
+        do {
+            guard let command = try TodoCommand.parse(line) else { return true }
+            switch try session.perform(command) {
+            case .changed(let message):
+                output(message)
+                let unchanged = RedrawSummary(redrawnRows: 0, clearedRows: 0, rowCount: view.rows.count, renderedItems: 0)
+                printList(redraw: view.showCount == updatesBefore ? unchanged : view.lastRedraw)
+                reportSaveProblem()
+            case .unchanged(let message):
+                output(message)
+            case .list:
+                printList(redraw: nil)
+            case .help:
+                output(TodoCommand.reference)
+            case .quit:
+                return false
+            }
+        } catch {
+            failures += 1
+            errors("line \(lineNumber): \(error.message)")
+        }
+        return true
+    }
+
+    private func printList(redraw: RedrawSummary?) {
+        let lines = view.lines
+        if lines.isEmpty {
+            let filter = session.filter.value
+            output(filter == .all ? "   (no items)" : "   (no \(filter.rawValue) items)")
+        } else {
+            for line in lines { output(line) }
+        }
+        output((redraw.map { "\($0) · " } ?? "") + session.summary)
+    }
+
+    private func reportSaveProblem() {
+        guard let problem = session.saveProblem.value else { return }
+        failures += 1
+        errors("line \(lineNumber): \(problem)")
+    }
+}

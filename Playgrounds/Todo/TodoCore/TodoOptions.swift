@@ -1,0 +1,88 @@
+/// The command line of `todo`: which file to use, and whether to print the help.
+///
+/// ```swift
+/// let options = try TodoOptions.parse(["--file", "/tmp/list.json"])
+/// print(options.file ?? "default", options.showsHelp)
+/// // Prints "/tmp/list.json false"
+/// ```
+public struct TodoOptions: Equatable, Sendable {
+    /// The file given with `--file`, or `nil` for ``TodoFile/defaultPath``.
+    public var file: String?
+    /// Whether `--help` (or `-h`) was given.
+    public var showsHelp = false
+
+    /// Options with the defaults: the default file, no help.
+    public init(file: String? = nil, showsHelp: Bool = false) {
+        self.file = file
+        self.showsHelp = showsHelp
+    }
+
+    /// The options in `arguments` (without the program name): `--file PATH`, `--file=PATH`, `-f PATH`,
+    /// `--help`, `-h`.
+    ///
+    /// - Throws: ``OptionError`` for an unknown argument, or `--file` without a path.
+    public static func parse(_ arguments: [String]) throws(OptionError) -> TodoOptions {
+        var options = TodoOptions()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--help", "-h":
+                options.showsHelp = true
+            case "--file", "-f":
+                guard let path = remaining.popFirst(), !path.isEmpty else { throw .missingPath(argument) }
+                options.file = path
+            case _ where argument.hasPrefix("--file="):
+                let path = String(argument.dropFirst("--file=".count))
+                guard !path.isEmpty else { throw .missingPath("--file") }
+                options.file = path
+            default:
+                throw .unknown(argument)
+            }
+        }
+        return options
+    }
+
+    /// What `todo --help` prints: both modes, the keys, the commands, and the file.
+    public static let usage = """
+        todo — a terminal todo list built on Stillwater
+
+        usage: todo [--file PATH]
+               todo --help
+
+        In a terminal, todo opens a full-screen list:
+        \(Keymap.reference.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+
+        When its input is not a terminal (a pipe or a file), or its output is redirected, todo reads
+        one command per line, prints the list after each change with the number of rows the change
+        redrew, and exits at the end of the input:
+        \(TodoCommand.reference.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+          example: printf 'add milk\\nadd eggs\\ntoggle 1\\n' | todo --file /tmp/list.json
+
+        A command that is not understood, or names an item that is not on the list, prints why and
+        changes nothing; todo then exits with status 1 at the end (0 when every command worked).
+
+        options:
+          -f, --file PATH   keep the list in PATH (default: ~/.stillwater-todo.json)
+          -h, --help        print this help
+
+        The list is saved after every change, atomically (a temporary file renamed over the old
+        one). A file that is not a todo list is never overwritten: it is renamed to
+        PATH.corrupt-<time>, and todo starts with an empty list and says so.
+        """
+}
+
+/// Why the command line of `todo` was refused.
+public enum OptionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An argument that is not an option of `todo`.
+    case unknown(String)
+    /// `--file` without a path after it.
+    case missingPath(String)
+
+    /// One line saying what was wrong, and where to look.
+    public var description: String {
+        switch self {
+        case .unknown(let argument): "unknown argument \"\(argument)\"; see todo --help"
+        case .missingPath(let option): "\(option) needs a path, like \(option) ~/todo.json"
+        }
+    }
+}

@@ -1,0 +1,389 @@
+import Stillwater
+
+/// One line of the interactive screen: its text and how it is styled.
+public struct ScreenLine: Equatable, Sendable {
+    /// How a line is drawn.
+    public enum Style: Sendable {
+        /// Normal text.
+        case plain
+        /// The title line at the top.
+        case header
+        /// The row under the cursor.
+        case selected
+        /// The status line and the help line.
+        case dim
+        /// A problem the user must see (a failed save).
+        case warning
+    }
+
+    /// The text, already cut to the screen's width.
+    public var text: String
+    /// The style.
+    public var style: Style
+
+    /// A line showing `text` in `style`.
+    public init(_ text: String, style: Style = .plain) {
+        self.text = text
+        self.style = style
+    }
+}
+
+/// What the screen asks the terminal to do.
+public enum ScreenWrite: Equatable, Sendable {
+    /// Blank the whole screen (before a full redraw).
+    case clear
+    /// Show `line` on row `row` (from 0), replacing what the row showed.
+    case line(row: Int, ScreenLine)
+}
+
+/// The interactive todo screen, without the terminal: it takes keys and a size, and writes lines.
+///
+/// Layout, top to bottom: a header (`Stillwater todo · 2 of 5 left`), the list, a blank row, the status
+/// line (`redrew 1 of 18 rows · item 3 is done`), and the help line, which becomes the line editor while
+/// an item is being added or edited.
+///
+/// Every row of the screen sits behind its own ``RenderGate``, so a row is written to the terminal only
+/// when its text or style changed. The list's rows are found by a ``RowListView``: the session's rows are
+/// diffed, only inserted, moved and changed items are rendered, and only lines whose text changed are
+/// handed to their gates. Keys pressed on a row call that row's ``RowHandles``.
+///
+/// ```swift
+/// var written: [Int: String] = [:]
+/// let session = TodoSession(TodoList(titles: ["milk", "eggs"]), showsCursor: true)
+/// let screen = TodoScreen(session: session, width: 40, height: 8) { write in
+///     if case .line(let row, let line) = write { written[row] = line.text }
+/// }
+/// screen.handle(.down)
+/// print(written[1]!, "|", written[2]!, "|", written[6]!)
+/// // Prints "   1. [ ] milk | >  2. [ ] eggs | redrew 2 of 2 rows"
+/// ```
+///
+/// Not thread-safe: call it from the thread that reads the keys.
+public final class TodoScreen {
+    /// What the screen is doing.
+    public enum Mode: Equatable, Sendable {
+        /// Moving through the list.
+        case browsing
+        /// Typing a new item.
+        case adding(LineEditor)
+        /// Editing the title of the item with identity `id`.
+        case editing(id: Int, LineEditor)
+        /// Showing every key, on pages as long as the list area (from 0).
+        case help(page: Int)
+    }
+
+    private let session: TodoSession
+    private let output: (ScreenWrite) -> Void
+    private let title: String
+    private var gates: [RenderGate<ScreenLine>] = []
+    private var listView: RowListView!
+    private var subscription: Subscription?
+    private var scrollOffset = 0
+    private var message = ""
+
+    /// The screen's width, in characters.
+    public private(set) var width: Int
+    /// The screen's height, in rows.
+    public private(set) var height: Int
+    /// What the screen is doing.
+    public private(set) var mode: Mode = .browsing
+
+    /// A screen of `width` × `height` characters over `session` (which should show its cursor), writing
+    /// to `output`. It draws everything at once.
+    ///
+    /// - Parameter title: The start of the header line.
+    public init(
+        session: TodoSession, width: Int, height: Int, title: String = "Stillwater todo",
+        output: @escaping (ScreenWrite) -> Void
+    ) {
+        self.session = session
+        self.output = output
+        self.title = title
+        self.width = width
+        self.height = height
+        listView = RowListView { [unowned self] changes in draw(changes) }
+        layOut()
+        subscription = session.rows.observe { [unowned self] rows in show(rows) }
+        message = "press ? for every key"
+        drawChrome()
+    }
+
+    /// The row and column (from 0) where the terminal should show its cursor: in the line editor while
+    /// editing, `nil` (hidden) otherwise.
+    public var cursorPosition: (row: Int, column: Int)? {
+        guard let (prompt, editor) = editorState, isLargeEnough else { return nil }
+        return (height - 1, editor.visibleLine(prompt: prompt, width: width).cursorColumn)
+    }
+
+    /// What the last change of the list redrew: `redrew 1 of 18 rows`.
+    public var lastRedraw: RedrawSummary { listView.lastRedraw }
+
+    /// Handles one key.
+    ///
+    /// - Returns: `false` when the key asks to quit, `true` otherwise.
+    @discardableResult
+    public func handle(_ key: Key) -> Bool {
+        switch mode {
+        case .help(let page):
+            let pages = helpPageCount
+            switch key {
+            case .down, .character("j"), .character(" "), .pageDown:
+                if page + 1 < pages { showHelp(page: page + 1) } else { leaveHelp() }
+            case .up, .character("k"), .pageUp:
+                showHelp(page: max(page - 1, 0))
+            default:
+                leaveHelp()
+            }
+        case .adding(var editor):
+            let outcome = editor.handle(key)
+            mode = .adding(editor)
+            finishEditing(outcome, editor.text) { title in
+                let id = session.list.nextID
+                session.add(title)
+                guard session.list.items.last?.id == id else { return "nothing added: the title was empty" }
+                session.selection.value = TodoSelection(id: id, index: session.rows.value.count)
+                return "added \"\(session.list.items.last!.title)\""
+                    + (session.rows.value.contains { $0.item.id == id } ? "" : " (hidden by the filter)")
+            }
+        case .editing(let id, var editor):
+            let outcome = editor.handle(key)
+            mode = .editing(id: id, editor)
+            finishEditing(outcome, editor.text) { title in
+                guard let row = session.rows.value.first(where: { $0.item.id == id }) else { return "the item is gone" }
+                guard !TodoItem.cleanTitle(title).isEmpty else { return "not changed: the title was empty" }
+                row.rename(to: title)
+                return "renamed to \"\(TodoItem.cleanTitle(title))\""
+            }
+        case .browsing:
+            guard let command = Keymap.command(for: key) else {
+                if case .unknown = key {} else { message = "\(key) does nothing here; press ? for every key" }
+                break
+            }
+            if command == .quit { return false }
+            run(command)
+        }
+        drawChrome()
+        return true
+    }
+
+    /// Adapts the layout to a new size and draws everything again.
+    public func resize(width: Int, height: Int) {
+        guard width != self.width || height != self.height else { return }
+        self.width = width
+        self.height = height
+        layOut()
+        output(.clear)
+        show(session.rows.value)
+        syncListLines()
+        drawChrome()
+    }
+
+    /// Shows `message` in the status line until the next key replaces it (a notice from the start-up,
+    /// say).
+    public func announce(_ message: String) {
+        self.message = message
+        drawChrome()
+    }
+
+    /// Clears the terminal and writes every row again (after something else drew over it).
+    public func repaint() {
+        output(.clear)
+        for gate in gates { gate.invalidate() }
+        syncListLines()
+        drawChrome()
+    }
+
+    // MARK: Commands
+
+    private var selectedIndex: Int? {
+        session.rows.value.firstIndex { $0.isSelected }
+    }
+
+    private func run(_ command: ScreenCommand) {
+        let rows = session.rows.value
+        switch command {
+        case .cursorUp, .cursorDown, .cursorFirst, .cursorLast:
+            guard let index = selectedIndex else {
+                message = "the list is empty; press a to add an item"
+                return
+            }
+            let target = switch command {
+            case .cursorUp: max(index - 1, 0)
+            case .cursorDown: min(index + 1, rows.count - 1)
+            case .cursorFirst: 0
+            default: rows.count - 1
+            }
+            message = ""
+            session.selection.value = TodoSelection(id: rows[target].item.id, index: target)
+        case .toggle, .edit, .delete, .moveUp, .moveDown:
+            guard let index = selectedIndex else {
+                message = "no item selected; press a to add one"
+                return
+            }
+            runRowCommand(command, on: rows[index], at: index, count: rows.count)
+        case .add:
+            mode = .adding(LineEditor())
+            message = "type the new item; Enter adds it, Esc cancels"
+        case .filter:
+            session.filter.value = session.filter.value.next
+            message = "showing \(session.filter.value.rawValue) items"
+        case .undo:
+            message = session.undo() ? "undid the last change" : "nothing to undo"
+        case .redo:
+            message = session.redo() ? "redid the last undone change" : "nothing to redo"
+        case .help:
+            showHelp(page: 0)
+        case .redraw:
+            repaint()
+            message = "drew the whole screen again"
+        case .quit:
+            break
+        }
+    }
+
+    private func runRowCommand(_ command: ScreenCommand, on row: TodoRow, at index: Int, count: Int) {
+        // Pin the cursor's fallback to this row, so it stays here if the item goes away or is hidden.
+        session.selection.value = TodoSelection(id: row.item.id, index: index)
+        switch command {
+        case .toggle:
+            row.toggle()
+            message = "\"\(row.item.title)\" is \(row.item.isDone ? "not done" : "done")"
+        case .delete:
+            row.delete()
+            message = "deleted \"\(row.item.title)\"; u brings it back"
+        case .moveUp where index == 0, .moveDown where index == count - 1:
+            message = "\"\(row.item.title)\" is already at the \(command == .moveUp ? "top" : "bottom")"
+        case .moveUp, .moveDown:
+            row.move(command == .moveUp ? .up : .down)
+            message = "moved \"\(row.item.title)\" \(command == .moveUp ? "up" : "down")"
+        default:
+            mode = .editing(id: row.item.id, LineEditor(text: row.item.title))
+            message = "edit the title; Enter saves, Esc cancels"
+        }
+    }
+
+    private func finishEditing(_ outcome: LineEditor.Outcome, _ text: String, submit: (String) -> String) {
+        switch outcome {
+        case .editing: return
+        case .cancel: message = "cancelled"
+        case .submit: message = submit(text)
+        }
+        mode = .browsing
+    }
+
+    // MARK: Drawing
+
+    private var isLargeEnough: Bool { width >= 20 && height >= 5 }
+    private var listHeight: Int { isLargeEnough ? height - 4 : 0 }
+
+    private var editorState: (prompt: String, editor: LineEditor)? {
+        switch mode {
+        case .adding(let editor): ("add: ", editor)
+        case .editing(_, let editor): ("edit: ", editor)
+        case .browsing, .help: nil
+        }
+    }
+
+    /// Makes one gate per screen row.
+    private func layOut() {
+        gates = (0..<max(height, 0)).map { row in
+            RenderGate<ScreenLine> { [output] line in output(.line(row: row, line)) }
+        }
+    }
+
+    /// Shows the window of `rows` that holds the cursor.
+    private func show(_ rows: [TodoRow]) {
+        let selected = rows.firstIndex { $0.isSelected } ?? 0
+        if selected < scrollOffset { scrollOffset = selected }
+        if selected >= scrollOffset + listHeight { scrollOffset = selected - listHeight + 1 }
+        scrollOffset = max(0, min(scrollOffset, rows.count - listHeight))
+        let window = Array(rows.dropFirst(scrollOffset).prefix(listHeight))
+        listView.show(window)
+        if case .help = mode {} else { drawEmptyHint() }
+    }
+
+    /// Hands the lines the list view found changed to their gates.
+    private func draw(_ changes: [TextRowChange]) {
+        if case .help = mode { return }
+        for change in changes {
+            switch change {
+            case .draw(let row, let text): drawListLine(row, text)
+            case .clear(let row): drawListLine(row, "")
+            }
+        }
+    }
+
+    private func drawListLine(_ row: Int, _ text: String) {
+        guard row < listHeight else { return }
+        gates[1 + row].update(ScreenLine(clip(text), style: text.hasPrefix(">") ? .selected : .plain))
+    }
+
+    /// Feeds every list row its current line (after the help page, or a repaint).
+    private func syncListLines() {
+        let lines = listView.lines
+        for row in 0..<listHeight { drawListLine(row, row < lines.count ? lines[row] : "") }
+        drawEmptyHint()
+    }
+
+    private func drawEmptyHint() {
+        guard listHeight > 0, listView.lines.isEmpty else { return }
+        let filter = session.filter.value
+        let hint = session.list.items.isEmpty
+            ? "   nothing to do: press a to add an item"
+            : "   no \(filter.rawValue) items: press f to change the filter"
+        gates[1].update(ScreenLine(clip(hint), style: .dim))
+    }
+
+    private func leaveHelp() {
+        mode = .browsing
+        message = ""
+        syncListLines()
+    }
+
+    private static let helpLines = ["Keys:"] + Keymap.reference.split(separator: "\n").map { "  " + $0 }
+
+    private var helpPageCount: Int {
+        max(1, (Self.helpLines.count + listHeight - 1) / max(listHeight, 1))
+    }
+
+    /// Shows page `page` of the keys in the list area.
+    private func showHelp(page: Int) {
+        mode = .help(page: page)
+        let lines = Self.helpLines.dropFirst(page * listHeight)
+        for row in 0..<listHeight {
+            let line = row < lines.count ? lines[lines.startIndex + row] : ""
+            gates[1 + row].update(ScreenLine(clip(line), style: row == 0 && page == 0 ? .header : .plain))
+        }
+        let pages = helpPageCount
+        message = pages == 1
+            ? "any key goes back"
+            : "help \(page + 1)/\(pages) · Space: more · ↑: back · other keys: leave"
+    }
+
+    /// Draws the header, the status line and the help line or the editor.
+    private func drawChrome() {
+        guard isLargeEnough else {
+            if !gates.isEmpty { gates[0].update(ScreenLine(clip("make the window larger"), style: .warning)) }
+            for gate in gates.dropFirst() { gate.update(ScreenLine("")) }
+            return
+        }
+        gates[0].update(ScreenLine(clip("\(title) · \(session.summary)"), style: .header))
+        gates[height - 3].update(ScreenLine(""))
+        if let problem = session.saveProblem.value {
+            gates[height - 2].update(ScreenLine(clip(problem), style: .warning))
+        } else {
+            let status = [lastRedraw.description, message].filter { !$0.isEmpty }.joined(separator: " · ")
+            gates[height - 2].update(ScreenLine(clip(status), style: .dim))
+        }
+        if let (prompt, editor) = editorState {
+            gates[height - 1].update(ScreenLine(editor.visibleLine(prompt: prompt, width: width).text))
+        } else {
+            gates[height - 1].update(ScreenLine(clip(Keymap.helpLine), style: .dim))
+        }
+    }
+
+    /// `text` cut to the screen's width (counted in characters).
+    private func clip(_ text: String) -> String {
+        text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
+    }
+}

@@ -1,0 +1,226 @@
+import Stillwater
+
+/// Where the interactive cursor is: on an item (by identity, so it follows the item when it moves), or,
+/// once that item is gone or hidden, at a position in the rows.
+public struct TodoSelection: Equatable, Sendable {
+    /// The identity of the item under the cursor, if it is still shown.
+    public var id: Int?
+    /// The row the cursor falls back to (clamped to the rows) when no shown item has ``id``.
+    public var index: Int
+
+    /// A cursor on item `id`, falling back to row `index`.
+    public init(id: Int? = nil, index: Int = 0) {
+        self.id = id
+        self.index = index
+    }
+
+    /// The row the cursor is on among `items`: the item with ``id``, else ``index`` clamped to the
+    /// items; `nil` when there are no items.
+    public func resolved(in items: [TodoItem]) -> Int? {
+        guard !items.isEmpty else { return nil }
+        if let id, let index = items.firstIndex(where: { $0.id == id }) { return index }
+        return min(max(index, 0), items.count - 1)
+    }
+}
+
+/// What a command did, for the piped mode to report.
+public enum CommandOutcome: Equatable, Sendable {
+    /// The list (or the filter) changed; the message says how. Print the list after it.
+    case changed(String)
+    /// Nothing changed, for a reason the message gives (`nothing to undo`).
+    case unchanged(String)
+    /// Print the list.
+    case list
+    /// Print the help.
+    case help
+    /// Stop reading commands.
+    case quit
+}
+
+/// One todo list being worked on: the store and its history, the filter and the cursor, the rows they
+/// make, and the handles the rows call. Both modes of `todo` drive a session; tests drive it directly.
+///
+/// The rows are derived: `combineLatest` of the store's items (a scope, told only when the items
+/// changed), the filter and the cursor, mapped to ``TodoRow``s. Rows call ``handles``, which the session
+/// routes into the store once, when it is made; the history records every ``TodoAction`` for undo.
+///
+/// ```swift
+/// let session = TodoSession(TodoList(titles: ["milk", "eggs"]))
+/// let outcome = try session.perform(.toggle(2))
+/// print(outcome, session.rows.value.map(\.text))
+/// // Prints "changed("item 2 \"eggs\" is done")", "["   1. [ ] milk", "   2. [x] eggs"]"
+/// ```
+///
+/// When given a ``TodoFile``, the session saves the list after every change (see ``saveProblem``).
+///
+/// Not thread-safe: use a session from one thread, like the terminal it serves.
+public final class TodoSession {
+    /// The list, changed only by ``TodoAction``s (and undo and redo).
+    public let store: Store<TodoList>
+    /// The record of actions that undo and redo step through.
+    public let history: History<TodoAction>
+    /// Which items the rows show. View state: not saved, and not undone.
+    public let filter: MutableProperty<TodoFilter>
+    /// The interactive cursor; ignored when the session does not show one.
+    public let selection: MutableProperty<TodoSelection>
+    /// The handles every row calls.
+    public let handles = RowHandles()
+    /// Called with a title to add an item (by the piped `add` command and the screen's line editor).
+    public let add = ActionHandle<String>()
+    /// The rows the filter shows, numbered, with the cursor mark when the session shows one.
+    public let rows: Property<[TodoRow]>
+    /// Why the last save failed, or `nil` when it worked (or there is no file).
+    public let saveProblem: Property<String?>
+    /// Whether the rows mark the row under the cursor.
+    public let showsCursor: Bool
+
+    private let rowStorage = MutableProperty<[TodoRow]>([])
+    private let saveStorage = MutableProperty<String?>(nil)
+    private let subscriptions = SubscriptionBag()
+
+    /// A session over `list`.
+    ///
+    /// - Parameters:
+    ///   - list: The list to start from (loaded from a file, say). Undo never goes back past it.
+    ///   - file: Where to save the list after every change; `nil` to keep it in memory only.
+    ///   - showsCursor: Whether rows mark the row under ``selection`` (the interactive mode).
+    ///   - undoLimit: How many changes undo can step back over.
+    public init(_ list: TodoList = TodoList(), file: TodoFile? = nil, showsCursor: Bool = false, undoLimit: Int = 100) {
+        let history = History<TodoAction>(undoLimit: undoLimit)
+        let store = Store(list, middleware: [history.middleware])
+        self.store = store
+        self.history = history
+        self.showsCursor = showsCursor
+        filter = MutableProperty(.all)
+        selection = MutableProperty(TodoSelection())
+        rows = Property(rowStorage)
+        saveProblem = Property(saveStorage)
+
+        let handles = self.handles
+        Observable.combineLatest(store.scope(\.items), filter, selection)
+            .map { items, filter, selection in
+                let shown = filter == .all ? items : items.filter(filter.shows)
+                return TodoRow.rows(
+                    for: shown, selectedIndex: showsCursor ? selection.resolved(in: shown) : nil, handles: handles)
+            }
+            .bind(to: rowStorage)
+            .store(in: subscriptions)
+
+        // The rows talk to the store through their handles: routed here, once.
+        handles.toggle.map { TodoAction.toggle(id: $0) }.bind(to: store).store(in: subscriptions)
+        handles.delete.map { TodoAction.delete(id: $0) }.bind(to: store).store(in: subscriptions)
+        handles.rename.map { TodoAction.rename(id: $0.id, title: $0.title) }.bind(to: store).store(in: subscriptions)
+        let filter = self.filter
+        handles.move.map { TodoAction.move(id: $0.id, direction: $0.direction, filter: filter.value) }
+            .bind(to: store).store(in: subscriptions)
+        add.map { TodoAction.add($0) }.bind(to: store).store(in: subscriptions)
+
+        if let file {
+            let problem = saveStorage
+            store.state.distinctUntilChanged().skip(1)
+                .observe { list in
+                    do {
+                        try file.save(list)
+                        if problem.value != nil { problem.value = nil }
+                    } catch {
+                        problem.value = "could not save the list: \(error)"
+                    }
+                }
+                .store(in: subscriptions)
+        }
+    }
+
+    /// The list now.
+    public var list: TodoList { store.state.value }
+
+    /// The row with number `number` (from 1).
+    ///
+    /// - Throws: ``CommandError/noSuchItem(number:rowCount:)`` when the rows have no such number.
+    public func row(_ number: Int) throws(CommandError) -> TodoRow {
+        let rows = self.rows.value
+        guard rows.indices.contains(number - 1) else { throw .noSuchItem(number: number, rowCount: rows.count) }
+        return rows[number - 1]
+    }
+
+    /// `2 of 5 left · showing all`: how many items are not done, and what the filter shows.
+    public var summary: String {
+        let list = self.list
+        let shown = filter.value == .all ? "" : " · showing \(filter.value.rawValue) (\(rows.value.count))"
+        return "\(list.remaining) of \(list.items.count) left\(shown)"
+    }
+
+    /// Steps back over the last change.
+    ///
+    /// - Returns: Whether there was a change to undo.
+    @discardableResult
+    public func undo() -> Bool {
+        guard history.canUndo else { return false }
+        store.dispatch(history.undo)
+        return true
+    }
+
+    /// Steps forward over the last undo.
+    ///
+    /// - Returns: Whether there was an undo to redo.
+    @discardableResult
+    public func redo() -> Bool {
+        guard history.canRedo else { return false }
+        store.dispatch(history.redo)
+        return true
+    }
+
+    /// Runs `command` against the list: a row command calls that row's handle, so it goes the same way as
+    /// a key pressed on the row.
+    ///
+    /// - Throws: ``CommandError/noSuchItem(number:rowCount:)`` for a number the rows do not show; the
+    ///   list is unchanged then.
+    public func perform(_ command: TodoCommand) throws(CommandError) -> CommandOutcome {
+        switch command {
+        case .add(let title):
+            add(title)
+            guard let added = list.items.last, let number = number(of: added.id) else {
+                return .changed("added \"\(list.items.last?.title ?? title)\" (hidden: showing \(filter.value.rawValue) items)")
+            }
+            return .changed("added \"\(added.title)\" as item \(number)")
+        case .toggle(let number):
+            let row = try row(number)
+            row.toggle()
+            let state = row.item.isDone ? "not done" : "done"
+            return .changed("item \(number) \"\(row.item.title)\" is \(state)" + hiddenNote(row.item.id))
+        case .edit(let number, let title):
+            let row = try row(number)
+            row.rename(to: title)
+            return .changed("item \(number) is now \"\(TodoItem.cleanTitle(title))\"" + hiddenNote(row.item.id))
+        case .delete(let number):
+            let row = try row(number)
+            row.delete()
+            return .changed("deleted item \(number) \"\(row.item.title)\"")
+        case .move(let number, let direction):
+            let row = try row(number)
+            if (direction == .up && number == 1) || (direction == .down && number == rows.value.count) {
+                return .unchanged("item \(number) is already at the \(direction == .up ? "top" : "bottom")")
+            }
+            row.move(direction)
+            return .changed("moved \"\(row.item.title)\" \(direction.rawValue) to item \(self.number(of: row.item.id) ?? number)")
+        case .filter(let newFilter):
+            filter.value = newFilter
+            return .changed("showing \(newFilter == .all ? "all" : newFilter.rawValue) items")
+        case .undo:
+            return undo() ? .changed("undid the last change") : .unchanged("nothing to undo")
+        case .redo:
+            return redo() ? .changed("redid the last undone change") : .unchanged("nothing to redo")
+        case .list: return .list
+        case .help: return .help
+        case .quit: return .quit
+        }
+    }
+
+    /// The number of the row showing item `id`, if one does.
+    private func number(of id: Int) -> Int? {
+        rows.value.first { $0.item.id == id }?.number
+    }
+
+    private func hiddenNote(_ id: Int) -> String {
+        number(of: id) == nil ? " (now hidden: showing \(filter.value.rawValue) items)" : ""
+    }
+}

@@ -1,0 +1,73 @@
+// A command-line dashboard bound to a view model. Run it with `swift run view-model-binding`
+// (`--seed N` for another run of events).
+//
+// A simulated server sends bursts of events. A view model folds them into one MutableProperty and
+// derives every line of the dashboard from it: scopes (told only when their slice changed), map,
+// combineLatest, and a summary debounced on a dispatch queue, so it speaks only once the feed pauses.
+// Each line sits behind a RenderGate and is rewritten only when its text changed; the table at the
+// end counts the updates made and skipped.
+//
+// The run is repeatable: the events come from a seeded generator, each burst is sent in one go on the
+// dashboard's queue (so the debounce timer cannot fire inside a burst), and the next burst waits until
+// the summary of the last one was shown.
+
+import Dispatch
+import Foundation
+import Stillwater
+
+let seed = CommandLine.arguments.firstIndex(of: "--seed")
+    .flatMap { CommandLine.arguments.indices.contains($0 + 1) ? UInt64(CommandLine.arguments[$0 + 1]) : nil } ?? 42
+let inPlace = isatty(STDOUT_FILENO) == 1
+let bursts = simulatedBursts(seed: seed, bursts: 10)
+
+/// Everything (events, the debounce timer, drawing) happens on this one serial queue.
+let queue = DispatchQueue(label: "dashboard")
+let summaryShown = DispatchSemaphore(value: 0)
+let feed = PublishSubject<ServerEvent>()
+
+let (dashboard, model) = queue.sync {
+    let model = DashboardViewModel(feed: feed, quietTime: .milliseconds(80), scheduler: .queue(queue))
+    let dashboard = Dashboard(inPlace: inPlace)
+    print("A dashboard fed by \(bursts.joined().count) simulated server events in \(bursts.count) bursts (seed \(seed)).")
+    dashboard.add("requests", model.requests.map(String.init))
+    dashboard.add("error rate", model.errorRate)
+    dashboard.add("latency", model.latency)
+    dashboard.add("online", model.usersOnline)
+    dashboard.add("version", model.version.map { "v" + $0 })
+    dashboard.add("health", model.health)
+    dashboard.add("summary", model.summary) { summaryShown.signal() }
+    return (dashboard, model)
+}
+
+/// Waits until the debounced summary of what was sent so far has been shown.
+func waitForSummary() {
+    if summaryShown.wait(timeout: .now() + 5) == .timedOut {
+        print("(the summary did not arrive within 5 seconds; the machine is very busy)")
+    }
+}
+
+waitForSummary()   // the summary of the empty state, sent when the dashboard subscribed
+for (number, burst) in bursts.enumerated() {
+    queue.sync {
+        dashboard.note("burst \(number + 1): \(burst.count) events")
+        for event in burst {
+            feed.send(event)
+            // On a terminal, slow down enough to watch lines change; the queue stays busy, so the
+            // debounce still sees one burst.
+            if inPlace { Thread.sleep(forTimeInterval: 0.03) }
+        }
+    }
+    waitForSummary()
+}
+
+queue.sync {
+    feed.complete()
+    let state = model.state.value
+    print("")
+    let events = bursts.joined().count
+    print("\(events) events made \(events + 1) states (\(state.heartbeats) were heartbeats that no line shows).")
+    print("Scopes let a line hear only of its own slice; then each gate skipped the values that would")
+    print("redraw the same text. The summary, debounced, spoke once per pause: once per burst.")
+    print("")
+    print(dashboard.report())
+}
