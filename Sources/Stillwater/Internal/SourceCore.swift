@@ -14,7 +14,9 @@ final class SourceCore<Value>: @unchecked Sendable {
     @usableFromInline
     enum Work {
         case event(Event<Value>)
-        case attach(ObserverBox<Value>, replay: ContiguousArray<Value>)
+        /// `replay` is `nil` for a source written only by its deliverer (a store's state): the retained
+        /// values are read when the attach runs, after the writes queued before it.
+        case attach(ObserverBox<Value>, replay: ContiguousArray<Value>?)
         case detach(ObserverBox<Value>)
         /// Work that must run as the deliverer, in queue order (a store's reduce of a queued action).
         case perform(() -> Void)
@@ -39,11 +41,19 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Whether a subscriber that arrives after the terminal event still receives the retained values
     /// (a replay subject) or only the terminal event (a behaviour subject).
     @usableFromInline let replaysAfterStop: Bool
+    /// Whether the retained values change only while their writer is the deliverer (a store, whose
+    /// queued actions are reduced in turn). Then a subscriber queued behind such work must be handed the
+    /// values as they are when it attaches, not as they were when it asked.
+    @usableFromInline let writesWhileDelivering: Bool
 
     @inlinable
-    init(replayLimit: Int, initial: ContiguousArray<Value> = [], replaysAfterStop: Bool = false) {
+    init(
+        replayLimit: Int, initial: ContiguousArray<Value> = [], replaysAfterStop: Bool = false,
+        writesWhileDelivering: Bool = false
+    ) {
         self.replayLimit = replayLimit
         self.replaysAfterStop = replaysAfterStop
+        self.writesWhileDelivering = writesWhileDelivering
         self.retained = Lock(Retained(buffer: initial))
     }
 
@@ -161,7 +171,7 @@ final class SourceCore<Value>: @unchecked Sendable {
             let (replay, mustDrain) = retained.withLock { retained -> (ContiguousArray<Value>?, Bool) in
                 let replay = retained.isStopped && !replaysAfterStop ? [] : retained.buffer
                 if queue.tryAcquire() { return (replay, true) }
-                return (nil, queue.enqueue(.attach(box, replay: replay)))
+                return (nil, queue.enqueue(.attach(box, replay: writesWhileDelivering ? nil : replay)))
             }
             if let replay { attachOwned(box, replay: replay) }
             if mustDrain { finishDelivering() }
@@ -207,6 +217,13 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
     }
 
+    /// The values a subscriber attaching now receives first (deliverer only, for deferred attaches).
+    @inlinable
+    func currentReplay() -> ContiguousArray<Value> {
+        let replaysAfterStop = self.replaysAfterStop
+        return retained.withLock { $0.isStopped && !replaysAfterStop ? [] : $0.buffer }
+    }
+
     @inlinable
     func attachOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
         guard !box.isDisposed.load(ordering: .relaxed) else {
@@ -243,7 +260,7 @@ final class SourceCore<Value>: @unchecked Sendable {
             for item in work {
                 switch item {
                 case .event(let event): deliverOwned(event)
-                case .attach(let box, let replay): attachOwned(box, replay: replay)
+                case .attach(let box, let replay): attachOwned(box, replay: replay ?? currentReplay())
                 case .detach(let box): observers.remove(box)
                 case .perform(let body): body()
                 }

@@ -52,9 +52,11 @@ final class RootStorage<Value>: MutablePropertyStorage, @unchecked Sendable {
     @usableFromInline let core: SourceCore<Value>
     @usableFromInline let scopes = ScopeCache()
 
+    /// - Parameter writesWhileDelivering: `true` for a store's state, which is written only by the thread
+    ///   running its delivery queue (see ``SourceCore/writesWhileDelivering``).
     @inlinable
-    init(_ initial: Value) {
-        core = SourceCore(replayLimit: 1, initial: [initial])
+    init(_ initial: Value, writesWhileDelivering: Bool = false) {
+        core = SourceCore(replayLimit: 1, initial: [initial], writesWhileDelivering: writesWhileDelivering)
     }
 
     @inlinable

@@ -41,7 +41,7 @@ public final class Store<State> {
     ///   - middleware: Run in order for every dispatched action, before it is reduced; each passes the
     ///     action on to the next (or replaces or drops it). See ``Middleware``.
     public init(_ initialState: State, middleware: [Middleware<State>] = []) {
-        storage = RootStorage(initialState)
+        storage = RootStorage(initialState, writesWhileDelivering: true)
         state = Property(storage: storage)
         self.middleware = middleware
         guard !middleware.isEmpty else { return }

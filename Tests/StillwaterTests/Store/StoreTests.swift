@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Stillwater
 import StillwaterTesting
@@ -109,7 +110,14 @@ struct StoreTests {
             }
             group.addTask {
                 for _ in 0..<2_000 {
+                    // A late subscriber misses nothing: each state it sees follows the one before.
+                    let last = Mutex<Int?>(nil)
                     let churn = store.state.observe { state in
+                        let previous = last.withLock { last in
+                            defer { last = state.count }
+                            return last
+                        }
+                        if let previous, state.count != previous + 1 { mismatches.increment() }
                         if store.state.value.count != state.count { mismatches.increment() }
                     }
                     churn.cancel()
@@ -120,6 +128,40 @@ struct StoreTests {
         #expect(store.state.value.count == 15_000)
         #expect(deliveries.value == 15_001)
         #expect(mismatches.value == 0)
+    }
+
+    @Test("a subscriber queued behind a queued action receives the state after it, and misses nothing")
+    func subscriberQueuedBehindAction() {
+        let store = Store(Tally())
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blocker = store.scope(\.count).changes.observe { count in
+            if count == 1 {
+                entered.signal()
+                release.wait()
+            }
+        }
+        // Another thread reduces action 1 and is held inside its delivery.
+        let done = DispatchSemaphore(value: 0)
+        let reducing = Thread {
+            store.dispatch(TallyAction.increment)
+            done.signal()
+        }
+        reducing.start()
+        entered.wait()
+        // Meanwhile this thread dispatches action 2 (queued) and subscribes (queued behind it).
+        store.dispatch(TallyAction.increment)
+        let seen = Mutex<[String]>([])
+        let late = store.state.observe { state in
+            seen.withLock { $0.append("\(state.count) reads \(store.state.value.count)") }
+        }
+        #expect(seen.withLock { $0 }.isEmpty)
+        release.signal()
+        done.wait()
+        #expect(seen.withLock { $0 } == ["2 reads 2"])
+        store.dispatch(TallyAction.increment)
+        #expect(seen.withLock { $0 } == ["2 reads 2", "3 reads 3"])
+        _ = (blocker, late)
     }
 
     @Test("an action dispatched by an observer is reduced after every observer saw the state before it")
