@@ -98,8 +98,7 @@ public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, 
 /// The buffer between a subscription and an async iterator.
 final class ValuesChannel<Value: Sendable>: @unchecked Sendable {
     private struct State {
-        var buffer: [Value] = []
-        var head = 0
+        var buffer = ConsumingQueue<Value>()
         var end: Result<Value?, any Error>?
         var waiter: CheckedContinuation<Result<Value?, any Error>, Never>?
         var started = false
@@ -124,13 +123,7 @@ final class ValuesChannel<Value: Sendable>: @unchecked Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Result<Value?, any Error>? in
-                    if state.head < state.buffer.count {
-                        let value = state.buffer[state.head]
-                        state.head += 1
-                        if state.head == state.buffer.count {
-                            state.buffer.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
+                    if let value = state.buffer.popFirst() {
                         return .success(value)
                     }
                     if let end = state.end {
@@ -148,7 +141,12 @@ final class ValuesChannel<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    private func startIfNeeded() {
+    /// How many values the storage holds, consumed ones not yet compacted included (for tests).
+    var storedCount: Int {
+        state.withLock { $0.buffer.storedCount }
+    }
+
+    func startIfNeeded() {
         let start = state.withLock { state -> Bool in
             defer { state.started = true }
             return !state.started
@@ -173,15 +171,14 @@ final class ValuesChannel<Value: Sendable>: @unchecked Sendable {
                 state.waiter = nil
                 return waiter
             }
-            let stored = state.buffer.count - state.head
             switch buffering {
             case .unbounded:
                 state.buffer.append(value)
             case .newest(let limit):
                 state.buffer.append(value)
-                if stored + 1 > limit { state.head += 1 }
+                if state.buffer.count > limit { _ = state.buffer.popFirst() }
             case .oldest(let limit):
-                if stored < limit { state.buffer.append(value) }
+                if state.buffer.count < limit { state.buffer.append(value) }
             }
             return nil
         }

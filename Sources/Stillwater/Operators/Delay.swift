@@ -52,39 +52,37 @@ extension ObservableType {
 }
 
 /// The pure logic of `delay`: the events that wait with their due times, and when the timer must fire.
+///
+/// The timer runs exactly while an event waits. (A steady stream that keeps the timer busy does not grow
+/// the storage: see ``ConsumingQueue``.)
 struct DelayState<Value> {
     let delay: Duration
-    private var waiting: [(due: Duration, event: Event<Value>)] = []
-    private var head = 0
-    private var isTimerRunning = false
+    private var waiting = ConsumingQueue<(due: Duration, event: Event<Value>)>()
 
     init(delay: Duration) {
         self.delay = delay
     }
 
+    /// How many events the storage holds, sent ones not yet compacted included (for tests).
+    var storedCount: Int { waiting.storedCount }
+
     /// Queues `event`, which arrived at `now`. Returns how long the timer must wait, when it must be
     /// started; `nil` when it already runs for an earlier event.
     mutating func receive(_ event: Event<Value>, at now: Duration) -> Duration? {
+        let timerIsIdle = waiting.isEmpty
         waiting.append((now + delay, event))
-        guard !isTimerRunning else { return nil }
-        isTimerRunning = true
-        return delay
+        return timerIsIdle ? delay : nil
     }
 
     /// The timer fired at `now`: the events to send (the first waiting one, whose timer this was, and every
     /// other one due by `now`), and how long to wait for the next one, if any is left.
     mutating func fire(at now: Duration) -> (due: [Event<Value>], wait: Duration?) {
         var due: [Event<Value>] = []
-        while head < waiting.count, due.isEmpty || waiting[head].due <= now {
-            due.append(waiting[head].event)
-            head += 1
+        while let next = waiting.first, due.isEmpty || next.due <= now {
+            due.append(next.event)
+            _ = waiting.popFirst()
         }
-        guard head < waiting.count else {
-            waiting.removeAll(keepingCapacity: true)
-            head = 0
-            isTimerRunning = false
-            return (due, nil)
-        }
-        return (due, max(.zero, waiting[head].due - now))
+        guard let next = waiting.first else { return (due, nil) }
+        return (due, max(.zero, next.due - now))
     }
 }

@@ -29,8 +29,10 @@ extension ObservableType {
 
 /// The pure logic of `observe(on:)`: which events wait, and whether a drain must be scheduled.
 struct ObserveOnState<Value> {
-    private var waiting: [Event<Value>] = []
-    private var head = 0
+    private var waiting = ConsumingQueue<Event<Value>>()
+
+    /// How many events the storage holds, delivered ones not yet dropped included (for tests).
+    var storedCount: Int { waiting.storedCount }
     /// A drain is scheduled or running; events that arrive meanwhile only join `waiting`.
     private(set) var isDraining = false
     /// Numbers the drains, so the storage keeps the cancellable of the current one only.
@@ -49,23 +51,20 @@ struct ObserveOnState<Value> {
         return drain
     }
 
-    /// The next event to deliver, or `nil`, which ends the current drain.
+    /// The next event to deliver, or `nil`, which ends the current drain. (A drain that never catches up
+    /// does not grow the storage: see ``ConsumingQueue``.)
     mutating func next() -> Event<Value>? {
-        guard head < waiting.count else {
-            waiting.removeAll(keepingCapacity: true)
-            head = 0
+        guard let event = waiting.popFirst() else {
             isDraining = false
             return nil
         }
-        defer { head += 1 }
-        return waiting[head]
+        return event
     }
 
     /// Drops every waiting event and refuses new ones.
     mutating func stop() {
         isStopped = true
-        waiting = []
-        head = 0
+        waiting = ConsumingQueue()
     }
 }
 

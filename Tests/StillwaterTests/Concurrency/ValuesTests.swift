@@ -141,6 +141,15 @@ struct ValuesTests {
         #expect(collected == Array((1...10).suffix(limit)))
     }
 
+    @Test("buffering newest bounds the memory a lagging consumer costs", arguments: [1, 3])
+    func bufferingNewestBoundsStorage(limit: Int) {
+        let subject = PublishSubject<Int>()
+        let channel = ValuesChannel(source: subject.asObservable(), buffering: .newest(limit))
+        channel.startIfNeeded()
+        for value in 0..<10_000 { subject.send(value) }
+        #expect(channel.storedCount <= 2 * limit + 1)
+    }
+
     @Test("buffering oldest keeps the first values and drops the rest while full", arguments: [1, 2, 5])
     func bufferingOldest(limit: Int) async throws {
         var collected: [Int] = []

@@ -63,4 +63,27 @@ struct DelayTests {
         let (last, none) = machine.fire(at: .milliseconds(1_500))
         #expect(last.map(\.value) == [3] && none == nil)
     }
+
+    @Test("a steady stream faster than the delay keeps only about twice the events in flight")
+    func steadyStreamBoundsStorage() {
+        // One event every 10 ms, delayed by 100 ms: about 10 are in flight at any time, and the timer
+        // never goes idle, so sent events must be dropped from storage as it runs.
+        var machine = DelayState<Int>(delay: .milliseconds(100))
+        var now = Duration.zero
+        var nextFire: Duration? = machine.receive(.next(0), at: now).map { now + $0 }
+        var sent = 0
+        var largest = 0
+        for value in 1..<10_000 {
+            now += .milliseconds(10)
+            if let fire = nextFire, fire <= now {
+                let (due, wait) = machine.fire(at: fire)
+                sent += due.count
+                nextFire = wait.map { fire + $0 }
+            }
+            if let wait = machine.receive(.next(value), at: now) { nextFire = now + wait }
+            largest = max(largest, machine.storedCount)
+        }
+        #expect(sent > 9_000)
+        #expect(largest <= 30)
+    }
 }

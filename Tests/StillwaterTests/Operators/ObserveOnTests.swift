@@ -117,4 +117,18 @@ struct ObserveOnTests {
         #expect(machine.enqueue(.next(3)) == nil)
         #expect(machine.next()?.isTerminal == true)
     }
+
+    @Test("a drain that never catches up keeps only about twice the events waiting")
+    func drainBoundsStorage() {
+        var machine = ObserveOnState<Int>()
+        _ = machine.enqueue(.next(0))
+        var largest = 0
+        for value in 1..<10_000 {
+            _ = machine.enqueue(.next(value))
+            #expect(machine.next()?.value == value - 1)
+            largest = max(largest, machine.storedCount)
+        }
+        #expect(machine.isDraining)
+        #expect(largest <= 4)
+    }
 }
