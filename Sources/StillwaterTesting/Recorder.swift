@@ -90,7 +90,7 @@ public final class Recorder<Value>: @unchecked Sendable {
 
 extension Recorder {
     private final class Storage: @unchecked Sendable {
-        private let list = Locked<[Recorded<Value>]>([])
+        private let list = Lock<[Recorded<Value>]>([])
 
         func append(_ entry: Recorded<Value>) {
             list.withLock { $0.append(entry) }

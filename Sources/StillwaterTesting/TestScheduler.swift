@@ -27,23 +27,21 @@ import Stillwater
 public final class TestScheduler: Scheduler, @unchecked Sendable {
     private struct Item {
         var due: Duration
-        var order: UInt64
         var work: ScheduledWork
         var interval: Duration?
     }
 
     private struct State {
         var now: Duration = .zero
-        /// Sorted by due time, then by the order of scheduling.
+        /// Sorted by due time; equal times keep the order of scheduling (see `insert`).
         var queue: [Item] = []
-        var nextOrder: UInt64 = 0
         var isRunning = false
     }
 
     /// How many pieces of work ``run()`` runs before it decides the work never ends.
     public static let runLimit = 100_000
 
-    private let state = Locked(State())
+    private let state = Lock(State())
 
     /// The time one character of a marble diagram stands for.
     public let frame: Duration
@@ -94,15 +92,12 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
 
     private func enqueue(after delay: Duration, interval: Duration?, _ work: ScheduledWork) -> ScheduledWork {
         state.withLock { state in
-            insert(Item(due: state.now + max(delay, .zero), order: 0, work: work, interval: interval), into: &state)
+            insert(Item(due: state.now + max(delay, .zero), work: work, interval: interval), into: &state)
         }
         return work
     }
 
     private func insert(_ item: Item, into state: inout State) {
-        var item = item
-        item.order = state.nextOrder
-        state.nextOrder += 1
         // After every item due at the same time or earlier: equal times run in scheduling order.
         var low = 0
         var high = state.queue.count
@@ -162,7 +157,7 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
             guard item.work.run(), let interval = item.interval else { continue }
             state.withLock { state in
                 guard !item.work.isCancelled else { return }
-                insert(Item(due: item.due + interval, order: 0, work: item.work, interval: interval), into: &state)
+                insert(Item(due: item.due + interval, work: item.work, interval: interval), into: &state)
             }
         }
     }

@@ -36,7 +36,7 @@ public final class TestSource<Value>: ObservableType, @unchecked Sendable {
 
     private let scheduler: TestScheduler
     private let connect: (@escaping (Event<Value>) -> Void) -> Subscription
-    private let periods = Locked<[Period]>([])
+    private let periods = Lock<[Period]>([])
 
     init(scheduler: TestScheduler, connect: @escaping (@escaping (Event<Value>) -> Void) -> Subscription) {
         self.scheduler = scheduler

@@ -7,18 +7,20 @@ import Synchronization
 /// because they change a value in place and a copy would cost more: `MutableProperty.modify(_:)` and
 /// `Action.reduce(_:)`; both are documented not to touch their own property or store. The state need not be `Sendable`:
 /// the lock is what makes sharing it safe, which the compiler's region analysis cannot see.
+///
+/// `package` so that StillwaterTesting uses the same lock rather than a copy of it.
 @usableFromInline
-struct Lock<State>: ~Copyable {
+package struct Lock<State>: ~Copyable {
     @usableFromInline let mutex: Mutex<UncheckedTransfer<State>>
 
     @inlinable
-    init(_ initialState: State) {
+    package init(_ initialState: State) {
         mutex = Mutex(UncheckedTransfer(value: initialState))
     }
 
     /// Runs `body` with exclusive access to the protected state and returns what it returns.
     @inlinable @inline(__always)
-    borrowing func withLock<Result, Failure: Error>(
+    package borrowing func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try mutex.withLock { (state: inout sending UncheckedTransfer<State>) throws(Failure) in
