@@ -81,7 +81,7 @@ public struct Changeset: Equatable, Sendable {
     ///   next to a paired element pairs with the occurrence next to its partner), then in order (the k-th
     ///   still unpaired in `old` with the k-th still unpaired in `new`); occurrences left over are
     ///   deleted or inserted.
-    /// - Complexity: O(*n* + *m*) hashing of identifiers (each identifier is hashed once) and O(*n* + *m*)
+    /// - Complexity: O(*n* + *m*) hashing of identifiers (each identifier is hashed once when identifiers are distinct) and O(*n* + *m*)
     ///   other work when the order mostly held; at worst O(*m* log *m*) to find the fewest moves.
     @inlinable
     public init<C: Collection>(from old: C, to new: C) where C.Element: Diffable & Equatable {

@@ -15,7 +15,7 @@ struct IdentifierMatch {
 
     /// Pairs the elements of two lists by identifier, Heckel style, in time linear in the lengths.
     ///
-    /// Every identifier is hashed once per list: old elements go into one table (identifier -> old index,
+    /// With distinct identifiers, every identifier is hashed once per list: old elements go into one table (identifier -> old index,
     /// or "more than once"), new elements look themselves up in it. An identifier found exactly once in each
     /// list pairs its two elements. When some identifier occurs more than once, two more passes run:
     /// pairs are extended to equal neighbours (forwards, then backwards), and the occurrences still

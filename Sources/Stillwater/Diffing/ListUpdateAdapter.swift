@@ -25,8 +25,9 @@ public protocol ListUpdateAdapter<Item>: AnyObject {
 /// One change a ``SectionDataController`` hands to its adapter: the old and new items, the changeset
 /// between them, and the two calls the adapter makes back.
 ///
-/// Both calls may be made from inside the adapter's method or later, and each takes effect once (calling
-/// it again does nothing). They must be made on the thread the controller is used on.
+/// Both calls may be made from inside the adapter's method or later. For an update a
+/// ``SectionDataController`` made, each takes effect once (calling it again does nothing); an update made
+/// with ``init(oldItems:newItems:changeset:commit:finish:)`` runs its closure on every call. They must be made on the thread the controller is used on.
 public struct ListUpdate<Item> {
     /// The items the adapter shows now.
     public let oldItems: [Item]

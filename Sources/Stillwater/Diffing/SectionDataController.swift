@@ -28,8 +28,6 @@ public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdap
     private let isEqual: (Item, Item) -> Bool
     /// The update the adapter is applying, if any.
     private var current: Pending?
-    /// Whether the adapter committed the current update.
-    private var committed = false
     /// The update waiting for the current one to finish.
     private var waiting: Pending?
     /// Numbers the updates, so a late call from an old ``ListUpdate`` does nothing.
@@ -71,7 +69,8 @@ public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdap
     ///   - mode: How the adapter is told.
     ///   - completion: Called once the adapter finished showing `items` (or the items of a later update
     ///     that replaced this one while it waited).
-    /// - Complexity: One diff, linear in the two lists' lengths, in partial mode.
+    /// - Complexity: One diff in partial mode, linear in the two lists' lengths when their order mostly held
+    ///   (see ``Changeset/init(from:to:)``).
     public func update(items: [Item], mode: ListUpdateMode = .partial, completion: (() -> Void)? = nil) {
         var next = waiting ?? Pending(items: items, mode: mode, completions: [])
         next.items = items
@@ -95,7 +94,6 @@ public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdap
 
     private func start(_ pending: Pending) {
         current = pending
-        committed = false
         generation += 1
         let generation = self.generation
         let update = ListUpdate(
@@ -113,8 +111,8 @@ public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdap
     }
 
     private func commit(_ generation: Int) {
-        guard generation == self.generation, let current, !committed else { return }
-        committed = true
+        // Committing again assigns the same items; the generation stops calls from a replaced update.
+        guard generation == self.generation, let current else { return }
         items = current.items
     }
 

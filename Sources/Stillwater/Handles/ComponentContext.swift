@@ -148,8 +148,7 @@ public struct ComponentContext: Equatable, Sendable, CustomStringConvertible {
     /// Whether `key` reads the same in this context and in `other`, compared with the key's
     /// ``ContextKey/isEqual(_:_:)``.
     public func hasSameValue<Key: ContextKey>(as other: ComponentContext, for key: Key.Type) -> Bool {
-        let id = ObjectIdentifier(key)
-        return Self.entry(storage.entries[id], matches: other.storage.entries[id])
+        matches(other, at: ObjectIdentifier(key))
     }
 
     /// Whether every one of `keys` reads the same in this context and in `other`: the question a component
@@ -167,21 +166,16 @@ public struct ComponentContext: Equatable, Sendable, CustomStringConvertible {
     /// - Complexity: O(k) for k keys.
     public func hasSameValues(as other: ComponentContext, for keys: [any ContextKey.Type]) -> Bool {
         if storage === other.storage { return true }
-        return keys.allSatisfy { key in
-            let id = ObjectIdentifier(key)
-            return Self.entry(storage.entries[id], matches: other.storage.entries[id])
-        }
+        return keys.allSatisfy { matches(other, at: ObjectIdentifier($0)) }
     }
 
     /// Whether every key reads the same in both contexts, compared with each key's
     /// ``ContextKey/isEqual(_:_:)``; a key set in only one of them is compared with its default.
     public static func == (lhs: ComponentContext, rhs: ComponentContext) -> Bool {
         if lhs.storage === rhs.storage { return true }
-        let left = lhs.storage.entries
-        let right = rhs.storage.entries
-        for (id, entry) in left where !entry.isEqual(to: right[id]) { return false }
-        for (id, entry) in right where left[id] == nil && !entry.isEqual(to: nil) { return false }
-        return true
+        let (left, right) = (lhs.storage.entries, rhs.storage.entries)
+        return left.keys.allSatisfy { lhs.matches(rhs, at: $0) }
+            && right.keys.allSatisfy { left[$0] != nil || lhs.matches(rhs, at: $0) }
     }
 
     /// The names of the keys that were set, in alphabetical order: `ComponentContext(AccentKey, DepthKey)`.
@@ -189,11 +183,12 @@ public struct ComponentContext: Equatable, Sendable, CustomStringConvertible {
         "ComponentContext(\(storage.entries.values.map(\.keyName).sorted().joined(separator: ", ")))"
     }
 
-    private static func entry(_ entry: (any ContextEntry)?, matches other: (any ContextEntry)?) -> Bool {
-        switch (entry, other) {
+    /// Whether the key named by `id` reads the same here and in `other` (a missing entry reads its default).
+    private func matches(_ other: ComponentContext, at id: ObjectIdentifier) -> Bool {
+        switch (storage.entries[id], other.storage.entries[id]) {
         case (nil, nil): true
-        case (let entry?, _): entry.isEqual(to: other)
-        case (nil, let other?): other.isEqual(to: nil)
+        case (let entry?, let otherEntry): entry.isEqual(to: otherEntry)
+        case (nil, let otherEntry?): otherEntry.isEqual(to: nil)
         }
     }
 }

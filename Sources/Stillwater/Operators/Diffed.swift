@@ -12,7 +12,7 @@ extension ObservableType {
     /// // Prints "Changeset(inserts: [0, 1])", "Changeset(deletes: [0], inserts: [1])"
     /// ```
     ///
-    /// - Complexity: One diff per array, linear in the lengths of the two arrays (see
+    /// - Complexity: One diff per array, linear in the lengths of the two arrays when their order mostly held (see
     ///   ``Changeset/init(from:to:)``).
     @inlinable
     public func diffed<Element>() -> Observable<ListDiff<Element>>

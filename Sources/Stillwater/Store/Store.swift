@@ -25,10 +25,9 @@
 /// nobody references is freed, with its middleware, whether or not its state is still observed.
 public final class Store<State> {
     @usableFromInline let storage: RootStorage<State>
-    /// The middleware chain ending in the reducer, or `nil` without middleware. Set once, in `init`.
+    /// The middleware chain ending in the reducer, or `nil` without middleware. Set once, in `init`. It
+    /// holds the middleware, so the store owns (and frees) what they captured.
     @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
-    /// The middleware, kept so that the store owns (and frees) what it captured.
-    let middleware: [Middleware<State>]
 
     /// The state, as a read-only property: `state.value` is the current state; subscribing delivers it,
     /// then every new state.
@@ -43,7 +42,6 @@ public final class Store<State> {
     public init(_ initialState: State, middleware: [Middleware<State>] = []) {
         storage = RootStorage(initialState, writesWhileDelivering: true)
         state = Property(storage: storage)
-        self.middleware = middleware
         guard !middleware.isEmpty else { return }
         var next: (any Action<State>) -> Void = { [weak self] action in self?.reduce(action) }
         for layer in middleware.reversed() {

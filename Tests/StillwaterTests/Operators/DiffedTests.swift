@@ -7,11 +7,9 @@ struct DiffedTests {
     /// Feeds lists of ids through `diffed()` and returns what came out.
     func diffs(_ lists: [[Int]]) -> [ListDiff<Int>] {
         let subject = PublishSubject<[Int]>()
-        let recorded = Shared<[ListDiff<Int>]>([])
-        let subscription = subject.diffed().observe { recorded.value.append($0) }
+        let recorder = Recorder(subject.diffed())
         for list in lists { subject.send(list) }
-        withExtendedLifetime(subscription) {}
-        return recorded.value
+        return recorder.values
     }
 
     @Test("the first array is diffed from empty: its changeset inserts everything")

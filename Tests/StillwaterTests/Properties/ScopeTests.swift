@@ -72,13 +72,17 @@ struct ScopeTests {
     func scopeNodeFreed() {
         let screen = MutableProperty(Screen())
         weak var weakNode: AnyObject?
+        weak var weakEngine: AnyObject?
         do {
             let scope = screen.scope(\.title)
             weakNode = scope.storage
+            weakEngine = (scope.storage as? ScopeNode<Screen, String>)?.engine
             let subscription = scope.observe { _ in }
             subscription.cancel()
         }
         #expect(weakNode == nil)
+        // The parent held the node's engine through its subscription; freeing the node cancels that.
+        #expect(weakEngine == nil)
         #expect(screen.storage.scopes.liveCount == 0)
         let recorder = Recorder(screen.scope(\.title))
         screen.value.title = "New"
