@@ -9,11 +9,12 @@ final class Dashboard {
     /// One line: a label, a gate, and how many values were offered to the gate.
     private final class Line {
         let label: String
-        var gate: RenderGate<String>!
+        let gate: RenderGate<String>
         var offered = 0
 
-        init(label: String) {
+        init(label: String, gate: RenderGate<String>) {
             self.label = label
+            self.gate = gate
         }
     }
 
@@ -28,9 +29,8 @@ final class Dashboard {
 
     /// Adds a line showing every value of `values`. Call in the order the lines should appear.
     func add(_ label: String, _ values: some ObservableType<String>, onValue: @escaping () -> Void = {}) {
-        let line = Line(label: label)
         let row = lines.count
-        line.gate = RenderGate { [unowned self] text in draw(row: row, label: label, text: text) }
+        let line = Line(label: label, gate: RenderGate { [unowned self] text in draw(row: row, label: label, text: text) })
         lines.append(line)
         if inPlace { print("") }
         values.observe { [unowned line] text in

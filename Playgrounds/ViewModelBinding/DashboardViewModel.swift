@@ -41,13 +41,12 @@ final class DashboardViewModel {
         }
         errorRate = errorPercent.map { "\($0)% of the last \(ServerState.window)" }
 
-        let speed = server.scope(\.recentLatencies).map(Self.speed)
-        latency = speed
+        latency = server.scope(\.recentLatencies).map(Self.speed)
         usersOnline = server.scope(\.users).map { users in
             users.isEmpty ? "nobody" : "\(users.count) (\(users.sorted().joined(separator: ", ")))"
         }
         version = server.scope(\.version)
-        health = Observable.combineLatest(errorPercent, speed).map { percent, speed in
+        health = Observable.combineLatest(errorPercent, latency).map { percent, speed in
             switch (percent, speed) {
             case (20..., _): "failing: too many errors"
             case (5..., _), (_, "slow"): "degraded"

@@ -132,6 +132,8 @@ struct TodoSessionTests {
         _ = try session.perform(.move(7, .down))
         #expect(view.lastRedraw.description == "redrew 2 of 18 rows")
         _ = try session.perform(.list)
+        // Listing changes nothing, so nothing is redrawn.
+        #expect(view.showCount == 3)
         showing.cancel()
     }
 

@@ -54,7 +54,7 @@ public final class PipedRunner {
             switch try session.perform(command) {
             case .changed(let message):
                 output(message)
-                let unchanged = RedrawSummary(redrawnRows: 0, clearedRows: 0, rowCount: view.rows.count, renderedItems: 0)
+                let unchanged = RedrawSummary(rowCount: view.rows.count)
                 printList(redraw: view.showCount == updatesBefore ? unchanged : view.lastRedraw)
                 reportSaveProblem()
             case .unchanged(let message):

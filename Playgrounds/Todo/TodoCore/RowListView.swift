@@ -18,47 +18,26 @@ import Stillwater
 ///
 /// Not thread-safe: use it from one thread, like the screen it draws.
 public final class RowListView {
-    /// Forwards to the text adapter, and notes that it was called: the controller calls no adapter at
-    /// all when nothing changed, and then the text adapter's summary still describes the update before.
-    private final class Adapter: ListUpdateAdapter {
-        let text: TextListAdapter<TodoRow>
-        var wasCalled = false
-
-        init(text: TextListAdapter<TodoRow>) {
-            self.text = text
-        }
-
-        func reloadData(_ update: ListUpdate<TodoRow>) {
-            wasCalled = true
-            text.reloadData(update)
-        }
-
-        func performBatchUpdates(_ update: ListUpdate<TodoRow>) {
-            wasCalled = true
-            text.performBatchUpdates(update)
-        }
-    }
-
-    private let controller: SectionDataController<TodoRow, Adapter>
+    private let controller: SectionDataController<TodoRow, TextListAdapter<TodoRow>>
 
     /// How many times ``show(_:mode:)`` was called: tells a caller whether its change reached the view.
     public private(set) var showCount = 0
 
     /// What the last ``show(_:mode:)`` redrew: `redrew 1 of 18 rows`.
-    public private(set) var lastRedraw = RedrawSummary(redrawnRows: 0, clearedRows: 0, rowCount: 0, renderedItems: 0)
+    public var lastRedraw: RedrawSummary { controller.adapter.lastRedraw }
 
     /// A view with no rows that sends the lines to (re)write to `output`, in ascending rows.
     ///
     /// - Parameter output: Receives the changes of one update; not called when no line changed.
     public init(output: @escaping ([TextRowChange]) -> Void) {
-        controller = SectionDataController(adapter: Adapter(text: TextListAdapter(render: \.text, output: output)))
+        controller = SectionDataController(adapter: TextListAdapter(render: \.text, output: output))
     }
 
     /// The rows shown.
     public var rows: [TodoRow] { controller.items }
 
     /// The lines shown, one per row.
-    public var lines: [String] { controller.adapter.text.lines }
+    public var lines: [String] { controller.adapter.lines }
 
     /// Shows `rows` instead of the current rows: in ``ListUpdateMode/partial`` mode, writes only the
     /// lines whose text changed; in ``ListUpdateMode/fullReload`` mode, every line.
@@ -67,13 +46,10 @@ public final class RowListView {
     /// - Complexity: One diff, linear in the number of rows.
     @discardableResult
     public func show(_ rows: [TodoRow], mode: ListUpdateMode = .partial) -> RedrawSummary {
-        let adapter = controller.adapter
-        adapter.wasCalled = false
         showCount += 1
+        // The controller hands every update to the adapter (an empty batch when nothing changed), so the
+        // adapter's summary always describes this update.
         controller.update(items: rows, mode: mode)
-        lastRedraw = adapter.wasCalled
-            ? adapter.text.lastRedraw
-            : RedrawSummary(redrawnRows: 0, clearedRows: 0, rowCount: rows.count, renderedItems: 0)
         return lastRedraw
     }
 }

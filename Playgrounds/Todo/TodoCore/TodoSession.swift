@@ -99,7 +99,7 @@ public final class TodoSession {
         let handles = self.handles
         Observable.combineLatest(store.scope(\.items), filter, selection)
             .map { items, filter, selection in
-                let shown = filter == .all ? items : items.filter(filter.shows)
+                let shown = filter.apply(to: items)
                 return TodoRow.rows(
                     for: shown, selectedIndex: showsCursor ? selection.resolved(in: shown) : nil, handles: handles)
             }

@@ -81,7 +81,7 @@ public struct TodoList: Codable, Equatable, Sendable {
     ///
     /// - Complexity: O(n).
     public func items(shownBy filter: TodoFilter) -> [TodoItem] {
-        filter == .all ? items : items.filter(filter.shows)
+        filter.apply(to: items)
     }
 
     /// The position of the item with identity `id` in ``items``, or `nil` when there is none.
@@ -98,6 +98,13 @@ public enum TodoFilter: String, CaseIterable, Codable, Sendable {
     case active
     /// The done items.
     case done
+
+    /// The items of `items` this filter shows, in order.
+    ///
+    /// - Complexity: O(n); none for ``all``.
+    public func apply(to items: [TodoItem]) -> [TodoItem] {
+        self == .all ? items : items.filter(shows)
+    }
 
     /// Whether this filter shows `item`.
     public func shows(_ item: TodoItem) -> Bool {
