@@ -56,7 +56,7 @@ final class ObservationTracker<Object: AnyObject & Observation.Observable & Send
     var value: Value { root.value }
     var scopes: ScopeCache { root.scopes }
 
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
         let subscription = root.subscribe(observer)
         // The subscription keeps the tracker (and so its task) alive while someone observes.
         return Subscription { [self] in

@@ -11,23 +11,50 @@ import Synchronization
 /// // Prints "10", "20", "30"
 /// ```
 public struct Observable<Value>: ObservableType {
+    /// The recipe, in the package's split form: values and the end reach the observer separately.
     @usableFromInline
-    let subscribeHandler: (@escaping (Event<Value>) -> Void) -> Subscription
+    let attachHandler: (Observer<Value>) -> Subscription
 
     /// Creates a stream from a function that connects an observer and returns the subscription that
     /// disconnects it.
     ///
-    /// The function runs once per subscriber. Operators are built with this initialiser; user code
-    /// usually prefers ``create(_:)``.
+    /// The function runs once per subscriber. Custom operators can be built with this initialiser; user
+    /// code usually prefers ``create(_:)``.
     @inlinable
     public init(_ subscribe: @escaping (@escaping (Event<Value>) -> Void) -> Subscription) {
-        self.subscribeHandler = subscribe
+        self.attachHandler = { observer in subscribe(observer.eventHandler) }
+    }
+
+    /// The split-form recipe, wrapped so that its initialiser never competes with the public one for a
+    /// trailing closure.
+    @usableFromInline
+    struct Recipe {
+        @usableFromInline let attach: (Observer<Value>) -> Subscription
+
+        @inlinable init(_ attach: @escaping (Observer<Value>) -> Subscription) { self.attach = attach }
+    }
+
+    @inlinable
+    init(recipe: Recipe) {
+        self.attachHandler = recipe.attach
+    }
+
+    /// A stream from a recipe in the split form (the package's own operators and sources).
+    @inlinable
+    static func attaching(_ attach: @escaping (Observer<Value>) -> Subscription) -> Observable {
+        Observable(recipe: Recipe(attach))
     }
 
     /// Runs this stream's recipe for `observer`.
     @inlinable
     public func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        subscribeHandler(observer)
+        attachHandler(Observer(observer))
+    }
+
+    /// Runs this stream's recipe for `observer`, in the split form.
+    @inlinable
+    func attach(_ observer: Observer<Value>) -> Subscription {
+        attachHandler(observer)
     }
 
     /// Returns `self`.
@@ -91,7 +118,7 @@ extension Observable {
 
     /// A stream that never sends anything.
     public static func never() -> Observable<Value> {
-        Observable { _ in .empty }
+        Observable.attaching({ _ in .empty })
     }
 
     /// A stream that fails at once with `error`.

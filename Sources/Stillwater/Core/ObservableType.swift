@@ -33,6 +33,13 @@ extension ObservableType {
         Observable { observer in self.subscribe(observer) }
     }
 
+    /// Subscribes `observer` in the package's split form, through ``asObservable()`` (which the
+    /// package's sources implement natively, so no event closure is built in between).
+    @inlinable
+    func attach(_ observer: Observer<Value>) -> Subscription {
+        asObservable().attach(observer)
+    }
+
     /// Calls `onNext` with each value, and ignores the terminal event.
     ///
     /// ```swift
@@ -45,9 +52,7 @@ extension ObservableType {
     /// - Returns: A subscription; releasing it cancels it.
     @inlinable
     public func observe(_ onNext: @escaping (Value) -> Void) -> Subscription {
-        subscribe { event in
-            if case .next(let value) = event { onNext(value) }
-        }
+        attach(Observer(next: onNext, end: { _ in }))
     }
 
     /// Calls the handler that matches each event; a `nil` handler ignores that kind of event.
@@ -67,12 +72,14 @@ extension ObservableType {
         onError: ((any Error) -> Void)? = nil,
         onCompleted: (() -> Void)? = nil
     ) -> Subscription {
-        subscribe { event in
-            switch event {
-            case .next(let value): onNext?(value)
-            case .error(let error): onError?(error)
-            case .completed: onCompleted?()
+        attach(Observer(
+            next: { onNext?($0) },
+            end: { termination in
+                switch termination {
+                case .failed(let error): onError?(error)
+                case .completed: onCompleted?()
+                }
             }
-        }
+        ))
     }
 }

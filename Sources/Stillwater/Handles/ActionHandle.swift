@@ -66,6 +66,13 @@ public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked
         core.subscribe(observer)
     }
 
+    /// This handle as an ``Observable`` that subscribes straight to it: operators built on it hand each
+    /// value to their stage directly, with no event closure in between.
+    @inlinable
+    public func asObservable() -> Observable<Parameter> {
+        Observable.attaching({ [core] observer in core.subscribe(observer) })
+    }
+
     /// Whether `lhs` and `rhs` are the same handle. Two handles created separately are never equal.
     @inlinable
     public static func == (lhs: ActionHandle, rhs: ActionHandle) -> Bool {

@@ -1,12 +1,28 @@
 import Synchronization
 
+/// The handler of one observer, in an object of its own so the delivery loop can call it without
+/// touching its reference count (see ``ObserverBox/handler``).
+@usableFromInline
+final class ObserverHandler<Value> {
+    @usableFromInline let observer: Observer<Value>
+
+    @inlinable
+    init(_ observer: Observer<Value>) { self.observer = observer }
+}
+
 /// One registered observer of a ``SourceCore``: its handler, its place in the bag, and whether it was
 /// cancelled. It is also what the observer's ``Subscription`` cancels.
 @usableFromInline
 final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
-    /// Owned by the source's deliverer: replaced by a no-op when the observer leaves, so what the handler
-    /// captured is released even while the user still holds the subscription.
-    @usableFromInline @exclusivity(unchecked) var handler: (Event<Value>) -> Void
+    /// The handler, retained by hand. Owned by the source's deliverer: set to `nil` (and released) when
+    /// the observer leaves, so what the handler captured is released even while the user still holds the
+    /// subscription.
+    ///
+    /// It is kept unmanaged for the delivery loop's sake: a closure read from a `var` must be retained
+    /// for the length of the call (the call could replace it), which costs two atomic operations per
+    /// delivery. Only the deliverer replaces it, and never while calling it, so ``deliver(_:)`` borrows
+    /// it instead.
+    @usableFromInline @exclusivity(unchecked) var handler: Unmanaged<ObserverHandler<Value>>?
     /// Set by the deliverer when the box enters the bag.
     @usableFromInline @exclusivity(unchecked) var token: UInt64 = 0
     /// Set once, by `cancel()`, from any thread; read before every delivery.
@@ -19,10 +35,14 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     @usableFromInline let detach: (ObserverBox<Value>) -> Void
 
     @inlinable
-    init(handler: @escaping (Event<Value>) -> Void, source: SourceCore<Value>) {
-        self.handler = handler
+    init(observer: Observer<Value>, source: SourceCore<Value>) {
+        self.handler = Unmanaged.passRetained(ObserverHandler(observer))
         self.source = source
         self.detach = { box in box.source.detach(box) }
+    }
+
+    deinit {
+        handler?.release()
     }
 
     @inlinable
@@ -31,60 +51,128 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
         detach(self)
     }
 
-    @inlinable
-    func release() {
-        handler = ObserverBox.ignore
+    /// Hands `value` to the handler, unless the observer left. Deliverer only.
+    @inlinable @inline(__always)
+    func deliver(_ value: Value) {
+        handler?._withUnsafeGuaranteedRef { $0.observer.next(value) }
     }
 
-    @usableFromInline
-    static var ignore: (Event<Value>) -> Void { { _ in } }
+    /// Releases the handler and returns it, for a last call after the box left (a terminal event).
+    /// Deliverer only.
+    @inlinable
+    func takeHandler() -> Observer<Value>? {
+        guard let handler else { return nil }
+        self.handler = nil
+        return handler.takeRetainedValue().observer
+    }
+
+    /// Releases the handler and what it captured. Deliverer only.
+    @inlinable
+    func release() {
+        handler?.release()
+        handler = nil
+    }
 }
 
 /// The observers of one source, in subscription order.
 ///
-/// A value type owned by the source's deliverer. Tokens increase with each insertion, so the array stays
-/// sorted by token: delivery follows subscription order, and removal finds its box by binary search.
+/// A value type owned by the source's deliverer, which must call ``deallocate()`` when the source goes.
+/// Tokens increase with each insertion, so the buffer stays sorted by token: delivery follows
+/// subscription order, and removal finds its box by binary search.
+///
+/// The boxes sit in a buffer managed by hand, each retained once by the bag, so that the delivery loop
+/// (``forEach(_:)``) reads them without retaining a snapshot: the bag changes only through its deliverer,
+/// and a delivery never changes it (a subscribe or cancel from inside a handler is queued).
 @usableFromInline
 struct ObserverBag<Value> {
-    @usableFromInline var boxes: ContiguousArray<ObserverBox<Value>> = []
+    @usableFromInline var base: UnsafeMutablePointer<Unmanaged<ObserverBox<Value>>>?
+    @usableFromInline var count = 0
+    @usableFromInline var capacity = 0
     @usableFromInline var nextToken: UInt64 = 0
 
     @inlinable init() {}
 
     @inlinable
+    var isEmpty: Bool { count == 0 }
+
+    /// Calls `body` with each box in subscription order, without retaining them.
+    @inlinable @inline(__always)
+    func forEach(_ body: (ObserverBox<Value>) -> Void) {
+        guard let base else { return }
+        for index in 0..<count {
+            base[index]._withUnsafeGuaranteedRef(body)
+        }
+    }
+
+    @inlinable
     mutating func insert(_ box: ObserverBox<Value>) {
         box.token = nextToken
         nextToken &+= 1
-        boxes.append(box)
+        if count == capacity { grow() }
+        base.unsafelyUnwrapped[count] = Unmanaged.passRetained(box)
+        count += 1
         Resources.attached()
     }
 
-    /// Removes `box` if it is in the bag. - Complexity: O(log n) to find it; O(1) when it is the newest.
+    @usableFromInline
+    mutating func grow() {
+        let newCapacity = Swift.max(4, capacity * 2)
+        let newBase = UnsafeMutablePointer<Unmanaged<ObserverBox<Value>>>.allocate(capacity: newCapacity)
+        if let base {
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+        }
+        base = newBase
+        capacity = newCapacity
+    }
+
     @inlinable
     mutating func remove(_ box: ObserverBox<Value>) {
+        guard let base else { return }
         let token = box.token
-        if let last = boxes.last, last === box {
-            boxes.removeLast()
-        } else {
+        var index = count - 1
+        if index < 0 || base[index].toOpaque() != Unmanaged.passUnretained(box).toOpaque() {
             var low = 0
-            var high = boxes.count
+            var high = count
             while low < high {
                 let middle = (low + high) / 2
-                if boxes[middle].token < token { low = middle + 1 } else { high = middle }
+                if base[middle]._withUnsafeGuaranteedRef({ $0.token }) < token {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
             }
-            guard low < boxes.count, boxes[low] === box else { return }
-            boxes.remove(at: low)
+            guard low < count, base[low].toOpaque() == Unmanaged.passUnretained(box).toOpaque() else { return }
+            index = low
         }
+        let removed = base[index]
+        (base + index).moveInitialize(from: base + index + 1, count: count - index - 1)
+        count -= 1
         box.release()
+        removed.release()
         Resources.detached()
     }
 
-    /// Empties the bag and returns what it held (for a terminal delivery).
+    /// Empties the bag and returns its boxes, in order.
     @inlinable
     mutating func removeAll() -> ContiguousArray<ObserverBox<Value>> {
-        let all = boxes
-        boxes = []
-        Resources.detached(all.count)
+        var all = ContiguousArray<ObserverBox<Value>>()
+        guard let base else { return all }
+        all.reserveCapacity(count)
+        for index in 0..<count { all.append(base[index].takeRetainedValue()) }
+        Resources.detached(count)
+        count = 0
         return all
+    }
+
+    /// Releases the boxes still in the bag and the buffer. For the owner's `deinit`.
+    @inlinable
+    mutating func deallocate() {
+        guard let base else { return }
+        for index in 0..<count { base[index].release() }
+        base.deallocate()
+        self.base = nil
+        count = 0
+        capacity = 0
     }
 }

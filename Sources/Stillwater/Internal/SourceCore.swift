@@ -33,7 +33,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     @usableFromInline let queue = DeliveryQueue<Work>()
     @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
     @usableFromInline @exclusivity(unchecked) var isStopped = false
-    @usableFromInline @exclusivity(unchecked) var stopEvent: Event<Value>?
+    @usableFromInline @exclusivity(unchecked) var stopEvent: Termination?
     @usableFromInline @exclusivity(unchecked) var work: [Work] = []
     @usableFromInline let retained: Lock<Retained>
     /// How many of the latest values a new subscriber receives first: 0, 1 (a current value) or more.
@@ -55,6 +55,10 @@ final class SourceCore<Value>: @unchecked Sendable {
         self.replaysAfterStop = replaysAfterStop
         self.writesWhileDelivering = writesWhileDelivering
         self.retained = Lock(Retained(buffer: initial))
+    }
+
+    deinit {
+        observers.deallocate()
     }
 
     // MARK: Sending
@@ -158,7 +162,13 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// hands it only the terminal event (after the replay).
     @inlinable
     func subscribe(_ handler: @escaping (Event<Value>) -> Void) -> Subscription {
-        let box = ObserverBox(handler: handler, source: self)
+        subscribe(Observer(handler))
+    }
+
+    /// Registers `observer`, as the event-closure form above does.
+    @inlinable
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        let box = ObserverBox(observer: observer, source: self)
         if replayLimit == 0 {
             if queue.tryAcquire() {
                 attachOwned(box, replay: [])
@@ -195,25 +205,26 @@ final class SourceCore<Value>: @unchecked Sendable {
     @inlinable
     func deliverOwned(_ event: Event<Value>) {
         guard !isStopped else { return }
-        if case .next = event {
-            let boxes = observers.boxes
-            for box in boxes where !box.isDisposed.load(ordering: .relaxed) {
-                box.handler(event)
+        switch event {
+        case .next(let value):
+            observers.forEach { box in
+                if !box.isDisposed.load(ordering: .relaxed) { box.deliver(value) }
             }
-        } else {
-            stopOwned(event)
+        case .error(let error):
+            stopOwned(.failed(error))
+        case .completed:
+            stopOwned(.completed)
         }
     }
 
     @inlinable
-    func stopOwned(_ event: Event<Value>) {
+    func stopOwned(_ termination: Termination) {
         isStopped = true
-        stopEvent = event
+        stopEvent = termination
         let boxes = observers.removeAll()
         for box in boxes {
-            let handler = box.handler
-            box.release()
-            if !box.isDisposed.load(ordering: .relaxed) { handler(event) }
+            let observer = box.takeHandler()
+            if !box.isDisposed.load(ordering: .relaxed) { observer?.end(termination) }
         }
     }
 
@@ -231,16 +242,14 @@ final class SourceCore<Value>: @unchecked Sendable {
             return
         }
         for value in replay {
-            box.handler(.next(value))
+            box.deliver(value)
             if box.isDisposed.load(ordering: .relaxed) {
                 box.release()
                 return
             }
         }
         if let stopEvent {
-            let handler = box.handler
-            box.release()
-            handler(stopEvent)
+            box.takeHandler()?.end(stopEvent)
         } else {
             observers.insert(box)
         }

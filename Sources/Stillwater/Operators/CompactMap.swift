@@ -10,10 +10,13 @@ extension ObservableType {
     /// ```
     @inlinable
     public func compactMap<NewValue>(_ transform: @escaping (Value) -> NewValue?) -> Observable<NewValue> {
-        Observable { observer in
-            self.subscribe { event in
-                if let kept = event.compactMap(transform) { observer(kept) }
-            }
-        }
+        let upstream = asObservable()
+        return Observable<NewValue>.attaching({ observer in
+            let next = observer.next
+            return upstream.attach(Observer(
+                next: { value in if let kept = transform(value) { next(kept) } },
+                end: observer.end
+            ))
+        })
     }
 }

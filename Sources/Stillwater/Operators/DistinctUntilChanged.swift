@@ -11,16 +11,19 @@ extension ObservableType where Value: Equatable {
     /// - Complexity: One comparison per value; no allocation per value.
     @inlinable
     public func distinctUntilChanged() -> Observable<Value> {
-        Observable { observer in
+        let upstream = asObservable()
+        return Observable.attaching({ observer in
             let previous = OperatorState<Value?>(Value?.none)
-            return self.subscribe { event in
-                if case .next(let value) = event {
+            let next = observer.next
+            return upstream.attach(Observer(
+                next: { value in
                     if let last = previous.value, last == value { return }
                     previous.value = value
-                }
-                observer(event)
-            }
-        }
+                    next(value)
+                },
+                end: observer.end
+            ))
+        })
     }
 }
 
@@ -63,16 +66,19 @@ extension ObservableType {
     func distinct<Key>(
         key: @escaping (Value) -> Key, isEquivalent: @escaping (Key, Key) -> Bool
     ) -> Observable<Value> {
-        Observable { observer in
+        let upstream = asObservable()
+        return Observable.attaching({ observer in
             let previous = OperatorState<Key?>(Key?.none)
-            return self.subscribe { event in
-                if case .next(let value) = event {
+            let next = observer.next
+            return upstream.attach(Observer(
+                next: { value in
                     let current = key(value)
                     if let last = previous.value, isEquivalent(last, current) { return }
                     previous.value = current
-                }
-                observer(event)
-            }
-        }
+                    next(value)
+                },
+                end: observer.end
+            ))
+        })
     }
 }

@@ -11,9 +11,11 @@ extension ObservableType {
     /// - Complexity: One call of `transform` per value; no allocation per value.
     @inlinable
     public func map<NewValue>(_ transform: @escaping (Value) -> NewValue) -> Observable<NewValue> {
-        Observable { observer in
-            self.subscribe { event in observer(event.map(transform)) }
-        }
+        let upstream = asObservable()
+        return Observable<NewValue>.attaching({ observer in
+            let next = observer.next
+            return upstream.attach(Observer(next: { next(transform($0)) }, end: observer.end))
+        })
     }
 
     /// Reads the value at `keyPath` of each value.

@@ -15,14 +15,17 @@ extension ObservableType {
     public func scan<Result>(
         _ initial: Result, _ accumulate: @escaping (Result, Value) -> Result
     ) -> Observable<Result> {
-        Observable { observer in
-            var accumulated = initial
-            return self.subscribe { event in
-                observer(event.map { value in
-                    accumulated = accumulate(accumulated, value)
-                    return accumulated
-                })
-            }
-        }
+        let upstream = asObservable()
+        return Observable<Result>.attaching({ observer in
+            let accumulated = OperatorState(initial)
+            let next = observer.next
+            return upstream.attach(Observer(
+                next: { value in
+                    accumulated.value = accumulate(accumulated.value, value)
+                    next(accumulated.value)
+                },
+                end: observer.end
+            ))
+        })
     }
 }

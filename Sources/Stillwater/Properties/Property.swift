@@ -43,7 +43,14 @@ public final class Property<Value>: ObservableType {
     /// Registers `observer` for the current value first, then every change.
     @inlinable
     public func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        storage.subscribe(observer)
+        storage.subscribe(Observer(observer))
+    }
+
+    /// This property as an ``Observable`` that subscribes straight to it: operators built on it hand
+    /// each value to their stage directly, with no event closure in between.
+    @inlinable
+    public func asObservable() -> Observable<Value> {
+        Observable.attaching({ [storage] observer in storage.subscribe(observer) })
     }
 }
 

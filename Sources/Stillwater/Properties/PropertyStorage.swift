@@ -7,7 +7,7 @@ protocol PropertyStorage<Value>: AnyObject, Sendable {
     var value: Value { get }
 
     /// Registers `observer` for the current value first, then every change.
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription
+    func subscribe(_ observer: Observer<Value>) -> Subscription
 
     /// The scope nodes of this storage, shared by key path.
     var scopes: ScopeCache { get }
@@ -17,21 +17,25 @@ extension PropertyStorage {
     /// Registers `observer` for later changes only: the current value that a subscription delivers
     /// first is dropped.
     @usableFromInline
-    func subscribeToChanges(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        var isFirst = true
-        return subscribe { event in
-            if isFirst, case .next = event {
-                isFirst = false
-                return
-            }
-            observer(event)
-        }
+    func subscribeToChanges(_ observer: Observer<Value>) -> Subscription {
+        let isFirst = OperatorState(true)
+        let next = observer.next
+        return subscribe(Observer(
+            next: { value in
+                if isFirst.value {
+                    isFirst.value = false
+                    return
+                }
+                next(value)
+            },
+            end: observer.end
+        ))
     }
 
     /// The later changes only, as a stream (`changes` of `Property` and `MutableProperty`).
     @usableFromInline
     var changes: Observable<Value> {
-        Observable { self.subscribeToChanges($0) }
+        Observable.attaching({ self.subscribeToChanges($0) })
     }
 
 }
@@ -73,7 +77,7 @@ final class RootStorage<Value>: MutablePropertyStorage, @unchecked Sendable {
     }
 
     @inlinable
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
         core.subscribe(observer)
     }
 }
@@ -90,8 +94,8 @@ final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
     }
 
     @usableFromInline
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        observer(.next(value))
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        observer.next(value)
         return .empty
     }
 }
@@ -131,7 +135,7 @@ final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendabl
     }
 
     @usableFromInline
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
         observation.subscribe(observer)
     }
 }
@@ -153,8 +157,9 @@ final class MappedStorage<Root, Value>: PropertyStorage, @unchecked Sendable {
     var value: Value { parent.value[keyPath: keyPath] }
 
     @usableFromInline
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
         let keyPath = self.keyPath
-        return parent.subscribe { observer($0.map { $0[keyPath: keyPath] }) }
+        let next = observer.next
+        return parent.subscribe(Observer(next: { next($0[keyPath: keyPath]) }, end: observer.end))
     }
 }

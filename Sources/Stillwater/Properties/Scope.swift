@@ -32,7 +32,10 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
         self.engine = engine
         // The parent's first delivery is its current value; if it moved since `initial` was read, the
         // engine's comparison passes it on, otherwise it is dropped as unchanged.
-        parentSubscription = parent.subscribe { event in engine.receive(event) }
+        parentSubscription = parent.subscribe(Observer(
+            next: { root in engine.receive(root) },
+            end: { termination in engine.finish(termination) }
+        ))
     }
 
     deinit {
@@ -45,7 +48,7 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
 
     /// Registers `observer`; the subscription keeps the node (and so its parent link) alive.
     @usableFromInline
-    func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
         let subscription = engine.core.subscribe(observer)
         return Subscription { [self] in
             _ = self
@@ -85,17 +88,19 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
         return slice
     }
 
+    /// Passes the slice of `root` on when it differs from the last one.
     @inlinable
-    func receive(_ event: Event<Root>) {
-        switch event {
-        case .next(let root):
-            let slice = slice(of: root)
-            guard slice != last else { return }
-            last = slice
-            core.send(.next(slice))
-        case .error, .completed:
-            core.send(event.map { $0[keyPath: keyPath] })
-        }
+    func receive(_ root: Root) {
+        let slice = slice(of: root)
+        guard slice != last else { return }
+        last = slice
+        core.send(.next(slice))
+    }
+
+    /// Passes the parent's end on to the scope's observers.
+    @inlinable
+    func finish(_ termination: Termination) {
+        core.send(termination.event())
     }
 }
 

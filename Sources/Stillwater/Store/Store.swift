@@ -126,6 +126,12 @@ extension Store: ObservableType {
     public func subscribe(_ observer: @escaping (Event<State>) -> Void) -> Subscription {
         state.subscribe(observer)
     }
+
+    /// The store's state as an ``Observable``: the same stream as `state.asObservable()`.
+    @inlinable
+    public func asObservable() -> Observable<State> {
+        state.asObservable()
+    }
 }
 
 extension Store where State: Sendable {

@@ -45,6 +45,13 @@ public final class BehaviorSubject<Value>: ObservableType {
     public func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
         core.subscribe(observer)
     }
+
+    /// This subject as an ``Observable`` that subscribes straight to it: operators built on it hand each
+    /// value to their stage directly, with no event closure in between.
+    @inlinable
+    public func asObservable() -> Observable<Value> {
+        Observable.attaching({ [core] observer in core.subscribe(observer) })
+    }
 }
 
 extension BehaviorSubject: @unchecked Sendable where Value: Sendable {}

@@ -55,11 +55,11 @@ struct SubjectValuesTests {
         }
         var iterator = started.makeAsyncIterator()
         await iterator.next()
-        #expect(subject.core.observers.boxes.count == 1)
+        #expect(subject.core.observers.count == 1)
         loop.cancel()
         let collected = try await loop.value
         #expect(collected == [0])
-        #expect(subject.core.observers.boxes.isEmpty)
+        #expect(subject.core.observers.isEmpty)
     }
 
     @Test("values sent while the loop body runs wait in the buffer, in order, by default")

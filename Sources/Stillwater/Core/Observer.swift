@@ -1,0 +1,81 @@
+/// How a stream ended, without a value type: what a terminal ``Event`` carries. Operators that change the
+/// value type pass their downstream's end handler up unchanged, with no wrapping closure.
+@usableFromInline
+enum Termination {
+    case completed
+    case failed(any Error)
+
+    /// This end as an event of any value type.
+    @inlinable
+    func event<Value>() -> Event<Value> {
+        switch self {
+        case .completed: return .completed
+        case .failed(let error): return .error(error)
+        }
+    }
+}
+
+extension Event {
+    /// The end this event carries, or `nil` for a value.
+    @inlinable
+    var termination: Termination? {
+        switch self {
+        case .next: return nil
+        case .error(let error): return .failed(error)
+        case .completed: return .completed
+        }
+    }
+}
+
+/// The receiving end of a subscription inside the package: values and the end arrive through separate
+/// closures, so a value crosses an operator as itself (one call, no ``Event`` to build and switch on).
+///
+/// The public form, an `(Event<Value>) -> Void` closure, converts both ways: ``init(_:)`` wraps one, and
+/// ``eventHandler`` hands back the original closure when there was one, so a chain that goes from events
+/// to an observer and back adds no layer.
+@usableFromInline
+struct Observer<Value> {
+    @usableFromInline let next: (Value) -> Void
+    @usableFromInline let end: (Termination) -> Void
+    /// The event closure this observer was made from, if any.
+    @usableFromInline let events: ((Event<Value>) -> Void)?
+
+    @inlinable
+    init(next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void) {
+        self.next = next
+        self.end = end
+        self.events = nil
+    }
+
+    @inlinable
+    init(_ events: @escaping (Event<Value>) -> Void) {
+        self.next = { events(.next($0)) }
+        self.end = { events($0.event()) }
+        self.events = events
+    }
+
+    /// This observer as one event closure.
+    @inlinable
+    var eventHandler: (Event<Value>) -> Void {
+        if let events { return events }
+        let next = self.next
+        let end = self.end
+        return { event in
+            switch event {
+            case .next(let value): next(value)
+            case .error(let error): end(.failed(error))
+            case .completed: end(.completed)
+            }
+        }
+    }
+
+    /// Hands `event` to the matching closure.
+    @inlinable
+    func send(_ event: Event<Value>) {
+        switch event {
+        case .next(let value): next(value)
+        case .error(let error): end(.failed(error))
+        case .completed: end(.completed)
+        }
+    }
+}
