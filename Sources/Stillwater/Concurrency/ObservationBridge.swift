@@ -55,6 +55,7 @@ final class ObservationTracker<Object: AnyObject & Observation.Observable & Send
 
     var value: Value { root.value }
     var scopes: ScopeCache { root.scopes }
+    var host: any DeliveryHost { root.host }
 
     func subscribe(_ observer: Observer<Value>) -> Subscription {
         let subscription = root.subscribe(observer)

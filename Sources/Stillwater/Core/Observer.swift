@@ -39,12 +39,18 @@ struct Observer<Value> {
     @usableFromInline let end: (Termination) -> Void
     /// The event closure this observer was made from, if any.
     @usableFromInline let events: ((Event<Value>) -> Void)?
+    /// How a scope reads a store's new state where it lies, instead of receiving a copy; see
+    /// ``InPlaceReader``.
+    @usableFromInline let inPlace: InPlaceReader?
 
     @inlinable
-    init(next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void) {
+    init(
+        next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void, inPlace: InPlaceReader? = nil
+    ) {
         self.next = next
         self.end = end
         self.events = nil
+        self.inPlace = inPlace
     }
 
     @inlinable
@@ -52,6 +58,7 @@ struct Observer<Value> {
         self.next = { events(.next($0)) }
         self.end = { events($0.event()) }
         self.events = events
+        self.inPlace = nil
     }
 
     /// This observer as one event closure.
@@ -77,5 +84,27 @@ struct Observer<Value> {
         case .error(let error): end(.failed(error))
         case .completed: end(.completed)
         }
+    }
+}
+
+/// The two steps by which a scope of a store follows the store's state without a copy of it.
+///
+/// A store changes its state in place, under its lock, as the deliverer. Handing every observer a copy of
+/// the whole state costs a retain and a release of each of its reference-counted parts per action. A scope
+/// only needs its slice, so a store calls ``prepare`` while it still holds the lock, with the address of
+/// the new state (the scope reads and compares its slice there), and then, after the lock, in delivery
+/// order, ``flush`` (the scope delivers the slice if it changed). Only observers without a reader get a
+/// copy, and only when there are some.
+@usableFromInline
+struct InPlaceReader {
+    /// Reads the slice from the state at the address given. Runs under the store's lock.
+    @usableFromInline let prepare: (UnsafeRawPointer) -> Void
+    /// Delivers what ``prepare`` found, if it changed.
+    @usableFromInline let flush: () -> Void
+
+    @inlinable
+    init(prepare: @escaping (UnsafeRawPointer) -> Void, flush: @escaping () -> Void) {
+        self.prepare = prepare
+        self.flush = flush
     }
 }

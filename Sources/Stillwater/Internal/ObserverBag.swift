@@ -5,9 +5,26 @@ import Synchronization
 @usableFromInline
 final class ObserverHandler<Value> {
     @usableFromInline let observer: Observer<Value>
+    /// The observer's in-place reader, unwrapped into plain stored closures: calling a closure kept in
+    /// an optional copies (retains) it first. Used only when ``readsInPlace``.
+    @usableFromInline let prepare: (UnsafeRawPointer) -> Void
+    @usableFromInline let flush: () -> Void
+    @usableFromInline let readsInPlace: Bool
 
     @inlinable
-    init(_ observer: Observer<Value>) { self.observer = observer }
+    init(_ observer: Observer<Value>) {
+        self.observer = observer
+        // Not `??`: its generic autoclosure would wrap each closure in two reabstraction thunks.
+        if let reader = observer.inPlace {
+            prepare = reader.prepare
+            flush = reader.flush
+            readsInPlace = true
+        } else {
+            prepare = { _ in }
+            flush = {}
+            readsInPlace = false
+        }
+    }
 }
 
 /// One registered observer of a ``SourceCore``: its handler, its place in the bag, and whether it was
@@ -27,7 +44,8 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var token: UInt64 = 0
     /// Set once, by `cancel()`, from any thread; read before every delivery.
     @usableFromInline let isDisposed = Atomic<Bool>(false)
-    @usableFromInline let source: SourceCore<Value>
+    /// What the box is registered with: a ``SourceCore`` or a ``ScopeEngine``.
+    @usableFromInline let source: AnyObject
     /// `source.detach(box)`, made where the box is made. `cancel()` is reached through the
     /// `Cancellable` existential, where `Value` is unknown; calling the source from there would run the
     /// unspecialised detach path (a generic-metadata lookup per step). This closure captures nothing, so
@@ -35,10 +53,10 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     @usableFromInline let detach: (ObserverBox<Value>) -> Void
 
     @inlinable
-    init(observer: Observer<Value>, source: SourceCore<Value>) {
+    init(observer: Observer<Value>, source: AnyObject, detach: @escaping (ObserverBox<Value>) -> Void) {
         self.handler = Unmanaged.passRetained(ObserverHandler(observer))
         self.source = source
-        self.detach = { box in box.source.detach(box) }
+        self.detach = detach
     }
 
     deinit {
@@ -51,10 +69,47 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
         detach(self)
     }
 
+    /// Whether the subscription was cancelled (from any thread).
+    @inlinable
+    var isCancelled: Bool { isDisposed.load(ordering: .relaxed) }
+
     /// Hands `value` to the handler, unless the observer left. Deliverer only.
     @inlinable @inline(__always)
     func deliver(_ value: Value) {
         handler?._withUnsafeGuaranteedRef { $0.observer.next(value) }
+    }
+
+    /// Lets an in-place reader read the value at `address`, or returns `false` when the observer has none
+    /// (it needs a copy). Deliverer only.
+    @inlinable @inline(__always)
+    func prepare(_ address: UnsafeRawPointer) -> Bool {
+        guard let handler else { return true }
+        return handler._withUnsafeGuaranteedRef { handler in
+            guard handler.readsInPlace else { return false }
+            handler.prepare(address)
+            return true
+        }
+    }
+
+    /// Lets an in-place reader deliver what it prepared, or hands the observer `copy`. Deliverer only.
+    @inlinable @inline(__always)
+    func flush(orDeliver copy: Value) {
+        handler?._withUnsafeGuaranteedRef { handler in
+            if handler.readsInPlace {
+                handler.flush()
+            } else {
+                handler.observer.next(copy)
+            }
+        }
+    }
+
+    /// Lets an in-place reader deliver what it prepared; does nothing for other observers. Deliverer
+    /// only.
+    @inlinable @inline(__always)
+    func flush() {
+        handler?._withUnsafeGuaranteedRef { handler in
+            if handler.readsInPlace { handler.flush() }
+        }
     }
 
     /// Releases the handler and returns it, for a last call after the box left (a terminal event).
@@ -101,6 +156,49 @@ struct ObserverBag<Value> {
         guard let base else { return }
         for index in 0..<count {
             base[index]._withUnsafeGuaranteedRef(body)
+        }
+    }
+
+    /// Hands `value` to every observer whose subscription is not cancelled, in order.
+    @inlinable
+    func deliver(_ value: Value) {
+        guard let base else { return }
+        for index in 0..<count {
+            base[index]._withUnsafeGuaranteedRef { box in
+                if !box.isCancelled { box.deliver(value) }
+            }
+        }
+    }
+
+    /// Empties the bag, handing `termination` to every observer whose subscription is not cancelled, and
+    /// releasing every handler.
+    @inlinable
+    mutating func end(_ termination: Termination) {
+        for box in removeAll() {
+            let observer = box.takeHandler()
+            if !box.isCancelled { observer?.end(termination) }
+        }
+    }
+
+    /// Adds `box` after handing it `replay`; after the source's `stop`, hands it only the end instead.
+    /// A box cancelled before or during its replay is released and not added.
+    @inlinable
+    mutating func attach<Replay: Sequence<Value>>(_ box: ObserverBox<Value>, replay: Replay, stop: Termination?) {
+        guard !box.isCancelled else {
+            box.release()
+            return
+        }
+        for value in replay {
+            box.deliver(value)
+            if box.isCancelled {
+                box.release()
+                return
+            }
+        }
+        if let stop {
+            box.takeHandler()?.end(stop)
+        } else {
+            insert(box)
         }
     }
 

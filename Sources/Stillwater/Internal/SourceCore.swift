@@ -140,14 +140,32 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Changes the current value in place with `body` and delivers the result. Deliverer only: the caller
     /// won ``DeliveryQueue/tryAcquire()`` or runs inside a ``Work/perform(_:)`` item, so no other write
     /// and no other delivery can come between the change and its delivery.
+    ///
+    /// Observers with an ``InPlaceReader`` (a store's scopes) read the new value where it lies, under the
+    /// lock, and deliver their slice after it; the others receive one copy, made only if there are any.
     @inlinable
     func modifyAndDeliverOwned(_ body: (inout Value) -> Void) {
-        let newValue = retained.withLock { retained -> Value in
-            let last = retained.buffer.count - 1
-            body(&retained.buffer[last])
-            return retained.buffer[last]
+        let copy: Value? = retained.withLock { retained in
+            withUnsafeMutablePointer(to: &retained.buffer[retained.buffer.count - 1]) { value in
+                body(&value.pointee)
+                guard !isStopped else { return nil }
+                var needsCopy = false
+                observers.forEach { box in
+                    if !box.isCancelled, !box.prepare(UnsafeRawPointer(value)) { needsCopy = true }
+                }
+                return needsCopy ? value.pointee : nil
+            }
         }
-        deliverOwned(.next(newValue))
+        guard !isStopped else { return }
+        if let copy {
+            observers.forEach { box in
+                if !box.isCancelled { box.flush(orDeliver: copy) }
+            }
+        } else {
+            observers.forEach { box in
+                if !box.isCancelled { box.flush() }
+            }
+        }
     }
 
     /// The latest retained value. Only for sources created with a current value.
@@ -168,7 +186,9 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Registers `observer`, as the event-closure form above does.
     @inlinable
     func subscribe(_ observer: Observer<Value>) -> Subscription {
-        let box = ObserverBox(observer: observer, source: self)
+        let box = ObserverBox(observer: observer, source: self) { box in
+            unsafeDowncast(box.source, to: SourceCore.self).detach(box)
+        }
         if replayLimit == 0 {
             if queue.tryAcquire() {
                 attachOwned(box, replay: [])
@@ -207,9 +227,7 @@ final class SourceCore<Value>: @unchecked Sendable {
         guard !isStopped else { return }
         switch event {
         case .next(let value):
-            observers.forEach { box in
-                if !box.isDisposed.load(ordering: .relaxed) { box.deliver(value) }
-            }
+            observers.deliver(value)
         case .error(let error):
             stopOwned(.failed(error))
         case .completed:
@@ -221,11 +239,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     func stopOwned(_ termination: Termination) {
         isStopped = true
         stopEvent = termination
-        let boxes = observers.removeAll()
-        for box in boxes {
-            let observer = box.takeHandler()
-            if !box.isDisposed.load(ordering: .relaxed) { observer?.end(termination) }
-        }
+        observers.end(termination)
     }
 
     /// The values a subscriber attaching now receives first (deliverer only, for deferred attaches).
@@ -237,22 +251,7 @@ final class SourceCore<Value>: @unchecked Sendable {
 
     @inlinable
     func attachOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
-        guard !box.isDisposed.load(ordering: .relaxed) else {
-            box.release()
-            return
-        }
-        for value in replay {
-            box.deliver(value)
-            if box.isDisposed.load(ordering: .relaxed) {
-                box.release()
-                return
-            }
-        }
-        if let stopEvent {
-            box.takeHandler()?.end(stopEvent)
-        } else {
-            observers.insert(box)
-        }
+        observers.attach(box, replay: replay, stop: stopEvent)
     }
 
     /// Runs the work that arrived while this thread was delivering, until none is left, then releases the
@@ -276,5 +275,26 @@ final class SourceCore<Value>: @unchecked Sendable {
             }
             work.removeAll(keepingCapacity: true)
         } while queue.releaseOrTake(into: &work)
+    }
+}
+
+/// A source whose deliverer can run other work in its order: a scope's subscribes, cancels and
+/// deliveries all run on its root's deliverer, so the scope needs no queue or lock of its own.
+@usableFromInline
+protocol DeliveryHost: AnyObject, Sendable {
+    /// Runs `body` as this source's deliverer: at once when no delivery is in progress, otherwise after
+    /// the work queued before it.
+    func run(_ body: @escaping () -> Void)
+}
+
+extension SourceCore: DeliveryHost {
+    @inlinable
+    func run(_ body: @escaping () -> Void) {
+        if queue.tryAcquire() {
+            body()
+            finishDelivering()
+        } else if queue.enqueue(.perform(body)) {
+            finishDelivering()
+        }
     }
 }

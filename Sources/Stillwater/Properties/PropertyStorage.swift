@@ -11,6 +11,9 @@ protocol PropertyStorage<Value>: AnyObject, Sendable {
 
     /// The scope nodes of this storage, shared by key path.
     var scopes: ScopeCache { get }
+
+    /// The deliverer that runs this value's deliveries (the root source's); scopes run on it too.
+    var host: any DeliveryHost { get }
 }
 
 extension PropertyStorage {
@@ -67,6 +70,9 @@ final class RootStorage<Value>: MutablePropertyStorage, @unchecked Sendable {
     var value: Value { core.currentValue }
 
     @inlinable
+    var host: any DeliveryHost { core }
+
+    @inlinable
     func set(_ newValue: Value) {
         core.send(.next(newValue))
     }
@@ -87,6 +93,9 @@ final class RootStorage<Value>: MutablePropertyStorage, @unchecked Sendable {
 final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let value: Value
     @usableFromInline let scopes = ScopeCache()
+    /// A constant never delivers after subscribing; its scopes still need a deliverer for their own
+    /// subscribers, so it has an idle one.
+    @usableFromInline let host: any DeliveryHost = SourceCore<Void>(replayLimit: 0)
 
     @usableFromInline
     init(_ value: Value) {
@@ -123,6 +132,9 @@ final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendabl
     var value: Value { parent.value[keyPath: keyPath] }
 
     @usableFromInline
+    var host: any DeliveryHost { observation.host }
+
+    @usableFromInline
     func set(_ newValue: Value) {
         let keyPath = self.keyPath
         parent.modify { $0[keyPath: keyPath] = newValue }
@@ -155,6 +167,9 @@ final class MappedStorage<Root, Value>: PropertyStorage, @unchecked Sendable {
 
     @usableFromInline
     var value: Value { parent.value[keyPath: keyPath] }
+
+    @usableFromInline
+    var host: any DeliveryHost { parent.host }
 
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {

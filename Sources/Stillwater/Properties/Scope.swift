@@ -28,13 +28,18 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
     @inlinable
     init(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) {
         self.parent = parent
-        let engine = ScopeEngine(keyPath: keyPath, initial: parent.value[keyPath: keyPath])
+        let engine = ScopeEngine(keyPath: keyPath, initial: parent.value[keyPath: keyPath], host: parent.host)
         self.engine = engine
         // The parent's first delivery is its current value; if it moved since `initial` was read, the
-        // engine's comparison passes it on, otherwise it is dropped as unchanged.
+        // engine's comparison passes it on, otherwise it is dropped as unchanged. It is queued on the
+        // host before any subscriber of this node can be, so every subscriber sees a settled `last`.
         parentSubscription = parent.subscribe(Observer(
             next: { root in engine.receive(root) },
-            end: { termination in engine.finish(termination) }
+            end: { termination in engine.finish(termination) },
+            inPlace: InPlaceReader(
+                prepare: { address in engine.prepare(address) },
+                flush: { engine.flush() }
+            )
         ))
     }
 
@@ -46,10 +51,13 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
     @usableFromInline
     var value: Value { parent.value[keyPath: engine.keyPath] }
 
+    @usableFromInline
+    var host: any DeliveryHost { engine.host }
+
     /// Registers `observer`; the subscription keeps the node (and so its parent link) alive.
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {
-        let subscription = engine.core.subscribe(observer)
+        let subscription = engine.subscribe(observer)
         return Subscription { [self] in
             _ = self
             subscription.cancel()
@@ -58,6 +66,11 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
 }
 
 /// The delivery half of a ``ScopeNode``: the last slice and the observers of the scope.
+///
+/// It has no queue and no lock. Everything it does runs on its root's deliverer (its ``host``): the
+/// parent's deliveries reach ``receive(_:)`` there, and ``subscribe(_:)`` and cancelling are run there
+/// in turn. So a change reaches the scope's observers as part of the root's delivery, in the root's
+/// order, with no atomic operation of its own.
 @usableFromInline
 final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     @usableFromInline let keyPath: KeyPath<Root, Value>
@@ -65,16 +78,27 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     /// only; `nil` otherwise. Reading at an offset skips the key path's interpretation, which asks the
     /// runtime for generic metadata on every read.
     @usableFromInline let offset: Int?
-    @usableFromInline let core: SourceCore<Value>
-    /// The last slice passed on. Touched only by the parent's deliveries, which are serialised.
+    /// The root's deliverer, which runs everything below.
+    @usableFromInline let host: any DeliveryHost
+    /// The last slice passed on, which a new subscriber receives first. Host only.
     @usableFromInline @exclusivity(unchecked) var last: Value
+    /// The scope's observers. Host only.
+    @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
+    /// How the parent ended, once it has. Host only.
+    @usableFromInline @exclusivity(unchecked) var stop: Termination?
+    /// A changed slice read by ``prepare(_:)`` and not yet delivered. Host only.
+    @usableFromInline @exclusivity(unchecked) var pending: Value?
 
     @inlinable
-    init(keyPath: KeyPath<Root, Value>, initial: Value) {
+    init(keyPath: KeyPath<Root, Value>, initial: Value, host: any DeliveryHost) {
         self.keyPath = keyPath
         self.offset = MemoryLayout<Root>.offset(of: keyPath)
         self.last = initial
-        self.core = SourceCore(replayLimit: 1, initial: [initial])
+        self.host = host
+    }
+
+    deinit {
+        observers.deallocate()
     }
 
     /// The slice of `root`: `root[keyPath: keyPath]`, read directly at ``offset`` when there is one.
@@ -88,23 +112,71 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
         return slice
     }
 
-    /// Passes the slice of `root` on when it differs from the last one.
+    /// Passes the slice of `root` on when it differs from the last one. Host only.
     @inlinable
     func receive(_ root: Root) {
         let slice = slice(of: root)
         guard slice != last else { return }
         last = slice
-        core.send(.next(slice))
+        guard stop == nil else { return }
+        observers.deliver(slice)
     }
 
-    /// Passes the parent's end on to the scope's observers.
+
+    /// Reads the slice of the root value at `address` (a store's state, under its lock) and keeps it for
+    /// ``flush()`` when it differs from the last one. Host only.
+    @inlinable
+    func prepare(_ address: UnsafeRawPointer) {
+        let slice = if let offset {
+            address.load(fromByteOffset: offset, as: Value.self)
+        } else {
+            address.assumingMemoryBound(to: Root.self).pointee[keyPath: keyPath]
+        }
+        guard slice != last else { return }
+        last = slice
+        pending = slice
+    }
+
+    /// Delivers the slice ``prepare(_:)`` kept, if any. Host only.
+    @inlinable
+    func flush() {
+        guard let slice = pending else { return }
+        pending = nil
+        guard stop == nil else { return }
+        observers.deliver(slice)
+    }
+
+    /// Passes the parent's end on to the scope's observers. Host only.
     @inlinable
     func finish(_ termination: Termination) {
-        core.send(termination.event())
+        guard stop == nil else { return }
+        stop = termination
+        observers.end(termination)
+    }
+
+    /// Registers `observer`: on the host, in turn, it receives the last slice, then every change.
+    @inlinable
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        let box = ObserverBox(observer: observer, source: self) { box in
+            unsafeDowncast(box.source, to: ScopeEngine.self).detach(box)
+        }
+        host.run { [self] in attach(box) }
+        return Subscription(box)
+    }
+
+    /// Host only: hands `box` the last slice (or, after the end, only the end) and adds it.
+    @inlinable
+    func attach(_ box: ObserverBox<Value>) {
+        observers.attach(box, replay: stop == nil ? [last] : [], stop: stop)
+    }
+
+    /// Called by an ``ObserverBox`` when its subscription is cancelled.
+    @inlinable
+    func detach(_ box: ObserverBox<Value>) {
+        host.run { [self] in observers.remove(box) }
     }
 }
 
-/// A property's scope nodes by key path, held weakly so unused nodes are freed.
 @usableFromInline
 final class ScopeCache: @unchecked Sendable {
     @usableFromInline
