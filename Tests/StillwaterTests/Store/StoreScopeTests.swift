@@ -63,36 +63,10 @@ struct StoreScopeTests {
 
     @Test("a scope subscriber queued behind a queued action receives the slice after it, and misses nothing")
     func scopeSubscriberQueuedBehindAction() {
-        let store = Store(Tally())
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let blocker = store.scope(\.count).changes.observe { count in
-            if count == 1 {
-                entered.signal()
-                release.wait()
-            }
-        }
-        // Another thread reduces action 1 and is held inside the scope's delivery of it.
-        let done = DispatchSemaphore(value: 0)
-        let reducing = Thread {
-            store.dispatch(TallyAction.increment)
-            done.signal()
-        }
-        reducing.start()
-        entered.wait()
-        // This thread dispatches action 2 (queued), then subscribes to the same scope (queued behind it).
-        store.dispatch(TallyAction.increment)
-        let seen = Mutex<[String]>([])
-        let late = store.scope(\.count).observe { count in
-            seen.withLock { $0.append("\(count) reads \(store.state.value.count)") }
-        }
-        #expect(seen.withLock { $0 }.isEmpty)
-        release.signal()
-        done.wait()
-        #expect(seen.withLock { $0 } == ["2 reads 2"])
-        store.dispatch(TallyAction.increment)
-        #expect(seen.withLock { $0 } == ["2 reads 2", "3 reads 3"])
-        _ = (blocker, late)
+        let log = queuedSubscriberLog { store, told in store.scope(\.count).observe(told) }
+        #expect(log == QueuedSubscriberLog(
+            beforeRelease: [], afterRelease: ["2 reads 2"], afterNextAction: ["2 reads 2", "3 reads 3"]
+        ))
     }
 
     @Test("scope observers read the state they are told of, while other threads dispatch and subscribe to the scope")

@@ -132,36 +132,10 @@ struct StoreTests {
 
     @Test("a subscriber queued behind a queued action receives the state after it, and misses nothing")
     func subscriberQueuedBehindAction() {
-        let store = Store(Tally())
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let blocker = store.scope(\.count).changes.observe { count in
-            if count == 1 {
-                entered.signal()
-                release.wait()
-            }
-        }
-        // Another thread reduces action 1 and is held inside its delivery.
-        let done = DispatchSemaphore(value: 0)
-        let reducing = Thread {
-            store.dispatch(TallyAction.increment)
-            done.signal()
-        }
-        reducing.start()
-        entered.wait()
-        // Meanwhile this thread dispatches action 2 (queued) and subscribes (queued behind it).
-        store.dispatch(TallyAction.increment)
-        let seen = Mutex<[String]>([])
-        let late = store.state.observe { state in
-            seen.withLock { $0.append("\(state.count) reads \(store.state.value.count)") }
-        }
-        #expect(seen.withLock { $0 }.isEmpty)
-        release.signal()
-        done.wait()
-        #expect(seen.withLock { $0 } == ["2 reads 2"])
-        store.dispatch(TallyAction.increment)
-        #expect(seen.withLock { $0 } == ["2 reads 2", "3 reads 3"])
-        _ = (blocker, late)
+        let log = queuedSubscriberLog { store, told in store.state.observe { told($0.count) } }
+        #expect(log == QueuedSubscriberLog(
+            beforeRelease: [], afterRelease: ["2 reads 2"], afterNextAction: ["2 reads 2", "3 reads 3"]
+        ))
     }
 
     @Test("an action dispatched by an observer is reduced after every observer saw the state before it")
