@@ -143,7 +143,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     ///
     /// Observers with an ``InPlaceReader`` (a store's scopes) read the new value where it lies, under the
     /// lock, and deliver their slice after it; the others receive one copy, made only if there are any.
-    @inlinable
+    @inlinable @inline(__always)
     func modifyAndDeliverOwned(_ body: (inout Value) -> Void) {
         let copy: Value? = retained.withLock { retained in
             withUnsafeMutablePointer(to: &retained.buffer[retained.buffer.count - 1]) { value in
