@@ -23,6 +23,11 @@ public protocol ObservableType<Value> {
     func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription
 
     /// This stream as the type-erased ``Observable``.
+    ///
+    /// Operators and ``observe(_:)`` subscribe through it, so it must deliver exactly what
+    /// ``subscribe(_:)`` delivers. The default implementation does; the package's own sources return an
+    /// `Observable` that reaches their observers directly. A custom implementation must not be built from
+    /// operators on `self` (`map` on `self` would ask `asObservable()` again).
     func asObservable() -> Observable<Value>
 }
 
@@ -33,8 +38,9 @@ extension ObservableType {
         Observable { observer in self.subscribe(observer) }
     }
 
-    /// Subscribes `observer` in the package's split form, through ``asObservable()`` (which the
-    /// package's sources implement natively, so no event closure is built in between).
+    /// Subscribes `observer` in the package's split form, through ``asObservable()``: the package's
+    /// sources implement it natively, so no event closure is built in between; the default goes through
+    /// `subscribe(_:)`.
     @inlinable
     func attach(_ observer: Observer<Value>) -> Subscription {
         asObservable().attach(observer)

@@ -15,18 +15,6 @@ enum Termination {
     }
 }
 
-extension Event {
-    /// The end this event carries, or `nil` for a value.
-    @inlinable
-    var termination: Termination? {
-        switch self {
-        case .next: return nil
-        case .error(let error): return .failed(error)
-        case .completed: return .completed
-        }
-    }
-}
-
 /// The receiving end of a subscription inside the package: values and the end arrive through separate
 /// closures, so a value crosses an operator as itself (one call, no ``Event`` to build and switch on).
 ///
@@ -73,16 +61,6 @@ struct Observer<Value> {
             case .error(let error): end(.failed(error))
             case .completed: end(.completed)
             }
-        }
-    }
-
-    /// Hands `event` to the matching closure.
-    @inlinable
-    func send(_ event: Event<Value>) {
-        switch event {
-        case .next(let value): next(value)
-        case .error(let error): end(.failed(error))
-        case .completed: end(.completed)
         }
     }
 }

@@ -10,10 +10,9 @@ extension ObservableType {
     /// ```
     @inlinable
     public func compactMap<NewValue>(_ transform: @escaping (Value) -> NewValue?) -> Observable<NewValue> {
-        let upstream = asObservable()
-        return Observable<NewValue>.attaching({ observer in
+        Observable<NewValue>.attaching({ observer in
             let next = observer.next
-            return upstream.attach(Observer(
+            return self.attach(Observer(
                 next: { value in if let kept = transform(value) { next(kept) } },
                 end: observer.end
             ))

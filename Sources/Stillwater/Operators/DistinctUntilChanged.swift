@@ -11,11 +11,10 @@ extension ObservableType where Value: Equatable {
     /// - Complexity: One comparison per value; no allocation per value.
     @inlinable
     public func distinctUntilChanged() -> Observable<Value> {
-        let upstream = asObservable()
-        return Observable.attaching({ observer in
+        Observable.attaching({ observer in
             let previous = OperatorState<Value?>(Value?.none)
             let next = observer.next
-            return upstream.attach(Observer(
+            return self.attach(Observer(
                 next: { value in
                     if let last = previous.value, last == value { return }
                     previous.value = value
@@ -66,11 +65,10 @@ extension ObservableType {
     func distinct<Key>(
         key: @escaping (Value) -> Key, isEquivalent: @escaping (Key, Key) -> Bool
     ) -> Observable<Value> {
-        let upstream = asObservable()
-        return Observable.attaching({ observer in
+        Observable.attaching({ observer in
             let previous = OperatorState<Key?>(Key?.none)
             let next = observer.next
-            return upstream.attach(Observer(
+            return self.attach(Observer(
                 next: { value in
                     let current = key(value)
                     if let last = previous.value, isEquivalent(last, current) { return }

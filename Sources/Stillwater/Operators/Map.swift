@@ -11,10 +11,9 @@ extension ObservableType {
     /// - Complexity: One call of `transform` per value; no allocation per value.
     @inlinable
     public func map<NewValue>(_ transform: @escaping (Value) -> NewValue) -> Observable<NewValue> {
-        let upstream = asObservable()
-        return Observable<NewValue>.attaching({ observer in
+        Observable<NewValue>.attaching({ observer in
             let next = observer.next
-            return upstream.attach(Observer(next: { next(transform($0)) }, end: observer.end))
+            return self.attach(Observer(next: { next(transform($0)) }, end: observer.end))
         })
     }
 

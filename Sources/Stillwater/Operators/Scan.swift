@@ -15,11 +15,10 @@ extension ObservableType {
     public func scan<Result>(
         _ initial: Result, _ accumulate: @escaping (Result, Value) -> Result
     ) -> Observable<Result> {
-        let upstream = asObservable()
-        return Observable<Result>.attaching({ observer in
+        Observable<Result>.attaching({ observer in
             let accumulated = OperatorState(initial)
             let next = observer.next
-            return upstream.attach(Observer(
+            return self.attach(Observer(
                 next: { value in
                     accumulated.value = accumulate(accumulated.value, value)
                     next(accumulated.value)

@@ -86,8 +86,13 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
     /// How the parent ended, once it has. Host only.
     @usableFromInline @exclusivity(unchecked) var stop: Termination?
-    /// A changed slice read by ``prepare(_:)`` and not yet delivered. Host only.
+    /// A changed slice read by ``prepare(_:)`` and not yet delivered. Host only. (If the scope's
+    /// parent subscription is cancelled between the two steps, it stays until the next change; that
+    /// happens only as the node is freed.)
     @usableFromInline @exclusivity(unchecked) var pending: Value?
+    /// The slice ``prepare(_:)`` replaced, kept until ``flush()`` so that it is released after the store's
+    /// lock, never under it (its release could run code that reads the store). Host only.
+    @usableFromInline @exclusivity(unchecked) var retired: Value?
 
     @inlinable
     init(keyPath: KeyPath<Root, Value>, initial: Value, host: any DeliveryHost) {
@@ -122,17 +127,22 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
         observers.deliver(slice)
     }
 
-
     /// Reads the slice of the root value at `address` (a store's state, under its lock) and keeps it for
     /// ``flush()`` when it differs from the last one. Host only.
     @inlinable
     func prepare(_ address: UnsafeRawPointer) {
-        let slice = if let offset {
-            address.load(fromByteOffset: offset, as: Value.self)
+        let slice: Value
+        if let offset {
+            slice = address.load(fromByteOffset: offset, as: Value.self)
+            assert(
+                slice == address.assumingMemoryBound(to: Root.self).pointee[keyPath: keyPath],
+                "scope: the read at offset \(offset) disagrees with \(keyPath)"
+            )
         } else {
-            address.assumingMemoryBound(to: Root.self).pointee[keyPath: keyPath]
+            slice = address.assumingMemoryBound(to: Root.self).pointee[keyPath: keyPath]
         }
         guard slice != last else { return }
+        retired = last
         last = slice
         pending = slice
     }
@@ -140,6 +150,7 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     /// Delivers the slice ``prepare(_:)`` kept, if any. Host only.
     @inlinable
     func flush() {
+        retired = nil
         guard let slice = pending else { return }
         pending = nil
         guard stop == nil else { return }
@@ -177,6 +188,7 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     }
 }
 
+/// A property's scope nodes by key path, held weakly so unused nodes are freed.
 @usableFromInline
 final class ScopeCache: @unchecked Sendable {
     @usableFromInline

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import Stillwater
 import StillwaterTesting
@@ -149,5 +150,38 @@ struct CreateLifetimeTests {
         emitter.value?.complete()
         #expect(weakToken == nil)
         withExtendedLifetime(subscription) {}
+    }
+}
+
+/// A user's conformance with only `subscribe(_:)`: operators reach it through the default `asObservable()`.
+private struct Counting: ObservableType {
+    let subject = PublishSubject<Int>()
+    let subscriptions = AtomicCounter()
+
+    func subscribe(_ observer: @escaping (Event<Int>) -> Void) -> Subscription {
+        subscriptions.increment()
+        return subject.subscribe(observer)
+    }
+}
+
+@Suite("User conformances")
+struct UserConformanceTests {
+    @Test("operators and observe subscribe to a user's type through its subscribe, once per subscriber")
+    func operatorsUseSubscribe() {
+        let source = Counting()
+        let chain = source.map { $0 + 1 }.filter { $0 > 0 }.distinctUntilChanged()
+        #expect(source.subscriptions.value == 0)
+        let mapped = Recorder(chain)
+        let observed = Mutex<[Int]>([])
+        let subscription = source.observe { value in observed.withLock { $0.append(value) } }
+        #expect(source.subscriptions.value == 2)
+        source.subject.send(1)
+        source.subject.send(1)
+        source.subject.send(5)
+        source.subject.complete()
+        #expect(mapped.values == [2, 6])
+        #expect(mapped.isCompleted)
+        #expect(observed.withLock { $0 } == [1, 1, 5])
+        subscription.cancel()
     }
 }
