@@ -10,10 +10,22 @@ final class ObserverHandler<Value> {
     @usableFromInline let prepare: (UnsafeRawPointer) -> Void
     @usableFromInline let flush: () -> Void
     @usableFromInline let readsInPlace: Bool
+    /// The event closure the observer was made from, unwrapped the same way, so that a subscriber with
+    /// an event closure is called directly rather than through the observer's `next` wrapper. Used only
+    /// when ``takesEvents``.
+    @usableFromInline let events: (Event<Value>) -> Void
+    @usableFromInline let takesEvents: Bool
 
     @inlinable
     init(_ observer: Observer<Value>) {
         self.observer = observer
+        if let events = observer.events {
+            self.events = events
+            takesEvents = true
+        } else {
+            self.events = { _ in }
+            takesEvents = false
+        }
         // Not `??`: its generic autoclosure would wrap each closure in two reabstraction thunks.
         if let reader = observer.inPlace {
             prepare = reader.prepare
@@ -76,7 +88,13 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     /// Hands `value` to the handler, unless the observer left. Deliverer only.
     @inlinable @inline(__always)
     func deliver(_ value: Value) {
-        handler?._withUnsafeGuaranteedRef { $0.observer.next(value) }
+        handler?._withUnsafeGuaranteedRef { handler in
+            if handler.takesEvents {
+                handler.events(.next(value))
+            } else {
+                handler.observer.next(value)
+            }
+        }
     }
 
     /// Lets an in-place reader read the value at `address`, or returns `false` when the observer has none
