@@ -16,6 +16,14 @@ final class ObserverHandler<Value> {
     @usableFromInline let events: (Event<Value>) -> Void
     @usableFromInline let takesEvents: Bool
 
+    /// Hands `value` to the event closure. Kept out of line: the `Event` it builds needs its own copy of
+    /// the value, and inlined into the delivery loop that copy (a retain and a release) was made for
+    /// every observer, event closure or not.
+    @inlinable @inline(never)
+    func sendEvent(_ value: Value) {
+        events(.next(value))
+    }
+
     @inlinable
     init(_ observer: Observer<Value>) {
         self.observer = observer
@@ -90,7 +98,7 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     func deliver(_ value: Value) {
         handler?._withUnsafeGuaranteedRef { handler in
             if handler.takesEvents {
-                handler.events(.next(value))
+                handler.sendEvent(value)
             } else {
                 handler.observer.next(value)
             }
