@@ -70,7 +70,7 @@ public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked
     /// value to their stage directly, with no event closure in between.
     @inlinable
     public func asObservable() -> Observable<Parameter> {
-        Observable.attaching({ [core] observer in core.subscribe(observer) })
+        core.observable
     }
 
     /// Whether `lhs` and `rhs` are the same handle. Two handles created separately are never equal.

@@ -4,7 +4,8 @@ import Synchronization
 /// touching its reference count (see ``ObserverBox/handler``).
 @usableFromInline
 final class ObserverHandler<Value> {
-    @usableFromInline let observer: Observer<Value>
+    @usableFromInline let next: (Value) -> Void
+    @usableFromInline let end: (Termination) -> Void
     /// The observer's in-place reader, unwrapped into plain stored closures: calling a closure kept in
     /// an optional copies (retains) it first. Used only when ``readsInPlace``.
     @usableFromInline let prepare: (UnsafeRawPointer) -> Void
@@ -16,6 +17,16 @@ final class ObserverHandler<Value> {
     @usableFromInline let events: (Event<Value>) -> Void
     @usableFromInline let takesEvents: Bool
 
+    /// Hands `value` to the observer: its event closure when it was made from one, otherwise `next`.
+    @inlinable @inline(__always)
+    func receive(_ value: Value) {
+        if takesEvents {
+            sendEvent(value)
+        } else {
+            next(value)
+        }
+    }
+
     /// Hands `value` to the event closure. Kept out of line: the `Event` it builds needs its own copy of
     /// the value, and inlined into the delivery loop that copy (a retain and a release) was made for
     /// every observer, event closure or not.
@@ -26,7 +37,8 @@ final class ObserverHandler<Value> {
 
     @inlinable
     init(_ observer: Observer<Value>) {
-        self.observer = observer
+        next = observer.next
+        end = observer.end
         if let events = observer.events {
             self.events = events
             takesEvents = true
@@ -96,13 +108,7 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     /// Hands `value` to the handler, unless the observer left. Deliverer only.
     @inlinable @inline(__always)
     func deliver(_ value: Value) {
-        handler?._withUnsafeGuaranteedRef { handler in
-            if handler.takesEvents {
-                handler.sendEvent(value)
-            } else {
-                handler.observer.next(value)
-            }
-        }
+        handler?._withUnsafeGuaranteedRef { $0.receive(value) }
     }
 
     /// Lets an in-place reader read the value at `address`, or returns `false` when the observer has none
@@ -124,7 +130,7 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
             if handler.readsInPlace {
                 handler.flush()
             } else {
-                handler.observer.next(copy)
+                handler.receive(copy)
             }
         }
     }
@@ -138,13 +144,13 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
         }
     }
 
-    /// Releases the handler and returns it, for a last call after the box left (a terminal event).
-    /// Deliverer only.
+    /// Releases the handler and returns its end closure, for a last call after the box left (a terminal
+    /// event). Deliverer only.
     @inlinable
-    func takeHandler() -> Observer<Value>? {
+    func takeEnd() -> ((Termination) -> Void)? {
         guard let handler else { return nil }
         self.handler = nil
-        return handler.takeRetainedValue().observer
+        return handler.takeRetainedValue().end
     }
 
     /// Releases the handler and what it captured. Deliverer only.
@@ -201,8 +207,8 @@ struct ObserverBag<Value> {
     @inlinable
     mutating func end(_ termination: Termination) {
         for box in removeAll() {
-            let observer = box.takeHandler()
-            if !box.isCancelled { observer?.end(termination) }
+            let end = box.takeEnd()
+            if !box.isCancelled { end?(termination) }
         }
     }
 
@@ -222,7 +228,7 @@ struct ObserverBag<Value> {
             }
         }
         if let stop {
-            box.takeHandler()?.end(stop)
+            box.takeEnd()?(stop)
         } else {
             insert(box)
         }

@@ -183,6 +183,13 @@ final class SourceCore<Value>: @unchecked Sendable {
         subscribe(Observer(handler))
     }
 
+    /// This source as an ``Observable`` that subscribes straight to it (what its owner's
+    /// `asObservable()` returns).
+    @inlinable
+    var observable: Observable<Value> {
+        Observable.attaching({ [self] observer in subscribe(observer) })
+    }
+
     /// Registers `observer`, as the event-closure form above does.
     @inlinable
     func subscribe(_ observer: Observer<Value>) -> Subscription {

@@ -71,7 +71,7 @@ public final class MutableProperty<Value>: ObservableType {
     /// each value to their stage directly, with no event closure in between.
     @inlinable
     public func asObservable() -> Observable<Value> {
-        Observable.attaching({ [storage] observer in storage.subscribe(observer) })
+        storage.observable
     }
 }
 

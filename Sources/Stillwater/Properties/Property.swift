@@ -50,7 +50,7 @@ public final class Property<Value>: ObservableType {
     /// each value to their stage directly, with no event closure in between.
     @inlinable
     public func asObservable() -> Observable<Value> {
-        Observable.attaching({ [storage] observer in storage.subscribe(observer) })
+        storage.observable
     }
 }
 

@@ -36,6 +36,13 @@ extension PropertyStorage {
     }
 
     /// The later changes only, as a stream (`changes` of `Property` and `MutableProperty`).
+    /// This value as an ``Observable`` that subscribes straight to it (what a property's
+    /// `asObservable()` returns).
+    @usableFromInline
+    var observable: Observable<Value> {
+        Observable.attaching({ [self] observer in subscribe(observer) })
+    }
+
     @usableFromInline
     var changes: Observable<Value> {
         Observable.attaching({ self.subscribeToChanges($0) })

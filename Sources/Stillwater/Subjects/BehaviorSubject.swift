@@ -50,7 +50,7 @@ public final class BehaviorSubject<Value>: ObservableType {
     /// value to their stage directly, with no event closure in between.
     @inlinable
     public func asObservable() -> Observable<Value> {
-        Observable.attaching({ [core] observer in core.subscribe(observer) })
+        core.observable
     }
 }
 

@@ -48,7 +48,7 @@ public final class PublishSubject<Value>: ObservableType {
     /// value to their stage directly, with no event closure in between.
     @inlinable
     public func asObservable() -> Observable<Value> {
-        Observable.attaching({ [core] observer in core.subscribe(observer) })
+        core.observable
     }
 }
 

@@ -34,6 +34,31 @@ struct StoreScopeTests {
         _ = (first, count, parity, last)
     }
 
+    @Test("an action dispatched by a state or scope observer is reduced after every observer saw the state before it")
+    func reentrantDispatch() {
+        let store = Store(Tally())
+        let log = Mutex<[String]>([])
+        let state = store.state.observe { state in
+            log.withLock { $0.append("state \(state.count) reads \(store.state.value.count)") }
+            if state.count == 1 { store.dispatch(TallyAction.increment) }
+        }
+        let scope = store.scope(\.count).observe { count in
+            log.withLock { $0.append("scope \(count) reads \(store.state.value.count)") }
+            if count == 2 { store.dispatch(TallyAction.increment) }
+        }
+        let last = store.state.observe { state in
+            log.withLock { $0.append("last \(state.count) reads \(store.state.value.count)") }
+        }
+        log.withLock { $0.removeAll() }
+        store.dispatch(TallyAction.increment)
+        #expect(log.withLock { $0 } == [
+            "state 1 reads 1", "scope 1 reads 1", "last 1 reads 1",
+            "state 2 reads 2", "scope 2 reads 2", "last 2 reads 2",
+            "state 3 reads 3", "scope 3 reads 3", "last 3 reads 3",
+        ])
+        _ = (state, scope, last)
+    }
+
     @Test("a scope of a scope of a store is told only when its own slice changed")
     func nestedScope() {
         let store = Store(Tally())
