@@ -112,12 +112,13 @@ struct EndToEndTests {
 
     @Test("a corrupt file is reported and set aside, and the new list is saved beside it")
     func corruptFile() throws {
-        folder.write("{ this is not json", to: "list.json")
+        let damaged = #"{"format": "stillwater-todo", "version": 1, "items": [{"id": 1, "#
+        folder.write(damaged, to: "list.json")
         let run = try TodoBinary.run(["--file", folder.file("list.json")], input: "add milk\n", home: folder.path)
         #expect(run.status == 0)
-        #expect(run.errors.contains("was not a todo list (not valid JSON); it was renamed to \(folder.file("list.json")).corrupt-"))
+        #expect(run.errors.contains("was a damaged todo list (not valid JSON); it was renamed to \(folder.file("list.json")).corrupt-"))
         let asideName = try #require(folder.names.first { $0.hasPrefix("list.json.corrupt-") })
-        #expect(folder.read(asideName) == "{ this is not json")
+        #expect(folder.read(asideName) == damaged)
         #expect(folder.read("list.json")?.contains("milk") == true)
     }
 
@@ -134,7 +135,7 @@ struct EndToEndTests {
 
     @Test("a file from a newer todo stops the program and is left alone")
     func newerFile() throws {
-        let contents = "{\"version\": 9, \"items\": []}"
+        let contents = #"{"format": "stillwater-todo", "version": 9, "items": []}"#
         folder.write(contents, to: "list.json")
         let run = try TodoBinary.run(["--file", folder.file("list.json")], input: "add milk\n", home: folder.path)
         #expect(run.status == 1)

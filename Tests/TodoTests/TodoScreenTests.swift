@@ -67,6 +67,9 @@ struct TodoScreenTests {
             #expect(screen.mode == .help(page: 0))
             #expect(terminal.rows[1] == "Keys:")
         case .redraw: #expect(terminal.clears == 1)
+        case .saveAs:
+            #expect(screen.mode == .savingAs(LineEditor()))
+            #expect(terminal.rows[29] == "save to: ")
         case .quit: #expect(titles == ["a", "b", "c"])
         }
     }

@@ -151,7 +151,8 @@ struct TodoSessionTests {
 
         try FileManager.default.removeItem(atPath: folder.path)
         _ = try session.perform(.add("eggs"))
-        #expect(session.saveProblem.value?.hasPrefix("could not save the list: cannot write \(file.path)") == true)
+        #expect(session.saveProblem.value == "not saved: \(TodoFileError.folderMissing(path: file.path, folder: folder.path))")
+        #expect(session.hasUnsavedChanges)
     }
 }
 

@@ -32,7 +32,7 @@ do {
 }
 var notice: String?
 if case .setAside(let reason, let movedTo) = loaded {
-    notice = "\(file.path) was not a todo list (\(reason)); it was renamed to \(movedTo), and the list starts empty"
+    notice = "\(file.path) was a damaged todo list (\(reason)); it was renamed to \(movedTo), and the list starts empty"
     printError("todo: warning: \(notice!)")
 }
 

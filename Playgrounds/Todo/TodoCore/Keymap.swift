@@ -30,7 +30,9 @@ public enum ScreenCommand: CaseIterable, Sendable {
     case help
     /// Draw the whole screen again.
     case redraw
-    /// Leave (the list is already saved).
+    /// Save the list to another file (typed in the line editor) and keep saving there.
+    case saveAs
+    /// Leave (the list is already saved; with changes that could not be saved, ask first).
     case quit
 }
 
@@ -86,8 +88,10 @@ public enum Keymap {
                    explanation: "show this help (any key goes back)"),
         KeyBinding(keys: [.control("l")], command: .redraw, label: "",
                    explanation: "draw the whole screen again"),
+        KeyBinding(keys: [.character("w")], command: .saveAs, label: "",
+                   explanation: "save the list to another file, and keep saving there"),
         KeyBinding(keys: [.character("q"), .control("c"), .control("d")], command: .quit, label: "q quit",
-                   explanation: "quit (every change is already saved)"),
+                   explanation: "quit (every change is already saved; if one could not be, asks first)"),
     ]
 
     private static let commands: [Key: ScreenCommand] = Dictionary(

@@ -22,7 +22,7 @@ public final class PipedRunner {
     private let subscription: Subscription
     private var lineNumber = 0
 
-    /// How many lines failed so far (refused commands and failed saves).
+    /// How many lines failed so far (refused commands, and changes that could not be saved).
     public private(set) var failures = 0
 
     /// A runner over `session` that prints to `output` and reports problems to `errors`.
@@ -53,10 +53,9 @@ public final class PipedRunner {
             guard let command = try TodoCommand.parse(line) else { return true }
             switch try session.perform(command) {
             case .changed(let message):
-                output(message)
+                reportSaved(message)
                 let unchanged = RedrawSummary(rowCount: view.rows.count)
                 printList(redraw: view.showCount == updatesBefore ? unchanged : view.lastRedraw)
-                reportSaveProblem()
             case .unchanged(let message):
                 output(message)
             case .list:
@@ -84,9 +83,16 @@ public final class PipedRunner {
         output((redraw.map { "\($0) · " } ?? "") + session.summary)
     }
 
-    private func reportSaveProblem() {
-        guard let problem = session.saveProblem.value else { return }
+    /// Prints what a change did, and whether it reached the file: a failed save is reported on this
+    /// line (and counts as a failure), and so is a merge of another program's change.
+    private func reportSaved(_ message: String) {
+        guard let problem = session.saveProblem.value else {
+            output(message)
+            if let notice = session.mergeNotice.value { output(notice) }
+            return
+        }
         failures += 1
+        output("\(message), in memory only")
         errors("line \(lineNumber): \(problem)")
     }
 }

@@ -35,8 +35,7 @@ public enum TodoAction: Action, Codable, Equatable, Sendable {
         case .add(let title):
             let title = TodoItem.cleanTitle(title)
             guard !title.isEmpty else { return }
-            list.items.append(TodoItem(id: list.nextID, title: title))
-            list.nextID += 1
+            list.items.append(TodoItem(id: list.allocateID(), title: title))
         case .toggle(let id):
             guard let index = list.index(of: id) else { return }
             list.items[index].isDone.toggle()

@@ -9,16 +9,21 @@ import Darwin
 
 /// The JSON file a todo list is kept in: read once at start, written after every change.
 ///
-/// Writes are atomic: the list is written to a temporary file in the same folder, flushed to disk, and
-/// renamed over the old file, so a crash mid-write leaves either the old list or the new one, never half
-/// of one. A file that cannot be read as a todo list is never overwritten: ``load(now:)`` renames it to
-/// `PATH.corrupt-<time>` and says so.
-///
-/// The format (pretty-printed, keys sorted):
-/// ```json
-/// { "format" : "stillwater-todo", "version" : 1, "nextID" : 3,
-///   "items" : [ { "done" : false, "id" : 1, "title" : "milk" } ] }
-/// ```
+/// What it guarantees:
+/// - **Nothing that is not this program's list is ever changed.** A file without the format marker
+///   (`"format": "stillwater-todo"`; see ``TodoFormat``) is refused on load and on save, untouched. Only a
+///   file that is recognisably a damaged todo list is set aside (renamed to `PATH.corrupt-<time>`).
+/// - **Writes are atomic:** the list goes to a temporary file in the same folder, is flushed to disk, and
+///   is renamed over the old file, so a crash mid-write leaves the old list or the new one, never half.
+/// - **Another program's change is never overwritten unseen.** ``update(to:from:)`` is given the list
+///   this program last read or wrote; when the file holds something else by then (another `todo` saved),
+///   both sides' changes are merged (``TodoMerge``) and the caller is told. Saves of all `todo`s in one
+///   folder take turns (an advisory lock on the folder), so none slips in between the check and the
+///   write.
+/// - **Write permission is respected**, even by root: a list file or folder that no one may write
+///   (no `w` bit in its mode) is refused with ``TodoFileError/readOnly(path:)`` or
+///   ``TodoFileError/folderUnwritable(path:folder:reason:)``, and nothing is written.
+/// - Fields the program does not know are kept (``TodoItem/otherFields``, ``TodoList/otherFields``).
 ///
 /// ```swift
 /// let file = TodoFile(path: "/tmp/todo-example.json")
@@ -26,15 +31,16 @@ import Darwin
 /// if case .loaded(let list) = try file.load() { print(list.items.map(\.title)) }
 /// // Prints "["milk"]"
 /// ```
-///
-/// - Note: Two `todo` processes on one file do not see each other's changes; the last one to save wins.
-public struct TodoFile: Sendable {
+public struct TodoFile: Equatable, Sendable {
     /// The current format version; files of a later version are refused, not set aside.
-    public static let version = 1
+    public static let version = TodoFormat.version
 
     /// The file's path, with symbolic links resolved (so saving replaces the file a link points to, not
     /// the link).
     public let path: String
+
+    /// The folder the file is in.
+    public var folder: String { (path as NSString).deletingLastPathComponent }
 
     /// The file at `path` (relative paths are relative to the current directory).
     public init(path: String) {
@@ -54,9 +60,9 @@ public struct TodoFile: Sendable {
     public enum LoadResult: Equatable, Sendable {
         /// There is no file yet: start with an empty list (the first change creates the file).
         case missing
-        /// The file held this list.
+        /// The file held this list (an empty file holds an empty one).
         case loaded(TodoList)
-        /// The file was not a todo list: it was renamed to `movedTo`, and the list starts empty.
+        /// The file was a damaged todo list: it was renamed to `movedTo`, and the list starts empty.
         /// `reason` says what was wrong with it.
         case setAside(reason: String, movedTo: String)
 
@@ -65,62 +71,167 @@ public struct TodoFile: Sendable {
             if case .loaded(let list) = self { return list }
             return TodoList()
         }
+
+        /// What the file now holds, to hand to ``TodoFile/update(to:from:)``: the loaded list, or `nil`
+        /// when there is no file at the path (missing, or set aside).
+        public var onDisk: TodoList? {
+            if case .loaded(let list) = self { return list }
+            return nil
+        }
+    }
+
+    /// What ``update(to:from:)`` did.
+    public enum SaveResult: Equatable, Sendable {
+        /// The list was written.
+        case saved
+        /// The file already held the list; nothing was written.
+        case unchanged
+        /// Another program had changed the file: the two lists were merged, and `merge.list` was written.
+        /// Continue from `merge.list`.
+        case merged(TodoMerge)
     }
 
     /// Reads the list.
     ///
-    /// A file that exists but is not a todo list (not JSON, the wrong shape, duplicate identities) is
-    /// renamed to `PATH.corrupt-<now, as yyyyMMdd-HHmmss>` (with `-2`, `-3`… if that exists too) and
-    /// reported as ``LoadResult/setAside(reason:movedTo:)``. An empty file (zero bytes or only
-    /// whitespace) holds nothing to lose and loads as an empty list. Titles are cleaned as
-    /// ``TodoItem/cleanTitle(_:)`` cleans typed ones (an empty one reads `(untitled)`), and a `nextID`
-    /// that is missing or too small is raised past the largest identity.
+    /// A missing file is ``LoadResult/missing``. A file that is recognisably a damaged todo list (it has
+    /// the format marker but is broken) is renamed to `PATH.corrupt-<now, as yyyyMMdd-HHmmss>` (with
+    /// `-2`, `-3`… if that exists too) and reported as ``LoadResult/setAside(reason:movedTo:)``. An empty
+    /// file (zero bytes or only whitespace) holds nothing to lose and loads as an empty list.
     ///
     /// - Parameter now: The time used in the name of a set-aside file.
-    /// - Throws: ``TodoFileError`` when the file cannot be read at all (a folder, no permission), when it
-    ///   was written by a later version of `todo`, or when a corrupt file cannot be renamed. The file is
-    ///   left as it is in each case.
+    /// - Throws: ``TodoFileError`` — and the file is left exactly as it was — when the path is a folder,
+    ///   cannot be read, is not this program's list (plain text, other JSON), was written by a later
+    ///   version, holds an identity outside ``TodoList/identities``, or is damaged but cannot be renamed.
     public func load(now: Date = Date()) throws(TodoFileError) -> LoadResult {
-        guard FileManager.default.fileExists(atPath: path) else {
-            let folder = (path as NSString).deletingLastPathComponent
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                throw .folderMissing(path: path, folder: folder)
-            }
+        guard let data = try read() else {
+            guard isFolder(folder) else { throw .folderMissing(path: path, folder: folder) }
             return .missing
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .unreadable(path: path, reason: Self.describe(error))
-        }
-        switch Self.decode(data) {
-        case .success(let list):
-            return .loaded(list)
-        case .failure(.newerVersion(let version)):
-            throw .newerVersion(path: path, version: version)
-        case .failure(.invalid(let reason)):
-            let aside = try setAside(now: now)
-            return .setAside(reason: reason, movedTo: aside)
+        switch TodoFormat.parse(data) {
+        case .empty: return .loaded(TodoList())
+        case .list(let list): return .loaded(list)
+        case .notATodoList(let found): throw .notATodoList(path: path, found: found)
+        case .newerVersion(let version): throw .newerVersion(path: path, version: version)
+        case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
+        case .damaged(let reason): return .setAside(reason: reason, movedTo: try setAside(now: now))
         }
     }
 
-    /// Writes `list` atomically (temporary file, flush, rename). A file that already exists keeps its
-    /// permissions; a new one is readable and writable by its owner only.
+    /// Writes `list`, replacing the todo list the file holds (if any) whatever it is: for a file only
+    /// this program uses. ``update(to:from:)`` is the safe form when other programs may write the file.
     ///
-    /// - Throws: ``TodoFileError/unwritable(path:reason:)``; the old file is untouched then, and the
-    ///   temporary file removed.
+    /// - Throws: ``TodoFileError``, with the file untouched, when it is read-only, its folder is not
+    ///   writable, or it holds something that is not an older todo list.
     public func save(_ list: TodoList) throws(TodoFileError) {
-        let data = Self.encode(list)
-        let folder = (path as NSString).deletingLastPathComponent
+        try withFolderLocked { () throws(TodoFileError) in
+            try checkWritable()
+            if let data = try read() {
+                switch TodoFormat.parse(data) {
+                case .empty, .list: break
+                case .notATodoList(let found): throw .notATodoList(path: path, found: found)
+                case .newerVersion(let version): throw .newerVersion(path: path, version: version)
+                case .damaged, .badIdentity: throw .notATodoList(path: path, found: "a damaged todo list")
+                }
+            }
+            try write(TodoFormat.encode(list))
+        }
+    }
+
+    /// Writes `list` unless another program changed the file since this one last read or wrote it; then
+    /// merges the two first (see ``TodoMerge``) and writes the merged list.
+    ///
+    /// ```swift
+    /// let file = TodoFile(path: "/tmp/todo-update-example.json")
+    /// let start = TodoList(titles: ["milk"])
+    /// try file.save(start)
+    /// var theirs = start
+    /// TodoAction.add("eggs").reduce(&theirs)
+    /// _ = try file.update(to: theirs, from: start)      // another todo adds "eggs"
+    /// var ours = start
+    /// TodoAction.toggle(id: 1).reduce(&ours)
+    /// if case .merged(let merge) = try file.update(to: ours, from: start) {
+    ///     print(merge.list.items.map { "\($0.title) \($0.isDone)" })
+    /// }
+    /// // Prints "["milk true", "eggs false"]"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - list: The list to save.
+    ///   - known: The list the file held when this program last read or wrote it (`nil`: there was no
+    ///     file). A file that was removed since is written again.
+    /// - Throws: ``TodoFileError``, with the file untouched, when it is read-only, its folder is not
+    ///   writable, or it now holds something that is not a todo list of this version.
+    public func update(to list: TodoList, from known: TodoList?) throws(TodoFileError) -> SaveResult {
+        try withFolderLocked { () throws(TodoFileError) -> SaveResult in
+            try checkWritable()
+            guard let data = try read() else {
+                try write(TodoFormat.encode(list))
+                return .saved
+            }
+            let encoded = TodoFormat.encode(list)
+            if let known, data == TodoFormat.encode(known) {
+                guard data != encoded else { return .unchanged }
+                try write(encoded)
+                return .saved
+            }
+            let theirs: TodoList
+            switch TodoFormat.parse(data) {
+            case .empty: theirs = known ?? TodoList()
+            case .list(let list): theirs = list
+            case .notATodoList(let found): throw .replaced(path: path, found: found)
+            case .damaged(let reason): throw .replaced(path: path, found: "a damaged todo list (\(reason))")
+            case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
+            case .newerVersion(let version): throw .newerVersion(path: path, version: version)
+            }
+            let merge = TodoMerge(base: known ?? TodoList(), ours: list, theirs: theirs)
+            try write(TodoFormat.encode(merge.list))
+            return merge.list == list ? .saved : .merged(merge)
+        }
+    }
+
+    // MARK: Reading and writing
+
+    /// The file's bytes, or `nil` when there is no file.
+    private func read() throws(TodoFileError) -> Data? {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw .unreadable(path: path, reason: Self.lastError())
+        }
+        if status.st_mode & S_IFMT == S_IFDIR { throw .isFolder(path: path) }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path, reason: (error as NSError).localizedFailureReason ?? "\(error.localizedDescription)")
+        }
+    }
+
+    /// Refuses a file or folder without write permission (checked on the mode bits too, so that the
+    /// program running as root still respects a file its user made read-only).
+    private func checkWritable() throws(TodoFileError) {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR,
+           status.st_mode & 0o222 == 0 || access(path, W_OK) != 0 {
+            throw .readOnly(path: path)
+        }
+        guard stat(folder, &status) == 0 else { throw .folderMissing(path: path, folder: folder) }
+        if status.st_mode & 0o222 == 0 || access(folder, W_OK) != 0 {
+            throw .folderUnwritable(path: path, folder: folder, reason: String(cString: strerror(EACCES)))
+        }
+    }
+
+    /// Writes `data` atomically (temporary file, flush, rename). A file that already exists keeps its
+    /// permissions; a new one is readable and writable by its owner only.
+    private func write(_ data: Data) throws(TodoFileError) {
         let name = (path as NSString).lastPathComponent
         let temporary = (folder as NSString).appendingPathComponent(
             ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         var status = stat()
         let mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o600
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
-        guard descriptor >= 0 else { throw .unwritable(path: path, reason: Self.lastError()) }
+        guard descriptor >= 0 else {
+            throw .folderUnwritable(path: path, folder: folder, reason: Self.lastError())
+        }
         var failure: String?
         if !data.withUnsafeBytes({ writeFully(descriptor, $0) }) { failure = Self.lastError() }
         if failure == nil, fsync(descriptor) != 0 { failure = Self.lastError() }
@@ -132,52 +243,24 @@ public struct TodoFile: Sendable {
         }
     }
 
-    // MARK: The format
-
-    private struct Document: Codable {
-        var format: String?
-        var version: Int
-        var nextID: Int?
-        var items: [TodoItem]
+    /// Runs `body` while holding an exclusive advisory lock on the folder, so that the saves of all
+    /// `todo`s in it take turns. A folder that cannot be opened runs `body` unlocked (it will report why
+    /// the folder is unusable).
+    private func withFolderLocked<Result>(_ body: () throws(TodoFileError) -> Result) throws(TodoFileError) -> Result {
+        let descriptor = open(folder, O_RDONLY)
+        guard descriptor >= 0 else { return try body() }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
     }
 
-    private enum DecodeFailure: Error {
-        case invalid(String)
-        case newerVersion(Int)
+    private func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
-    /// The file's bytes for `list`.
-    static func encode(_ list: TodoList) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let document = Document(format: "stillwater-todo", version: version, nextID: list.nextID, items: list.items)
-        // Encoding strings, numbers and booleans cannot fail.
-        return try! encoder.encode(document) + Data("\n".utf8)
-    }
-
-    /// The list in `data`, or why it is not one.
-    private static func decode(_ data: Data) -> Result<TodoList, DecodeFailure> {
-        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return .success(TodoList()) }
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: data)
-        } catch {
-            return .failure(.invalid(describe(error)))
-        }
-        if document.version > version { return .failure(.newerVersion(document.version)) }
-        if document.version < 1 { return .failure(.invalid("unknown format version \(document.version)")) }
-        var seen = Set<Int>()
-        for item in document.items where !seen.insert(item.id).inserted {
-            return .failure(.invalid("two items have the identity \(item.id)"))
-        }
-        let items = document.items.map { item in
-            let title = TodoItem.cleanTitle(item.title)
-            return TodoItem(id: item.id, title: title.isEmpty ? "(untitled)" : title, isDone: item.isDone)
-        }
-        return .success(TodoList(items: items, nextID: document.nextID))
-    }
-
-    // MARK: Setting a corrupt file aside
+    // MARK: Setting a damaged file aside
 
     private func setAside(now: Date) throws(TodoFileError) -> String {
         let formatter = DateFormatter()
@@ -196,29 +279,8 @@ public struct TodoFile: Sendable {
         return candidate
     }
 
-    // MARK: Messages
-
     private static func lastError() -> String {
         String(cString: strerror(errno))
-    }
-
-    /// A decoding error as one line: what was wrong, and where.
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            return "not valid JSON" + location(context)
-        case DecodingError.keyNotFound(let key, let context):
-            return "missing \"\(key.stringValue)\"" + location(context)
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return context.debugDescription.trimmingWhitespace() + location(context)
-        default:
-            return error.localizedDescription
-        }
-    }
-
-    private static func location(_ context: DecodingError.Context) -> String {
-        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        return path.isEmpty ? "" : " at \(path)"
     }
 }
 
@@ -238,32 +300,61 @@ public func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> 
     return true
 }
 
-/// Why a ``TodoFile`` could not be used. The ``description`` names the file and what to do.
+/// Why a ``TodoFile`` could not be used. The ``description`` names the file (or folder), what was
+/// wrong, and what to do; in every case the file was left as it was.
 public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The folder the file would be in does not exist.
     case folderMissing(path: String, folder: String)
-    /// The file exists but cannot be read (a folder, no permission).
+    /// The path names a folder, not a file.
+    case isFolder(path: String)
+    /// The file exists but cannot be read (no permission, say).
     case unreadable(path: String, reason: String)
+    /// The file is not this program's list: `found` says what it is instead.
+    case notATodoList(path: String, found: String)
     /// The file was written by a later version of `todo`.
     case newerVersion(path: String, version: Int)
-    /// The file is not a todo list and could not be renamed out of the way.
+    /// The file holds an identity outside ``TodoList/identities``: `detail` says which.
+    case badIdentity(path: String, detail: String)
+    /// The file is a damaged todo list and could not be renamed out of the way.
     case cannotSetAside(path: String, reason: String)
-    /// The list could not be written.
+    /// The list file is read-only.
+    case readOnly(path: String)
+    /// No file can be created in the folder (no permission, a read-only disk).
+    case folderUnwritable(path: String, folder: String, reason: String)
+    /// Since it was loaded, the file was replaced by something that is not a todo list of this version.
+    case replaced(path: String, found: String)
+    /// Something is at the path already, and saving to a new file never overwrites.
+    case alreadyExists(path: String)
+    /// Writing the list failed after it had begun (a full disk, say).
     case unwritable(path: String, reason: String)
 
-    /// One line saying what went wrong with which file.
+    /// One line saying what went wrong with which file, and what to do.
     public var description: String {
         switch self {
         case .folderMissing(let path, let folder):
             "cannot keep the list in \(path): the folder \(folder) does not exist"
+        case .isFolder(let path):
+            "\(path) is a directory, not a file; give --file a file in it, like \((path as NSString).appendingPathComponent("todo.json"))"
         case .unreadable(let path, let reason):
             "cannot read \(path): \(reason)"
+        case .notATodoList(let path, let found):
+            "\(path) is not a todo list: expected a JSON object with \"format\": \"\(TodoFormat.marker)\", found \(found); it was left untouched — use --file to choose another file"
         case .newerVersion(let path, let version):
             "\(path) was written by a newer todo (format version \(version)); it was left untouched — use --file to choose another file"
+        case .badIdentity(let path, let detail):
+            "\(path) cannot be read as a todo list: \(detail); it was left untouched — correct it by hand or use --file"
         case .cannotSetAside(let path, let reason):
-            "\(path) is not a todo list, and renaming it out of the way failed (\(reason)); it was left untouched — move it yourself or use --file"
+            "\(path) is a damaged todo list, and renaming it out of the way failed (\(reason)); it was left untouched — move it yourself or use --file"
+        case .readOnly(let path):
+            "\(path) is read-only: the list was not saved (changes are kept in memory; save them to another file)"
+        case .folderUnwritable(_, let folder, let reason):
+            "cannot save in the folder \(folder) (\(reason)): the list was not saved (changes are kept in memory; save them to another file)"
+        case .replaced(let path, let found):
+            "\(path) was replaced by another program with \(found); it was not overwritten (changes are kept in memory; save them to another file)"
+        case .alreadyExists(let path):
+            "\(path) exists already; choose a new name (todo never saves over another file)"
         case .unwritable(let path, let reason):
-            "cannot write \(path): \(reason)"
+            "cannot write \(path): \(reason); the file was left as it was"
         }
     }
 }

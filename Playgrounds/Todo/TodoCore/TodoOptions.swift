@@ -66,8 +66,13 @@ public struct TodoOptions: Equatable, Sendable {
           -h, --help        print this help
 
         The list is saved after every change, atomically (a temporary file renamed over the old
-        one). A file that is not a todo list is never overwritten: it is renamed to
-        PATH.corrupt-<time>, and todo starts with an empty list and says so.
+        one). A file that is not a todo list (no "format": "stillwater-todo") is never touched:
+        todo says what it found and exits. A damaged todo list is renamed to PATH.corrupt-<time>,
+        and todo starts with an empty list and says so. When another todo saved the same file in
+        the meantime, both lists' changes are merged. A read-only file or folder is not written:
+        the changes stay in memory, w saves them to another file, and q asks before losing them
+        (piped mode reports the failed save on its line and exits with status 1). Fields todo does
+        not know are kept.
         """
 }
 

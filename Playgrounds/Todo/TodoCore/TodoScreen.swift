@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 
 /// One line of the interactive screen: its text and how it is styled.
@@ -70,6 +71,10 @@ public final class TodoScreen {
         case editing(id: Int, LineEditor)
         /// Showing every key, on pages as long as the list area (from 0).
         case help(page: Int)
+        /// Typing the path of another file to save the list to.
+        case savingAs(LineEditor)
+        /// Asking whether to quit with changes that could not be saved.
+        case confirmingQuit
     }
 
     private let session: TodoSession
@@ -154,12 +159,35 @@ public final class TodoScreen {
                 row.rename(to: title)
                 return "renamed to \"\(TodoItem.cleanTitle(title))\""
             }
+        case .savingAs(var editor):
+            let outcome = editor.handle(key)
+            mode = .savingAs(editor)
+            finishEditing(outcome, editor.text) { path in
+                do {
+                    try session.save(to: (path.trimmingWhitespace() as NSString).expandingTildeInPath)
+                    return "saved to \(session.file?.path ?? path); changes are saved there from now on"
+                } catch {
+                    return "\(error)"
+                }
+            }
+        case .confirmingQuit:
+            mode = .browsing
+            switch Keymap.command(for: key) {
+            case .quit?: return false
+            case .saveAs?: run(.saveAs)
+            default: message = "not quitting; w saves the list to another file"
+            }
         case .browsing:
             guard let command = Keymap.command(for: key) else {
                 if case .unknown = key {} else { message = "\(key) does nothing here; press ? for every key" }
                 break
             }
-            if command == .quit { return false }
+            if command == .quit {
+                guard session.hasUnsavedChanges else { return false }
+                mode = .confirmingQuit
+                message = "changes are not saved: q quits and loses them, w saves to another file, other keys stay"
+                break
+            }
             run(command)
         }
         drawChrome()
@@ -236,6 +264,9 @@ public final class TodoScreen {
         case .redraw:
             repaint()
             message = "drew the whole screen again"
+        case .saveAs:
+            mode = .savingAs(LineEditor())
+            message = "type the path of a new file; Enter saves, Esc cancels"
         case .quit:
             break
         }
@@ -280,7 +311,8 @@ public final class TodoScreen {
         switch mode {
         case .adding(let editor): ("add: ", editor)
         case .editing(_, let editor): ("edit: ", editor)
-        case .browsing, .help: nil
+        case .savingAs(let editor): ("save to: ", editor)
+        case .browsing, .help, .confirmingQuit: nil
         }
     }
 
@@ -369,10 +401,11 @@ public final class TodoScreen {
         }
         gates[0].update(ScreenLine(clip("\(title) · \(session.summary)"), style: .header))
         gates[height - 3].update(ScreenLine(""))
-        if let problem = session.saveProblem.value {
+        if mode != .confirmingQuit, let problem = session.saveProblem.value {
             gates[height - 2].update(ScreenLine(clip(problem), style: .warning))
         } else {
-            let status = [lastRedraw.description, message].filter { !$0.isEmpty }.joined(separator: " · ")
+            let note = session.mergeNotice.value.map { message.isEmpty ? $0 : "\(message) · \($0)" } ?? message
+            let status = [lastRedraw.description, note].filter { !$0.isEmpty }.joined(separator: " · ")
             gates[height - 2].update(ScreenLine(clip(status), style: .dim))
         }
         if let (prompt, editor) = editorState {

@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 
 /// Where the interactive cursor is: on an item (by identity, so it follows the item when it moves), or,
@@ -51,7 +52,11 @@ public enum CommandOutcome: Equatable, Sendable {
 /// // Prints "changed("item 2 \"eggs\" is done")", "["   1. [ ] milk", "   2. [x] eggs"]"
 /// ```
 ///
-/// When given a ``TodoFile``, the session saves the list after every change (see ``saveProblem``).
+/// When given a ``TodoFile``, the session saves the list after every change with
+/// ``TodoFile/update(to:from:)``: a save that fails leaves the change in memory and says why in
+/// ``saveProblem`` (``hasUnsavedChanges`` is then `true`, and ``save(to:)`` saves to another file); a
+/// save that finds another program's change merges it in, says so in ``mergeNotice``, and restarts undo
+/// (undo restores whole past states, so stepping back over the merge would drop the other's change).
 ///
 /// Not thread-safe: use a session from one thread, like the terminal it serves.
 public final class TodoSession {
@@ -71,18 +76,27 @@ public final class TodoSession {
     public let rows: Property<[TodoRow]>
     /// Why the last save failed, or `nil` when it worked (or there is no file).
     public let saveProblem: Property<String?>
+    /// What the last save merged in from another program that changed the file, or `nil` when the last
+    /// save found no such change.
+    public let mergeNotice: Property<String?>
     /// Whether the rows mark the row under the cursor.
     public let showsCursor: Bool
+    /// Where the list is saved after every change; `nil` when it is kept in memory only.
+    public private(set) var file: TodoFile?
 
+    /// The list the file held when this session last read or wrote it.
+    private var onDisk: TodoList?
     private let rowStorage = MutableProperty<[TodoRow]>([])
     private let saveStorage = MutableProperty<String?>(nil)
+    private let mergeStorage = MutableProperty<String?>(nil)
     private let subscriptions = SubscriptionBag()
 
     /// A session over `list`.
     ///
     /// - Parameters:
     ///   - list: The list to start from (loaded from a file, say). Undo never goes back past it.
-    ///   - file: Where to save the list after every change; `nil` to keep it in memory only.
+    ///   - file: Where to save the list after every change; `nil` to keep it in memory only. The file is
+    ///     taken to hold `list` (as ``TodoFile/load(now:)`` returned it), or nothing.
     ///   - showsCursor: Whether rows mark the row under ``selection`` (the interactive mode).
     ///   - undoLimit: How many changes undo can step back over.
     public init(_ list: TodoList = TodoList(), file: TodoFile? = nil, showsCursor: Bool = false, undoLimit: Int = 100) {
@@ -95,6 +109,9 @@ public final class TodoSession {
         selection = MutableProperty(TodoSelection())
         rows = Property(rowStorage)
         saveProblem = Property(saveStorage)
+        mergeNotice = Property(mergeStorage)
+        self.file = file
+        onDisk = file == nil ? nil : list
 
         let handles = self.handles
         Observable.combineLatest(store.scope(\.items), filter, selection)
@@ -115,23 +132,61 @@ public final class TodoSession {
             .bind(to: store).store(in: subscriptions)
         add.map { TodoAction.add($0) }.bind(to: store).store(in: subscriptions)
 
-        if let file {
-            let problem = saveStorage
-            store.state.distinctUntilChanged().skip(1)
-                .observe { list in
-                    do {
-                        try file.save(list)
-                        if problem.value != nil { problem.value = nil }
-                    } catch {
-                        problem.value = "could not save the list: \(error)"
-                    }
-                }
-                .store(in: subscriptions)
-        }
+        store.state.distinctUntilChanged().skip(1)
+            .observe { [weak self] list in self?.save(list) }
+            .store(in: subscriptions)
     }
 
     /// The list now.
     public var list: TodoList { store.state.value }
+
+    /// Whether the list has changes the file does not hold (its last save failed). Always `false`
+    /// without a file.
+    public var hasUnsavedChanges: Bool {
+        file != nil && list != onDisk
+    }
+
+    /// Saves the list to a new file at `path`, and keeps saving there from now on.
+    ///
+    /// - Throws: ``TodoFileError/alreadyExists(path:)`` when something is at `path` already (it is never
+    ///   overwritten), or why the file could not be written; the session keeps its old file then.
+    public func save(to path: String) throws(TodoFileError) {
+        let target = TodoFile(path: path)
+        guard !FileManager.default.fileExists(atPath: target.path) else { throw .alreadyExists(path: target.path) }
+        _ = try target.update(to: list, from: nil)
+        file = target
+        onDisk = list
+        saveStorage.value = nil
+    }
+
+    /// Saves `list`, merging in another program's change to the file if there is one.
+    private func save(_ list: TodoList) {
+        guard let file else { return }
+        do {
+            switch try file.update(to: list, from: onDisk) {
+            case .saved:
+                onDisk = list
+                if mergeStorage.value != nil { mergeStorage.value = nil }
+            case .unchanged:
+                onDisk = list
+            case .merged(let merge):
+                onDisk = merge.list
+                adopt(merge)
+            }
+            if saveStorage.value != nil { saveStorage.value = nil }
+        } catch {
+            saveStorage.value = "not saved: \(error)"
+        }
+    }
+
+    /// Makes `merge.list` the list, with undo starting over from it.
+    private func adopt(_ merge: TodoMerge) {
+        let conflicts = merge.conflicts.isEmpty ? "" : " (" + merge.conflicts.joined(separator: "; ") + ")"
+        mergeStorage.value = "another program changed \(file.map { ($0.path as NSString).lastPathComponent } ?? "the file"); its changes were merged in\(conflicts)"
+        // Queued behind the change being saved; not a TodoAction, so the history does not record it.
+        store.dispatch(AdoptList(list: merge.list))
+        history.removeUndoStates()
+    }
 
     /// The row with number `number` (from 1).
     ///
@@ -222,5 +277,14 @@ public final class TodoSession {
 
     private func hiddenNote(_ id: Int) -> String {
         number(of: id) == nil ? " (now hidden: showing \(filter.value.rawValue) items)" : ""
+    }
+}
+
+/// Replaces the whole list with one merged from another program's change to the file.
+private struct AdoptList: Action {
+    let list: TodoList
+
+    func reduce(_ state: inout TodoList) {
+        state = list
     }
 }

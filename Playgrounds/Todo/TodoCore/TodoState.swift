@@ -11,23 +11,23 @@ import Stillwater
 /// print(milk.diffIdentifier, milk.isDone)
 /// // Prints "1 true"
 /// ```
-public struct TodoItem: Codable, Hashable, Sendable, Identifiable, Diffable {
-    /// The item's identity, unique within its list.
+public struct TodoItem: Hashable, Sendable, Identifiable, Diffable {
+    /// The item's identity, unique within its list, in ``TodoList/identities``.
     public let id: Int
     /// What to do. Never empty and never holds control characters when made through ``TodoAction``.
     public var title: String
     /// Whether it is done.
     public var isDone: Bool
+    /// Fields of the item in its file that this program does not know (another tool's `"priority"`,
+    /// say), kept as they were read and written back on save.
+    public var otherFields: [String: JSONValue]
 
     /// An item with these values, taken as they are (use ``TodoItem/cleanTitle(_:)`` for user input).
-    public init(id: Int, title: String, isDone: Bool = false) {
+    public init(id: Int, title: String, isDone: Bool = false, otherFields: [String: JSONValue] = [:]) {
         self.id = id
         self.title = title
         self.isDone = isDone
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, title, isDone = "done"
+        self.otherFields = otherFields
     }
 
     /// `text` as a title: control characters (newlines, tabs, escape codes) become spaces, and
@@ -48,18 +48,51 @@ public struct TodoItem: Codable, Hashable, Sendable, Identifiable, Diffable {
 /// The whole todo list: the store's state, and what the JSON file holds.
 ///
 /// Items keep the order the user gave them. ``nextID`` is the identity the next added item gets; it only
-/// grows, so an identity is never reused within a file, even after deletes.
-public struct TodoList: Codable, Equatable, Sendable {
+/// grows, so an identity is not reused within a file, even after deletes, until the last identity of
+/// ``identities`` has been handed out (see ``allocateID()``).
+public struct TodoList: Equatable, Sendable {
+    /// The identities an item may have: from 1 to 2^53 − 1, the largest whole number every JSON reader
+    /// (JavaScript's included) reads exactly. A file with any other identity is refused on load.
+    public static let identities: ClosedRange<Int> = 1...9_007_199_254_740_991
+
     /// The items, in the user's order.
     public var items: [TodoItem]
-    /// The identity the next added item gets; more than every identity in ``items``.
+    /// The identity the next added item gets; more than every identity in ``items``, and at most one more
+    /// than the last of ``identities`` (then ``allocateID()`` reuses a free identity).
     public var nextID: Int
+    /// Top-level fields of the file that this program does not know (an `"owner"`, say), kept as they
+    /// were read and written back on save.
+    public var otherFields: [String: JSONValue]
 
-    /// A list of `items`; `nextID` defaults to one more than the largest identity (or 1).
-    public init(items: [TodoItem] = [], nextID: Int? = nil) {
+    /// A list of `items`; `nextID` defaults to one more than the largest identity (or 1), and is raised
+    /// to that when smaller. It never passes one more than the last of ``identities``, however large the
+    /// items' identities are.
+    public init(items: [TodoItem] = [], nextID: Int? = nil, otherFields: [String: JSONValue] = [:]) {
         self.items = items
-        let smallest = (items.map(\.id).max() ?? 0) + 1
-        self.nextID = max(nextID ?? smallest, smallest)
+        let largest = min(items.map(\.id).max() ?? 0, Self.identities.upperBound)
+        self.nextID = min(max(nextID ?? (largest + 1), largest + 1), Self.identities.upperBound + 1)
+        self.otherFields = otherFields
+    }
+
+    /// Hands out the identity for a new item: ``nextID``, which then grows by one. Once every identity up
+    /// to the last of ``identities`` has been handed out, the smallest identity no item has is reused
+    /// instead, so allocation never overflows and never fails.
+    ///
+    /// ```swift
+    /// var list = TodoList(titles: ["milk"])
+    /// print(list.allocateID(), list.nextID)
+    /// // Prints "2 3"
+    /// ```
+    ///
+    /// - Complexity: O(1) until the identities run out; O(n) for n items after that.
+    public mutating func allocateID() -> Int {
+        if nextID <= Self.identities.upperBound {
+            defer { nextID += 1 }
+            return nextID
+        }
+        let used = Set(items.map(\.id))
+        // Fewer items than identities can exist in memory, so a free identity is always found.
+        return Self.identities.first { !used.contains($0) }!
     }
 
     /// A list of new, not-done items with these titles, numbered from 1: handy in tests and examples.

@@ -91,6 +91,27 @@ public final class History<A: Action>: @unchecked Sendable {
         record.withLock { $0.entries.removeAll() }
     }
 
+    /// Forgets every state ``undo`` and ``redo`` could step to; the recorded entries stay.
+    ///
+    /// Call it after a change that undo must never step back over, such as taking in edits another
+    /// program made to the same data: undo restores whole past states, so stepping back over such a
+    /// change would silently drop it.
+    ///
+    /// ```swift
+    /// let history = History<CounterAction>()
+    /// let store = Store(Counter(), middleware: [history.middleware])
+    /// store.dispatch(CounterAction.increment)
+    /// history.removeUndoStates()
+    /// print(history.canUndo, history.entries.count)
+    /// // Prints "false 1"
+    /// ```
+    public func removeUndoStates() {
+        record.withLock { record in
+            record.past.removeAll()
+            record.future.removeAll()
+        }
+    }
+
     /// The middleware that records actions of type `A`. Actions of other types pass through unrecorded;
     /// they are not undone separately (an undo restores the state before the last recorded action, which
     /// discards later unrecorded changes too).

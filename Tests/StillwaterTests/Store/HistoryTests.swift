@@ -31,6 +31,24 @@ struct HistoryTests {
         #expect(zip(history.entries, history.entries.dropFirst()).allSatisfy { $0.time <= $1.time })
     }
 
+    @Test("removeUndoStates forgets undo and redo, keeps the entries, and undo then changes nothing")
+    func removeUndoStates() {
+        let (history, store) = recordSession()
+        store.dispatch(history.undo)
+        #expect(history.canUndo && history.canRedo)
+        let entries = history.entries.count
+        history.removeUndoStates()
+        #expect(!history.canUndo && !history.canRedo)
+        #expect(history.entries.count == entries)
+        let before = store.state.value
+        store.dispatch(history.undo)
+        store.dispatch(history.redo)
+        #expect(store.state.value == before)
+        store.dispatch(TallyAction.increment)
+        store.dispatch(history.undo)
+        #expect(store.state.value == before, "undo still works for changes after the reset")
+    }
+
     @Test("replaying a recorded session into a fresh store gives an equal final state")
     func replay() {
         let (history, store) = recordSession()

@@ -1,0 +1,134 @@
+import Foundation
+
+/// The bytes of a todo file, and what any bytes are: the one place that reads and writes the format.
+///
+/// The format (pretty-printed, keys sorted; fields the program does not know are kept):
+/// ```json
+/// { "format" : "stillwater-todo", "version" : 1, "nextID" : 3,
+///   "items" : [ { "done" : false, "id" : 1, "title" : "milk" } ] }
+/// ```
+///
+/// ```swift
+/// let bytes = TodoFormat.encode(TodoList(titles: ["milk"]))
+/// print(TodoFormat.parse(bytes) == .list(TodoList(titles: ["milk"])))
+/// print(TodoFormat.parse(Data("[]".utf8)))
+/// // Prints "true"
+/// // Prints "notATodoList("a JSON array")"
+/// ```
+public enum TodoFormat {
+    /// The value of `"format"` that marks a file as this program's list.
+    public static let marker = "stillwater-todo"
+    /// The format version written; files of a later version are refused, not set aside.
+    public static let version = 1
+
+    /// What some bytes hold, as far as a todo list goes. Every input has exactly one answer; none traps.
+    public enum Contents: Equatable, Sendable {
+        /// Nothing but whitespace: nothing to lose, read as an empty list.
+        case empty
+        /// A todo list (titles cleaned as typed ones are, `nextID` raised past the largest identity).
+        case list(TodoList)
+        /// Not this program's list (no `"format": "stillwater-todo"`): what was found instead, in words.
+        /// Such a file is never changed.
+        case notATodoList(String)
+        /// Marked as this program's list, but broken: why, and where.
+        case damaged(String)
+        /// Written by a later version of the program.
+        case newerVersion(Int)
+        /// A list with an identity (or `nextID`) outside ``TodoList/identities``: which, in words.
+        case badIdentity(String)
+    }
+
+    /// The file's bytes for `list`: its fields, then the list's ``TodoList/otherFields`` and each item's
+    /// ``TodoItem/otherFields`` beside the program's own.
+    public static func encode(_ list: TodoList) -> Data {
+        var document = list.otherFields
+        document["format"] = .string(marker)
+        document["version"] = .integer(version)
+        document["nextID"] = .integer(list.nextID)
+        document["items"] = .array(list.items.map { item in
+            var fields = item.otherFields
+            fields["id"] = .integer(item.id)
+            fields["title"] = .string(item.title)
+            fields["done"] = .bool(item.isDone)
+            return .object(fields)
+        })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // JSON values built from strings, whole numbers, booleans and values that were read as JSON
+        // always encode (a non-finite Double cannot be read from JSON in the first place).
+        return try! encoder.encode(JSONValue.object(document)) + Data("\n".utf8)
+    }
+
+    /// What `data` holds.
+    ///
+    /// - Complexity: O(n) in the size of `data`.
+    public static func parse(_ data: Data) -> Contents {
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return .empty }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            return looksMarked(data) ? .damaged("not valid JSON") : .notATodoList("text that is not JSON")
+        }
+        guard case .object(var document) = value else { return .notATodoList(value.kind) }
+        switch document.removeValue(forKey: "format") {
+        case .string(marker)?: break
+        case .string(let other)?: return .notATodoList("a JSON object of the format \"\(other)\"")
+        default: return .notATodoList("a JSON object without \"format\": \"\(marker)\"")
+        }
+        guard case .integer(let fileVersion)? = document.removeValue(forKey: "version") else {
+            return .damaged("\"version\" is missing or not a whole number")
+        }
+        if fileVersion > version { return .newerVersion(fileVersion) }
+        if fileVersion < 1 { return .damaged("unknown format version \(fileVersion)") }
+        return readList(document)
+    }
+
+    /// The list in a document whose format and version were checked (and removed from it).
+    private static func readList(_ document: [String: JSONValue]) -> Contents {
+        var document = document
+        guard case .array(let values)? = document.removeValue(forKey: "items") else {
+            return .damaged("\"items\" is missing or not an array")
+        }
+        var items: [TodoItem] = []
+        var seen = Set<Int>()
+        for (index, value) in values.enumerated() {
+            let place = "item \(index + 1) of \(values.count)"
+            guard case .object(var fields) = value else { return .damaged("\(place) is \(value.kind), not an object") }
+            let id: Int
+            switch fields.removeValue(forKey: "id") {
+            case .integer(let value)? where TodoList.identities.contains(value): id = value
+            case .integer(let value)?: return .badIdentity("\(place) has the identity \(value); \(identityRule)")
+            case .number(let value)?: return .badIdentity("\(place) has the identity \(value); \(identityRule)")
+            case let other?: return .damaged("\(place) has \(other.kind) as its \"id\", not a number")
+            case nil: return .damaged("\(place) has no \"id\"")
+            }
+            guard case .string(let title)? = fields.removeValue(forKey: "title") else {
+                return .damaged("\(place) has no \"title\" string")
+            }
+            guard case .bool(let isDone)? = fields.removeValue(forKey: "done") else {
+                return .damaged("\(place) has no \"done\" true or false")
+            }
+            guard seen.insert(id).inserted else { return .damaged("two items have the identity \(id)") }
+            let cleaned = TodoItem.cleanTitle(title)
+            items.append(TodoItem(id: id, title: cleaned.isEmpty ? "(untitled)" : cleaned, isDone: isDone, otherFields: fields))
+        }
+        var nextID: Int?
+        switch document.removeValue(forKey: "nextID") {
+        case nil, .null?: break
+        case .integer(let value)? where (1...TodoList.identities.upperBound + 1).contains(value): nextID = value
+        case let other?: return .badIdentity("\"nextID\" is \(other); it must be a whole number from 1 to \(TodoList.identities.upperBound + 1)")
+        }
+        return .list(TodoList(items: items, nextID: nextID, otherFields: document))
+    }
+
+    private static let identityRule =
+        "identities must be whole numbers from 1 to \(TodoList.identities.upperBound)"
+
+    /// Whether `data`, which is not valid JSON, still carries the format marker near its start (a list
+    /// cut short or mangled by hand): such a file is set aside rather than refused.
+    private static func looksMarked(_ data: Data) -> Bool {
+        let head = String(decoding: data.prefix(4096), as: UTF8.self)
+        return head.range(of: #""format"\s*:\s*"stillwater-todo""#, options: .regularExpression) != nil
+    }
+}
