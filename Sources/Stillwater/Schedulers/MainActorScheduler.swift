@@ -41,7 +41,10 @@ public struct MainActorScheduler: Scheduler {
 
     /// Runs `work` on the main actor once `delay` has passed, then every `interval`.
     ///
-    /// - Parameter interval: More than zero.
+    /// - Parameters:
+    ///   - delay: How long to wait before the first run.
+    ///   - interval: The time between runs; more than zero.
+    ///   - work: What to run each time.
     @discardableResult
     public func schedule(after delay: Duration, interval: Duration, _ work: @escaping () -> Void) -> any Cancellable {
         base.schedule(after: delay, interval: interval, work)
