@@ -2,7 +2,12 @@
 //
 // Two output lines observe two slices of the state: the count and the step. Each is printed only when
 // its own slice changed, so changing the step never reprints the count, and an action that leaves the
-// count alone prints nothing about it.
+// count alone prints nothing about it. A logging middleware prints every dispatched action (the
+// "dispatch" lines), whether or not it changes the state.
+//
+// The history records only `CounterAction`s. `Reset` is another action type, so it is not recorded: an
+// undo after it goes back to the state before the last recorded action, skipping over the reset (the end
+// of the program shows this).
 
 import Stillwater
 
@@ -31,18 +36,22 @@ struct Reset: Action {
     func reduce(_ state: inout Counter) { state = Counter() }
 }
 
-/// A dynamic action: it reads the state once, decides, dispatches, and answers. (It does not loop until
-/// the state changes: dispatched from an observer, its actions would be queued behind the current one.)
+/// A dynamic action: it reads the state once, decides how many increments bring the count to `limit` or
+/// just past it, dispatches them, and answers how many. (It does not loop until the state changes:
+/// dispatched from an observer, its actions would be queued behind the current one.) With a step of zero
+/// or less, increments never reach the limit, so it dispatches none.
 struct IncrementUntil: DynamicAction {
     let limit: Int
     func call(_ store: Store<Counter>) -> Int {
         let state = store.state.value
-        let steps = max(0, (limit - state.count) / state.step)
+        guard state.step > 0, state.count < limit else { return 0 }
+        let steps = (limit - state.count + state.step - 1) / state.step
         for _ in 0..<steps { store.dispatch(CounterAction.increment) }
         return steps
     }
 }
 
+// Records `CounterAction`s only; `Reset` passes through unrecorded.
 let history = History<CounterAction>(undoLimit: 20)
 let actionsSeen = Middleware<Counter> { _, action, next in
     print("  dispatch \(action)")
@@ -60,11 +69,11 @@ say("Increment twice:")
 store.dispatch(CounterAction.increment)
 store.dispatch(CounterAction.increment)
 
-say("Set the step to 5 (the count line stays quiet):")
-store.dispatch(CounterAction.setStep(5))
+say("Set the step to 3 (the count line stays quiet):")
+store.dispatch(CounterAction.setStep(3))
 
-say("Set the step to 5 again (nothing changes, nothing prints):")
-store.dispatch(CounterAction.setStep(5))
+say("Set the step to 3 again (the action is logged, but the state does not change, so no slice prints):")
+store.dispatch(CounterAction.setStep(3))
 
 say("Increment until 20 (a dynamic action):")
 let steps = store.dispatch(IncrementUntil(limit: 20))
@@ -77,5 +86,9 @@ store.dispatch(history.redo)
 
 say("Reset:")
 store.dispatch(Reset())
+
+say("Undo after the reset (Reset is not recorded, so undo skips it and restores the state before the last")
+print("recorded action, the redone increment: count 14, step 3, not the 17 the reset replaced):")
+store.dispatch(history.undo)
 
 print("\nRecorded \(history.entries.count) history entries; final state \(store.state.value).")

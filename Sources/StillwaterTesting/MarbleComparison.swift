@@ -140,6 +140,7 @@ extension Recorder where Value: Equatable {
     ///   - marbles: The expected diagram.
     ///   - values: The value of each value character.
     ///   - error: The error `#` stands for; errors match when their type and description match.
+    ///   - sourceLocation: Where a mismatch is reported; the caller's line unless given.
     public func expect(
         _ marbles: String, values: [Character: Value], error: any Error = MarbleError(),
         sourceLocation: SourceLocation = #_sourceLocation

@@ -82,7 +82,10 @@ public final class TestScheduler: Scheduler, @unchecked Sendable {
 
     /// Schedules `work` for `now + delay`, then every `interval` after that, until cancelled.
     ///
-    /// - Parameter interval: More than zero.
+    /// - Parameters:
+    ///   - delay: How long to wait before the first run.
+    ///   - interval: The time between runs; more than zero.
+    ///   - work: What to run each time.
     @discardableResult
     public func schedule(after delay: Duration, interval: Duration, _ work: @escaping () -> Void) -> any Cancellable {
         precondition(interval > .zero,

@@ -9,8 +9,26 @@ extension Property where Value: Sendable {
     /// the change is stored). New values arrive asynchronously, from a task, shortly after the change;
     /// several changes in one transaction arrive as one value.
     ///
+    /// The object must be `Sendable`, because the tracking task reads `keyPath` from its own thread,
+    /// outside any actor. So it is an `@Observable` class whose state is safe to read from any thread: for
+    /// example a `final class` that keeps its state in a `Mutex` and registers access and mutation itself,
+    /// as below. A `@MainActor` class does not fit: key paths to its properties are not `Sendable`. Marking
+    /// a class of plain stored properties `@unchecked Sendable` compiles, but its properties are then read
+    /// by the task while other threads write them, which is a data race.
+    ///
     /// ```swift
-    /// @Observable final class Player: Sendable { ... var score = 0 }
+    /// import Observation
+    /// import Synchronization
+    ///
+    /// @Observable final class Player: Sendable {
+    ///     @ObservationIgnored private let storage = Mutex(0)
+    ///     var score: Int {
+    ///         get { access(keyPath: \.score); return storage.withLock { $0 } }
+    ///         set { withMutation(keyPath: \.score) { storage.withLock { $0 = newValue } } }
+    ///     }
+    /// }
+    ///
+    /// let player = Player()
     /// let score = Property(observing: player, \.score)
     /// for await value in score.values { print(value) }
     /// // Prints "0", then each new score
@@ -20,7 +38,7 @@ extension Property where Value: Sendable {
     /// released.
     ///
     /// - Parameters:
-    ///   - object: The observable object.
+    ///   - object: The observable object: `Sendable`, and safe to read from any thread.
     ///   - keyPath: What to read from it.
     @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
     public convenience init<Object: AnyObject & Observation.Observable & Sendable>(

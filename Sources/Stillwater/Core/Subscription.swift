@@ -3,7 +3,7 @@ import Synchronization
 /// The link between an observer and a stream; cancelling it, or releasing it, ends the link.
 ///
 /// A subscription cancels itself when it is released from memory, so keep it for as long as you want
-/// events: in a property, in a `Set<Subscription>` with ``store(in:)-(inout Set<Subscription>)``, or in a
+/// events: in a property, in a `Set<Subscription>` with ``store(in:)-(Set<Subscription>)``, or in a
 /// ``SubscriptionBag``.
 ///
 /// ```swift

@@ -100,7 +100,10 @@ public struct Changeset: Equatable, Sendable {
     /// // Prints "[1 -> 0]"
     /// ```
     ///
-    /// - Parameter isEqual: Returns `true` when an old element and its new version have the same content.
+    /// - Parameters:
+    ///   - old: The list before the change.
+    ///   - new: The list after the change.
+    ///   - isEqual: Returns `true` when an old element and its new version have the same content.
     /// - Complexity: As ``init(from:to:)``.
     @inlinable
     public init<C: Collection>(

@@ -14,9 +14,11 @@ extension Array {
     /// // Prints "["c", "a", "d"]"
     /// ```
     ///
-    /// - Parameter newElement: Returns the element at a new index. It is called once for each insert, each
-    ///   move target and each updated element (at the element's new index), in ascending order, and for
-    ///   nothing else.
+    /// - Parameters:
+    ///   - changeset: The changes from `self` to the new list.
+    ///   - newElement: Returns the element at a new index. It is called once for each insert, each move
+    ///     target and each updated element (at the element's new index), in ascending order, and for
+    ///     nothing else.
     /// - Precondition: Every index of `changeset` is in range (old indexes below `count`, new ones below
     ///   `count - deletes.count + inserts.count`) and plays one role only.
     /// - Complexity: O(*n* + *m*) for lists of *n* and *m* elements.

@@ -47,7 +47,9 @@ public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdap
 
     /// A controller with no items yet, comparing items' content with `isEqual`.
     ///
-    /// - Parameter isEqual: Returns `true` when an item kept its content (so it is not redrawn).
+    /// - Parameters:
+    ///   - adapter: What the controller tells of each batch of changes.
+    ///   - isEqual: Returns `true` when an item kept its content (so it is not redrawn).
     public init(adapter: Adapter, isEqual: @escaping (Item, Item) -> Bool) {
         self.adapter = adapter
         self.isEqual = isEqual

@@ -16,6 +16,7 @@ extension Array where Element: DiffableSection {
     /// ```
     ///
     /// - Parameters:
+    ///   - changeset: The changes from `self` to the new sections.
     ///   - newSection: Returns the section at a new section index; called for inserted, moved and updated
     ///     sections only.
     ///   - newItem: Returns the item at a new path; called for inserted, moved and updated items only.

@@ -117,6 +117,8 @@ public struct SectionedChangeset: Equatable, Sendable {
     /// `isSectionEqual` and items with `isItemEqual`.
     ///
     /// - Parameters:
+    ///   - old: The sections before the change.
+    ///   - new: The sections after the change.
     ///   - isSectionEqual: Returns `true` when a section's own content (not its items) is unchanged.
     ///     Called only for sections that stay in place.
     ///   - isItemEqual: Returns `true` when an item's content is unchanged. Called only for items that stay

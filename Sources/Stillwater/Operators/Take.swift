@@ -11,7 +11,7 @@ extension ObservableType {
     /// - Parameter count: How many values to pass on. `0` completes at once without subscribing. Must not
     ///   be negative.
     /// - Note: The subscription to the stream exists only once `subscribe` returns. A stream that sends
-    ///   all its values synchronously while being subscribed (``Observable/from(_:)`` over a sequence) is
+    ///   all its values synchronously while being subscribed (``Observable/from(_:)-(S)`` over a sequence) is
     ///   therefore read to its end: the values after `count` are dropped, but they are still produced, and
     ///   an endless synchronous sequence never returns. Hot sources (subjects, relays, properties) stop at
     ///   once.

@@ -6,6 +6,9 @@ extension Observable where Value == Int {
     /// // Prints "time's up", one second after subscribing
     /// ```
     ///
+    /// With `.main`, as here, the value comes only while the main queue is served: a command-line program
+    /// calls `dispatchMain()` or uses a scheduler on its own queue (see ``MainActorScheduler``).
+    ///
     /// Each subscription has its own timer; cancelling cancels and releases it.
     ///
     /// - Parameters:
@@ -55,6 +58,9 @@ extension Observable where Value == Int {
     /// let subscription = ticks.observe { print($0) }
     /// // Prints "0", "1", "2", one a second
     /// ```
+    ///
+    /// With `.main`, as here, the values come only while the main queue is served: a command-line program
+    /// calls `dispatchMain()` or uses a scheduler on its own queue (see ``MainActorScheduler``).
     ///
     /// Each subscription has its own timer; cancelling cancels and releases it.
     ///

@@ -46,7 +46,10 @@ public struct DispatchQueueScheduler: Scheduler {
 
     /// Runs `work` on the queue once `delay` has passed, then every `interval`, with a dispatch timer.
     ///
-    /// - Parameter interval: More than zero.
+    /// - Parameters:
+    ///   - delay: How long to wait before the first run.
+    ///   - interval: The time between runs; more than zero.
+    ///   - work: What to run each time.
     @discardableResult
     public func schedule(after delay: Duration, interval: Duration, _ work: @escaping () -> Void) -> any Cancellable {
         precondition(interval > .zero,

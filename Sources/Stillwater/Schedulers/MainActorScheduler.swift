@@ -14,10 +14,33 @@ import Dispatch
 /// Work always waits for the next turn of the main queue, even when scheduled from the main thread, so
 /// it never runs nested inside the caller.
 ///
+/// - Important: In a command-line program, work scheduled on `.main` never runs unless something serves
+///   the main queue. An app's run loop does; a `main.swift` whose top-level code runs to its end (or
+///   blocks, waiting) does not, so its `.main` timers, delays and deliveries never fire. In such a
+///   program, either hand the main thread to dispatch with `dispatchMain()` once everything is set up
+///   (it never returns; call `exit(_:)` when done), or schedule on a queue of its own:
+///
+/// ```swift
+/// // main.swift of a command-line tool
+/// let subscription = Observable.timer(.seconds(1), scheduler: .main).observe { _ in
+///     print("time's up")
+///     exit(0)
+/// }
+/// dispatchMain()
+/// // Prints "time's up" one second later, then the program ends
+/// ```
+///
+/// ```swift
+/// // No main queue needed: the work runs on a queue the program owns.
+/// let work = DispatchQueue(label: "work")
+/// let subscription = Observable.timer(.seconds(1), scheduler: .queue(work)).observe { _ in print("time's up") }
+/// // Prints "time's up" one second later, while the program is still running
+/// ```
+///
 /// - Note: The main actor runs its work on the main dispatch queue, so this scheduler enqueues there; a
-///   program must keep that queue served (an app's run loop, `dispatchMain()`, or an `async` `main`). On
-///   Linux, once the main thread has handed the main queue to dispatch, a dispatch thread may serve it:
-///   the work is still isolated to the main actor, but `Thread.isMainThread` can be `false`.
+///   program must keep that queue served (an app's run loop, `dispatchMain()`, or an `async` `main` while
+///   it awaits). On Linux, once the main thread has handed the main queue to dispatch, a dispatch thread
+///   may serve it: the work is still isolated to the main actor, but `Thread.isMainThread` can be `false`.
 public struct MainActorScheduler: Scheduler {
     private var base: DispatchQueueScheduler { DispatchQueueScheduler(.main) }
 
@@ -41,7 +64,10 @@ public struct MainActorScheduler: Scheduler {
 
     /// Runs `work` on the main actor once `delay` has passed, then every `interval`.
     ///
-    /// - Parameter interval: More than zero.
+    /// - Parameters:
+    ///   - delay: How long to wait before the first run.
+    ///   - interval: The time between runs; more than zero.
+    ///   - work: What to run each time.
     @discardableResult
     public func schedule(after delay: Duration, interval: Duration, _ work: @escaping () -> Void) -> any Cancellable {
         base.schedule(after: delay, interval: interval, work)
@@ -50,5 +76,9 @@ public struct MainActorScheduler: Scheduler {
 
 extension Scheduler where Self == MainActorScheduler {
     /// The scheduler that runs work on the main actor: `observe(on: .main)`.
+    ///
+    /// Its work runs only while the main queue is served: by an app's run loop, or in a command-line
+    /// program by `dispatchMain()`. A command-line program that never serves it never sees `.main` work
+    /// run; use `.queue(DispatchQueue(label: …))` there instead (see ``MainActorScheduler``).
     public static var main: MainActorScheduler { MainActorScheduler() }
 }

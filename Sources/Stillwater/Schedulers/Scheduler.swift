@@ -41,7 +41,10 @@ public protocol Scheduler: Sendable {
 
     /// Runs `work` when `delay` has passed, then again every `interval`, until cancelled.
     ///
-    /// - Parameter interval: The time between runs; must be more than zero.
+    /// - Parameters:
+    ///   - delay: How long to wait before the first run.
+    ///   - interval: The time between runs; must be more than zero.
+    ///   - work: What to run each time.
     @discardableResult
     func schedule(after delay: Duration, interval: Duration, _ work: @escaping () -> Void) -> any Cancellable
 }

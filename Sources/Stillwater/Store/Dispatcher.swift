@@ -19,7 +19,7 @@ public struct DispatchToken: Hashable, Sendable, Comparable, CustomStringConvert
     public var description: String { "#\(id)" }
 }
 
-/// What went wrong in a ``Dispatcher/waitFor(_:)``.
+/// What went wrong in a ``Dispatcher/waitFor(_:)-([DispatchToken])``.
 public enum DispatchError: Error, Equatable, CustomStringConvertible {
     /// Handlers wait for each other in a circle. The tokens are listed along the circle, starting and
     /// ending with the handler that was waited for while it was still running: `[#1, #2, #1]` means #1
@@ -61,7 +61,7 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 /// // Prints "["first go", "second go"]"
 /// ```
 ///
-/// Handlers run in registration order, each once per payload; ``waitFor(_:)`` runs the
+/// Handlers run in registration order, each once per payload; ``waitFor(_:)-([DispatchToken])`` runs the
 /// named handlers first (unless they already ran). A payload dispatched from inside a handler, or from
 /// another thread during a dispatch, is queued and dispatched after the current one, by the thread that is
 /// dispatching. A circular wait never hangs or crashes: the `waitFor` that closes the circle throws
@@ -97,7 +97,7 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
     ///
     /// A handler registered during a dispatch first runs for the next payload.
     ///
-    /// - Returns: The token that names the handler for ``unregister(_:)`` and ``waitFor(_:)``.
+    /// - Returns: The token that names the handler for ``unregister(_:)`` and ``waitFor(_:)-([DispatchToken])``.
     @discardableResult
     public func register(_ handler: @escaping (Payload) throws -> Void) -> DispatchToken {
         registry.withLock { registry in
@@ -157,7 +157,7 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
         }
     }
 
-    /// Runs the handlers named by `tokens` first; see ``waitFor(_:)``.
+    /// Runs the handlers named by `tokens` first; see ``waitFor(_:)-([DispatchToken])``.
     public func waitFor(_ tokens: DispatchToken...) throws {
         try waitFor(tokens)
     }

@@ -228,17 +228,52 @@ extension History.Step: Codable where A: Codable {
 extension History.Entry: Codable where A: Codable {}
 
 extension History where A: Codable {
-    /// The recorded entries as JSON: an array of `{"step": {...}, "time": seconds since 2001}`.
+    /// The recorded entries as JSON, oldest first: an array of
+    /// `{"step": {...}, "time": "2025-11-23T09:17:05.123Z"}`.
+    ///
+    /// Each time is written in ISO 8601, in UTC, to the millisecond (a finer part is dropped), so the file
+    /// reads the same in any tool and time zone.
     public func exportJSON() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(entries)
+        try Self.json(entries)
     }
 
     /// Entries read from JSON written by ``exportJSON()``.
     ///
+    /// A time may be an ISO 8601 string, with or without fractional seconds and with any UTC offset
+    /// (`"2025-11-23T09:17:05.123Z"`, `"2025-11-23T11:17:05+02:00"`), or, as earlier versions of this
+    /// package wrote it, a number of seconds since 1 January 2001 (`785582225.123`); both read back as the
+    /// same instant, so records exported before the change still load.
+    ///
     /// - Throws: `DecodingError` when `data` is not such a record, naming what was wrong where.
     public static func entries(fromJSON data: Data) throws -> [Entry] {
-        try JSONDecoder().decode([Entry].self, from: data)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) {
+                return Date(timeIntervalSinceReferenceDate: seconds)
+            }
+            let text = try container.decode(String.self)
+            guard let date = try? historyTimeFormat.parse(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "history time \"\(text)\" is not an ISO 8601 date and time")
+            }
+            return date
+        }
+        return try decoder.decode([Entry].self, from: data)
+    }
+
+    /// `entries` as ``exportJSON()`` writes them.
+    static func json(_ entries: [Entry]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(historyTimeFormat.format(date))
+        }
+        return try encoder.encode(entries)
     }
 }
+
+/// How a history's JSON writes times: ISO 8601 in UTC with milliseconds. Parsing with it also accepts
+/// times without fractional seconds and with other UTC offsets.
+private let historyTimeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

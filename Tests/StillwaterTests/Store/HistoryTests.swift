@@ -64,11 +64,54 @@ struct HistoryTests {
         let (history, store) = recordSession()
         let data = try history.exportJSON()
         let entries = try History<TallyAction>.entries(fromJSON: data)
-        #expect(entries == history.entries)
+        #expect(entries.map(\.step) == history.entries.map(\.step))
+        // Times are written to the millisecond.
+        #expect(zip(entries, history.entries).allSatisfy { abs($0.time.timeIntervalSince($1.time)) < 0.001 })
         let fresh = History<TallyAction>()
         let replayed = Store(Tally(), middleware: [fresh.middleware])
         fresh.replay(entries, into: replayed)
         #expect(replayed.state.value == store.state.value)
+    }
+
+    @Test("exported times are ISO 8601 strings in UTC with milliseconds")
+    func isoTimes() throws {
+        // 2024-02-29 12:30:45.250 UTC, plus a part finer than a millisecond that is dropped.
+        let time = Date(timeIntervalSince1970: 1_709_209_845.250_4)
+        let data = try History<TallyAction>.json([.init(.action(.add(2)), time: time), .init(.undo, time: time)])
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text == #"[{"step":{"action":{"add":{"_0":2}},"kind":"action"},"time":"2024-02-29T12:30:45.250Z"},"#
+            + #"{"step":{"kind":"undo"},"time":"2024-02-29T12:30:45.250Z"}]"#)
+    }
+
+    @Test("ISO 8601 times are read with or without fractional seconds and with any UTC offset")
+    func readsIsoTimes() throws {
+        let json = #"""
+            [{"step": {"kind": "undo"}, "time": "2024-02-29T12:30:45.250Z"},
+             {"step": {"kind": "redo"}, "time": "2024-02-29T14:30:45+02:00"}]
+            """#
+        let entries = try History<TallyAction>.entries(fromJSON: Data(json.utf8))
+        #expect(entries == [
+            .init(.undo, time: Date(timeIntervalSince1970: 1_709_209_845.25)),
+            .init(.redo, time: Date(timeIntervalSince1970: 1_709_209_845)),
+        ])
+    }
+
+    @Test("times written by earlier versions, as seconds since 2001, still read as the same instant")
+    func readsOldTimes() throws {
+        let json = #"[{"step": {"kind": "undo"}, "time": 730902645.25}, {"step": {"kind": "redo"}, "time": 0}]"#
+        let entries = try History<TallyAction>.entries(fromJSON: Data(json.utf8))
+        #expect(entries.map(\.time) == [
+            Date(timeIntervalSince1970: 1_709_209_845.25), Date(timeIntervalSinceReferenceDate: 0),
+        ])
+    }
+
+    @Test("a time that is neither ISO 8601 nor a number throws a DecodingError")
+    func badTime() {
+        for time in [#""29 February 2024""#, #""2024-02-29 12:30:45Z""#, "true"] {
+            #expect(throws: DecodingError.self, "time \(time)") {
+                _ = try History<TallyAction>.entries(fromJSON: Data(#"[{"step": {"kind": "undo"}, "time": \#(time)}]"#.utf8))
+            }
+        }
     }
 
     @Test("importing JSON that is not a history throws")

@@ -206,4 +206,14 @@ struct MarbleTests {
             _ = recorder.marbles(values: ["a": 1])
         }
     }
+
+    @Test("the example of the StillwaterTesting landing page: a delay of two frames moves every event two frames")
+    func landingPageExample() {
+        let scheduler = TestScheduler(frame: .milliseconds(100))
+        let source = scheduler.cold("-a-b|", values: ["a": 1, "b": 2])
+        let recorder = Recorder(source.delay(for: .milliseconds(200), scheduler: scheduler), scheduler: scheduler)
+        scheduler.run()
+        #expect(recorder.compare("---a-b|", values: ["a": 1, "b": 2]).isMatch)
+        #expect(!recorder.compare("-a-b|", values: ["a": 1, "b": 2]).isMatch)
+    }
 }
