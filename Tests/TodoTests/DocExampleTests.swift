@@ -56,6 +56,22 @@ struct DocExampleTests {
         #expect([written[1]!, written[2]!, written[6]!] == ["   1. [ ] milk", ">  2. [ ] eggs", "redrew 2 of 2 rows"])
     }
 
+    @Test("TodoScreen.showNotice: a notice wrapped over the list area")
+    func showNotice() {
+        var rows: [Int: String] = [:]
+        let screen = TodoScreen(session: TodoSession(showsCursor: true), width: 24, height: 8) { write in
+            if case .line(let row, let line) = write { rows[row] = line.text }
+        }
+        screen.showNotice("/home/me/todo.json was set aside")
+        #expect("\(rows[1]!) | \(rows[2]!) | \(rows[3]!)" == "Notice: | /home/me/todo.json was | set aside")
+    }
+
+    @Test("Keymap.helpLine: the hints that fit")
+    func helpLine() {
+        #expect(Keymap.helpLine(width: 30) == "? help  q quit  x done  a add")
+        #expect("[\("牛乳".prefix(columns: 3))]" == "[牛 ]")
+    }
+
     @Test("PipedRunner: changes, the list, and a refused number")
     func pipedRunner() {
         var printed: [String] = []
