@@ -84,6 +84,14 @@ struct DocExampleTests {
         ])
     }
 
+    @Test("PipedRunner, quiet: one line per command")
+    func quietRunner() {
+        var printed: [String] = []
+        let runner = PipedRunner(session: TodoSession(), quiet: true, output: { printed.append($0) }, errors: { printed.append($0) })
+        runner.run(lines: ["add milk", "done 1", "done 1"])
+        #expect(printed == ["added \"milk\" as item 1", "item 1 \"milk\" is done", "item 1 \"milk\" is already done"])
+    }
+
     @Test("KeyDecoder, LineEditor, TodoCommand, TodoOptions and Keymap examples")
     func smallExamples() throws {
         var decoder = KeyDecoder()

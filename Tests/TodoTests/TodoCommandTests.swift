@@ -122,6 +122,9 @@ struct TodoOptionsTests {
         #expect(try TodoOptions.parse(["--file=a.json"]) == TodoOptions(file: "a.json"))
         #expect(try TodoOptions.parse([]) == TodoOptions())
         #expect(try TodoOptions.parse(["-h"]).showsHelp)
+        #expect(try TodoOptions.parse(["--quiet"]) == TodoOptions(isQuiet: true))
+        #expect(try TodoOptions.parse(["-q", "-f", "a.json"]) == TodoOptions(file: "a.json", isQuiet: true))
+        #expect(try !TodoOptions.parse(["-f", "a.json"]).isQuiet)
     }
 
     @Test("an unknown argument, or --file without a path, is refused")
@@ -137,8 +140,9 @@ struct TodoOptionsTests {
         #expect(usage.contains("In a terminal"))
         #expect(usage.contains("not a terminal"))
         #expect(usage.contains("--file PATH"))
+        #expect(usage.contains("-q, --quiet"))
         for binding in Keymap.bindings { #expect(usage.contains(binding.explanation)) }
-        for command in ["add TITLE", "toggle N", "edit N TITLE", "delete N", "move N up|down", "filter", "undo", "list"] {
+        for command in ["add TITLE", "toggle N", "done N", "undone N", "edit N TITLE", "delete N", "move N up|down", "filter", "undo", "list"] {
             #expect(usage.contains(command))
         }
     }
