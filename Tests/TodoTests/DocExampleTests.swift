@@ -56,6 +56,22 @@ struct DocExampleTests {
         #expect([written[1]!, written[2]!, written[6]!] == ["   1. [ ] milk", ">  2. [ ] eggs", "redrew 2 of 2 rows"])
     }
 
+    @Test("TodoScreen.showNotice: a notice wrapped over the list area")
+    func showNotice() {
+        var rows: [Int: String] = [:]
+        let screen = TodoScreen(session: TodoSession(showsCursor: true), width: 24, height: 8) { write in
+            if case .line(let row, let line) = write { rows[row] = line.text }
+        }
+        screen.showNotice("/home/me/todo.json was set aside")
+        #expect("\(rows[1]!) | \(rows[2]!) | \(rows[3]!)" == "Notice: | /home/me/todo.json was | set aside")
+    }
+
+    @Test("Keymap.helpLine: the hints that fit")
+    func helpLine() {
+        #expect(Keymap.helpLine(width: 30) == "? help  q quit  x done  a add")
+        #expect("[\("牛乳".prefix(columns: 3))]" == "[牛 ]")
+    }
+
     @Test("PipedRunner: changes, the list, and a refused number")
     func pipedRunner() {
         var printed: [String] = []
@@ -66,6 +82,14 @@ struct DocExampleTests {
             "item 1 \"milk\" is done", "   1. [x] milk", "redrew 1 of 1 row · 0 of 1 left",
             "error: line 3: there is no item 7: the list shows only item 1",
         ])
+    }
+
+    @Test("PipedRunner, quiet: one line per command")
+    func quietRunner() {
+        var printed: [String] = []
+        let runner = PipedRunner(session: TodoSession(), quiet: true, output: { printed.append($0) }, errors: { printed.append($0) })
+        runner.run(lines: ["add milk", "done 1", "done 1"])
+        #expect(printed == ["added \"milk\" as item 1", "item 1 \"milk\" is done", "item 1 \"milk\" is already done"])
     }
 
     @Test("KeyDecoder, LineEditor, TodoCommand, TodoOptions and Keymap examples")

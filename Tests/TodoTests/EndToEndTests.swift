@@ -98,7 +98,7 @@ struct EndToEndTests {
         #expect(run.errors.split(separator: "\n") == [
             "line 2: unknown command \"frob\"; type \"help\" for the list of commands",
             "line 3: there is no item 5: the list shows only item 1",
-            "line 4: move: \"sideways\" is not up or down; try \"move 1 up\"",
+            "line 4: move needs up or down, like: move 1 up (not \"sideways\")",
         ])
         #expect(run.lines.suffix(3) == ["   1. [ ] milk", "1 of 1 left", ""])
     }

@@ -132,7 +132,7 @@ struct KeymapTests {
 
     @Test("the help line starts with help and quit, and the reference names every key")
     func help() {
-        #expect(Keymap.helpLine.hasPrefix("? help  q quit"))
+        #expect(Keymap.helpLine(width: 100).hasPrefix("? help  q quit"))
         for binding in Keymap.bindings {
             for key in binding.keys { #expect(Keymap.reference.contains(key.description)) }
         }

@@ -28,6 +28,28 @@ struct PipedRunnerTests {
         #expect(status == 0)
     }
 
+    @Test("a quiet runner prints one line per command, not the list; list and help still print")
+    func quiet() {
+        let transcript = Transcript()
+        let runner = PipedRunner(session: TodoSession(), quiet: true, output: { transcript.output.append($0) },
+                                 errors: { transcript.errors.append($0) })
+        let status = runner.run(lines: (1...200).map { "add item \($0)" } + ["done 2", "done 2", "undone 9", "toggle 1", "list"])
+        #expect(transcript.output.count == 200 + 4 + 201)
+        #expect(transcript.output[199] == "added \"item 200\" as item 200")
+        #expect(transcript.output[200...203] == [
+            "item 2 \"item 2\" is done", "item 2 \"item 2\" is already done",
+            "item 9 \"item 9\" is already not done", "item 1 \"item 1\" is done",
+        ])
+        #expect(transcript.output[204] == "   1. [x] item 1")
+        #expect(transcript.output.last == "198 of 200 left")
+        #expect(!transcript.output.contains { $0.hasPrefix("redrew") })
+        #expect(transcript.errors.isEmpty)
+        #expect(status == 0)
+
+        runner.run(lines: ["toggle x"])
+        #expect(transcript.errors == ["line 206: toggle needs an item number, like: toggle 2 (not \"x\")"])
+    }
+
     @Test("a refused line names its line number, changes nothing, and makes the exit status 1")
     func refused() {
         let (transcript, status, session) = run(["add milk", "frob", "toggle 3", "list"])

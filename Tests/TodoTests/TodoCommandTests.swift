@@ -9,7 +9,10 @@ struct TodoCommandTests {
         ("ADD Milk", .add("Milk")),
         ("toggle 2", .toggle(2)),
         ("x 2", .toggle(2)),
-        ("done 12", .toggle(12)),
+        ("done 12", .done(12)),
+        ("Done 1", .done(1)),
+        ("undone 3", .undone(3)),
+        ("UNDONE 3", .undone(3)),
         ("edit 3 oat milk", .edit(3, "oat milk")),
         ("delete 1", .delete(1)),
         ("rm 1", .delete(1)),
@@ -32,7 +35,7 @@ struct TodoCommandTests {
     }
 
     @Test("a command prints as it is typed, and parses back to itself", arguments: [
-        TodoCommand.add("milk"), .toggle(2), .edit(3, "oat milk"), .delete(1), .move(3, .up), .filter(.done),
+        TodoCommand.add("milk"), .toggle(2), .done(2), .undone(2), .edit(3, "oat milk"), .delete(1), .move(3, .up), .filter(.done),
         .undo, .redo, .list, .help, .quit,
     ])
     func roundTrip(command: TodoCommand) throws {
@@ -46,21 +49,26 @@ struct TodoCommandTests {
 
     @Test("a bad line is refused with a message that says what is wrong", arguments: [
         ("frob 2", "unknown command \"frob\"; type \"help\" for the list of commands"),
-        ("add", "add needs a title, like \"add milk\""),
-        ("toggle", "toggle needs an item number, like \"toggle 2\""),
-        ("toggle two", "toggle: \"two\" is not an item number (1, 2, 3, …); try \"toggle 2\""),
-        ("toggle 0", "toggle: \"0\" is not an item number (1, 2, 3, …); try \"toggle 2\""),
-        ("toggle -1", "toggle: \"-1\" is not an item number (1, 2, 3, …); try \"toggle 2\""),
-        ("delete 1.5", "delete: \"1.5\" is not an item number (1, 2, 3, …); try \"delete 1\""),
-        ("toggle 99999999999999999999999", "toggle: \"99999999999999999999999\" is not an item number (1, 2, 3, …); try \"toggle 2\""),
-        ("toggle 2 3", "toggle: unexpected \"3\" at the end"),
-        ("edit 2", "edit needs a title, like \"edit 2 oat milk\""),
-        ("move 3", "move needs up or down, like \"move 3 up\""),
-        ("move 3 left", "move: \"left\" is not up or down; try \"move 3 up\""),
-        ("move up 3", "move: \"up\" is not an item number (1, 2, 3, …); try \"move 3 up\""),
-        ("filter", "filter needs all, active or done, like \"filter done\""),
-        ("filter todo", "filter: \"todo\" is not all, active or done; try \"filter done\""),
-        ("undo 2", "undo: unexpected \"2\" at the end"),
+        ("add", "add needs a title, like: add milk"),
+        ("toggle", "toggle needs an item number, like: toggle 2"),
+        ("toggle x", "toggle needs an item number, like: toggle 2 (not \"x\")"),
+        ("toggle two", "toggle needs an item number, like: toggle 2 (not \"two\")"),
+        ("toggle 0", "toggle needs an item number, like: toggle 2 (not \"0\")"),
+        ("toggle -1", "toggle needs an item number, like: toggle 2 (not \"-1\")"),
+        ("done", "done needs an item number, like: done 2"),
+        ("undone first", "undone needs an item number, like: undone 2 (not \"first\")"),
+        ("delete 1.5", "delete needs an item number, like: delete 1 (not \"1.5\")"),
+        ("toggle 99999999999999999999999", "toggle needs an item number, like: toggle 2 (not \"99999999999999999999999\")"),
+        ("toggle 2 3", "toggle does not take \"3\" at the end; write it like: toggle 2"),
+        ("done 2 please", "done does not take \"please\" at the end; write it like: done 2"),
+        ("edit 2", "edit needs a title, like: edit 2 oat milk"),
+        ("move 3", "move needs up or down, like: move 3 up"),
+        ("move 3 left", "move needs up or down, like: move 3 up (not \"left\")"),
+        ("move up 3", "move needs an item number, like: move 3 up (not \"up\")"),
+        ("move 3 up now", "move does not take \"now\" at the end; write it like: move 3 up"),
+        ("filter", "filter needs all, active or done, like: filter done"),
+        ("filter todo", "filter needs all, active or done, like: filter done (not \"todo\")"),
+        ("undo 2", "undo does not take \"2\" at the end; write it like: undo"),
     ])
     func refused(line: String, message: String) {
         #expect(throws: CommandError.self) { try TodoCommand.parse(line) }
@@ -69,6 +77,32 @@ struct TodoCommandTests {
         } catch {
             #expect(error.message == message)
         }
+    }
+
+    @Test("done and undone set the state; on an item already in it they are a note, not a change")
+    func doneAndUndone() throws {
+        let session = TodoSession(TodoList(titles: ["milk", "eggs"]))
+        #expect(try session.perform(.done(2)) == .changed("item 2 \"eggs\" is done"))
+        #expect(try session.perform(.done(2)) == .unchanged("item 2 \"eggs\" is already done"))
+        #expect(try session.perform(.undone(1)) == .unchanged("item 1 \"milk\" is already not done"))
+        #expect(session.shownTitles == ["milk", "x eggs"])
+        #expect(session.history.canUndo)
+        #expect(session.undo())
+        #expect(!session.history.canUndo, "the two notes recorded nothing to undo")
+        #expect(try session.perform(.toggle(1)) == .changed("item 1 \"milk\" is done"))
+        #expect(try session.perform(.toggle(1)) == .changed("item 1 \"milk\" is not done"))
+        #expect(try session.perform(.done(1)) == .changed("item 1 \"milk\" is done"))
+        #expect(try session.perform(.undone(1)) == .changed("item 1 \"milk\" is not done"))
+        #expect(session.shownTitles == ["milk", "eggs"])
+        #expect(throws: CommandError.noSuchItem(number: 3, rowCount: 2)) { try session.perform(.done(3)) }
+    }
+
+    @Test("the command reference lists done, undone and toggle, and the error example prints what it says")
+    func reference() {
+        for command in ["done N", "undone N", "toggle N"] { #expect(TodoCommand.reference.contains(command)) }
+        var printed = ""
+        do { _ = try TodoCommand.parse("toggle x") } catch { printed = error.message }
+        #expect(printed == "toggle needs an item number, like: toggle 2 (not \"x\")")
     }
 
     @Test("an item number outside the list says which numbers there are")
@@ -88,6 +122,9 @@ struct TodoOptionsTests {
         #expect(try TodoOptions.parse(["--file=a.json"]) == TodoOptions(file: "a.json"))
         #expect(try TodoOptions.parse([]) == TodoOptions())
         #expect(try TodoOptions.parse(["-h"]).showsHelp)
+        #expect(try TodoOptions.parse(["--quiet"]) == TodoOptions(isQuiet: true))
+        #expect(try TodoOptions.parse(["-q", "-f", "a.json"]) == TodoOptions(file: "a.json", isQuiet: true))
+        #expect(try !TodoOptions.parse(["-f", "a.json"]).isQuiet)
     }
 
     @Test("an unknown argument, or --file without a path, is refused")
@@ -103,8 +140,9 @@ struct TodoOptionsTests {
         #expect(usage.contains("In a terminal"))
         #expect(usage.contains("not a terminal"))
         #expect(usage.contains("--file PATH"))
+        #expect(usage.contains("-q, --quiet"))
         for binding in Keymap.bindings { #expect(usage.contains(binding.explanation)) }
-        for command in ["add TITLE", "toggle N", "edit N TITLE", "delete N", "move N up|down", "filter", "undo", "list"] {
+        for command in ["add TITLE", "toggle N", "done N", "undone N", "edit N TITLE", "delete N", "move N up|down", "filter", "undo", "list"] {
             #expect(usage.contains(command))
         }
     }

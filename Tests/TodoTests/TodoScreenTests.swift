@@ -12,7 +12,7 @@ struct TodoScreenTests {
             "   2. [ ] eggs",
             "", "", "",
             "redrew 2 of 2 rows · press ? for every key",
-            Keymap.helpLine,
+            Keymap.helpLine(width: 100),
         ])
         #expect(terminal.styles[0] == .header)
         #expect(terminal.styles[1] == .selected)
@@ -25,7 +25,7 @@ struct TodoScreenTests {
         let before = terminal.lineWrites
         screen.handle(.character(" "))
         #expect(terminal.rows[1] == ">  1. [x] item 1")
-        #expect(screen.lastRedraw.description == "redrew 1 of 18 rows")
+        #expect(screen.lastRedraw?.description == "redrew 1 of 18 rows")
         // The row, the header (1 fewer left) and the status line.
         #expect(terminal.lineWrites - before == 3)
         let afterToggle = terminal.lineWrites
@@ -182,7 +182,7 @@ struct TodoScreenTests {
         screen.resize(width: 50, height: 10)
         #expect(terminal.rows.count == 10)
         #expect(terminal.rows[1] == ">  1. [ ] a")
-        #expect(terminal.rows[9] == String(Keymap.helpLine.prefix(49)) + "…")
+        #expect(terminal.rows[9] == Keymap.helpLine(width: 50))
         screen.resize(width: 10, height: 3)
         #expect(terminal.rows[0] == "make the …")
         #expect(screen.handle(.character("x")))
@@ -195,5 +195,124 @@ struct TodoScreenTests {
         let (_, screen, terminal) = makeScreen(["a"])
         screen.handle(.character("z"))
         #expect(terminal.rows[10].hasSuffix("z does nothing here; press ? for every key"))
+    }
+
+    @Test("rows of CJK and emoji titles never take more columns than the screen has",
+          arguments: [20, 27, 33, 40, 80])
+    func wideTitles(width: Int) {
+        let titles = ["牛乳を買う、それから卵とパンも", "👩‍💻 write the 報告書 before Friday 🇫🇷🇯🇵", "한국어 수업 준비하기 그리고 복습",
+                      "ＦＵＬＬＷＩＤＴＨ ｔｅｘｔ"]
+        let (_, screen, terminal) = makeScreen(titles, width: width, height: 10)
+        screen.type([.character("x"), .down])
+        for (row, text) in terminal.rows.enumerated() {
+            #expect(text.terminalColumns <= width, "row \(row): \(text)")
+        }
+        #expect(terminal.rows[1].hasPrefix(" ") && terminal.rows[1].contains("[x] 牛乳"))
+        #expect(terminal.rows[2].hasPrefix(">  2. [ ] 👩‍💻"))
+    }
+
+    @Test("wide input keeps the line editor and its cursor inside the width")
+    func wideInput() {
+        let (session, screen, terminal) = makeScreen(["milk"], width: 24, height: 8)
+        screen.handle(.character("a"))
+        screen.type("買い物リスト 👩‍💻👩‍💻 牛乳と卵")
+        #expect(terminal.rows[7].terminalColumns < 24)
+        #expect(terminal.rows[7].hasSuffix("牛乳と卵"))
+        #expect(screen.cursorPosition?.column == terminal.rows[7].terminalColumns)
+        screen.type([.home, .right, .right])
+        #expect(terminal.rows[7].hasPrefix("add: 買い物リスト"))
+        #expect(screen.cursorPosition?.column == 5 + 4)
+        screen.handle(.enter)
+        #expect(session.shownTitles.last == "買い物リスト 👩‍💻👩‍💻 牛乳と卵")
+    }
+
+    @Test("at 80 columns the help line shows every hint but the arrows, undo and redo included, and ? lists all keys")
+    func hintsAt80() {
+        let (_, screen, terminal) = makeScreen(["a"], width: 80, height: 24)
+        let line = terminal.rows[23]
+        #expect(line.terminalColumns <= 80)
+        #expect(line.hasPrefix("? help  q quit"))
+        for hint in Keymap.hints where hint != "↑↓ select" { #expect(line.contains(hint), "\(hint) is missing") }
+        #expect(line.contains("u undo") && line.contains("r redo"))
+        #expect(!line.contains("…"))
+        screen.handle(.character("?"))
+        var pages = ""
+        while case .help = screen.mode {
+            pages += terminal.rows[1...20].joined(separator: "\n") + "\n"
+            screen.handle(.character(" "))
+        }
+        for binding in Keymap.bindings { #expect(pages.contains(binding.explanation)) }
+    }
+
+    @Test("a narrow help line drops whole hints, never half of one")
+    func narrowHints() {
+        for width in 20...100 {
+            let line = Keymap.helpLine(width: width)
+            #expect(line.terminalColumns <= width)
+            #expect(line.hasPrefix("? help"))
+            for hint in line.components(separatedBy: "  ") { #expect(Keymap.hints.contains(hint)) }
+        }
+    }
+
+    @Test("a notice about a file set aside is shown whole at 80 columns, backup path included, until a key")
+    func noticeAt80() {
+        let path = "/home/someone/projects/lists/.stillwater-todo.json"
+        let backup = path + ".corrupt-20250101-120000"
+        let notice = "\(path) was not a todo list (line 1: not JSON); it was renamed to \(backup), and the list starts empty"
+        let (session, screen, terminal) = makeScreen(["milk"], width: 80, height: 24)
+        screen.showNotice(notice)
+        #expect(screen.mode == .notice(page: 0))
+        #expect(terminal.rows[1] == "Notice:")
+        let shown = terminal.rows[2...20].filter { !$0.isEmpty }
+        #expect(shown.count > 1)
+        for line in shown { #expect(line.terminalColumns <= 80) }
+        #expect(shown.contains { $0.contains(backup) })
+        #expect(shown.joined(separator: " ") == notice)
+        #expect(terminal.styles[2] == .warning)
+        #expect(terminal.rows[22].hasSuffix("any key goes back"))
+        // The key that dismisses the notice does nothing else.
+        screen.handle(.character("d"))
+        #expect(screen.mode == .browsing)
+        #expect(session.shownTitles == ["milk"])
+        #expect(terminal.rows[1] == ">  1. [ ] milk")
+        #expect(terminal.rows[2] == "")
+    }
+
+    @Test("a notice longer than the list area is paged, and a resize wraps it again")
+    func longNotice() {
+        let words = (1...60).map { "word\($0)" }
+        let (_, screen, terminal) = makeScreen(["milk"], width: 60, height: 8)
+        screen.showNotice(words.joined(separator: " "))
+        #expect(terminal.rows[6].contains("notice 1/3 · Space: more"))
+        var seen: [String] = []
+        for page in 0..<3 {
+            #expect(screen.mode == .notice(page: page))
+            seen += terminal.rows[1...4].filter { !$0.isEmpty && $0 != "Notice:" }
+            screen.handle(.character(" "))
+        }
+        #expect(screen.mode == .browsing)
+        #expect(seen.joined(separator: " ") == words.joined(separator: " "))
+        screen.showNotice("short")
+        screen.resize(width: 40, height: 10)
+        #expect(terminal.rows[1...2] == ["Notice:", "short"])
+        #expect(screen.mode == .notice(page: 0))
+    }
+
+    @Test("Ctrl-L resets the redraw count, so the status never shows the count of an older change")
+    func redrawResetsCount() {
+        let (_, screen, terminal) = makeScreen(["a", "b", "c"], width: 60, height: 10)
+        screen.handle(.character("x"))
+        #expect(terminal.rows[8].hasPrefix("redrew 1 of 3 rows · "))
+        screen.handle(.control("l"))
+        #expect(screen.lastRedraw == nil)
+        #expect(terminal.rows[8] == "drew the whole screen again")
+        screen.handle(.character("z"))
+        #expect(terminal.rows[8] == "z does nothing here; press ? for every key")
+        screen.handle(.down)
+        #expect(screen.lastRedraw?.description == "redrew 2 of 3 rows")
+        #expect(terminal.rows[8] == "redrew 2 of 3 rows")
+        screen.resize(width: 70, height: 12)
+        #expect(screen.lastRedraw == nil)
+        #expect(!terminal.rows[10].contains("redrew"))
     }
 }

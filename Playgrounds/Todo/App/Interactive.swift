@@ -22,7 +22,7 @@ func runInteractive(session: TodoSession, title: String, notice: String?) -> Int
     let screen = TodoScreen(session: session, width: size.width, height: size.height, title: title) { write in
         frame += ANSI.text(for: write)
     }
-    if let notice { screen.announce(notice) }
+    if let notice { screen.showNotice(notice) }
     var decoder = KeyDecoder()
     var status: Int32 = 0
 

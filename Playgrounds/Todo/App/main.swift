@@ -43,7 +43,7 @@ if isTerminal(STDIN_FILENO) && isTerminal(STDOUT_FILENO) {
     exit(runInteractive(session: session, title: "Stillwater todo (\(shownPath))", notice: notice))
 } else {
     let session = TodoSession(loaded.list, file: file)
-    let runner = PipedRunner(session: session, output: { print($0) }, errors: printError)
+    let runner = PipedRunner(session: session, quiet: options.isQuiet, output: { print($0) }, errors: printError)
     while let line = readLine(), runner.run(line) {}
     exit(runner.failures == 0 ? 0 : 1)
 }

@@ -38,11 +38,12 @@ public enum ScreenCommand: CaseIterable, Sendable {
 
 /// One line of the key reference: the keys, and what they do.
 public struct KeyBinding: Sendable {
-    /// The keys, the first being the one the short help shows.
+    /// The keys, the first being the one the full help lists first.
     public let keys: [Key]
     /// What they do.
     public let command: ScreenCommand
-    /// The short label in the help line at the bottom of the screen (`a add`).
+    /// The short label in the help line at the bottom of the screen (`a add`); empty for a key the
+    /// help line leaves to the full help.
     public let label: String
     /// The explanation in the full help (`?`) and in `todo --help`.
     public let explanation: String
@@ -66,7 +67,7 @@ public enum Keymap {
                    explanation: "select the first row"),
         KeyBinding(keys: [.end, .character("G")], command: .cursorLast, label: "",
                    explanation: "select the last row"),
-        KeyBinding(keys: [.character(" "), .character("x"), .enter], command: .toggle, label: "space done",
+        KeyBinding(keys: [.character(" "), .character("x"), .enter], command: .toggle, label: "x done",
                    explanation: "mark the selected item done, or not done"),
         KeyBinding(keys: [.character("a")], command: .add, label: "a add",
                    explanation: "add an item (Enter adds it, Esc cancels)"),
@@ -80,9 +81,9 @@ public enum Keymap {
                    explanation: "move the selected item down"),
         KeyBinding(keys: [.character("f")], command: .filter, label: "f filter",
                    explanation: "show all, then active, then done items"),
-        KeyBinding(keys: [.character("u")], command: .undo, label: "u/r undo/redo",
+        KeyBinding(keys: [.character("u")], command: .undo, label: "u undo",
                    explanation: "undo the last change"),
-        KeyBinding(keys: [.character("r"), .control("r")], command: .redo, label: "",
+        KeyBinding(keys: [.character("r"), .control("r")], command: .redo, label: "r redo",
                    explanation: "redo the last undone change"),
         KeyBinding(keys: [.character("?")], command: .help, label: "? help",
                    explanation: "show this help (any key goes back)"),
@@ -91,7 +92,7 @@ public enum Keymap {
         KeyBinding(keys: [.character("w")], command: .saveAs, label: "",
                    explanation: "save the list to another file, and keep saving there"),
         KeyBinding(keys: [.character("q"), .control("c"), .control("d")], command: .quit, label: "q quit",
-                   explanation: "quit (every change is already saved; if one could not be, asks first)"),
+                   explanation: "quit (asks first if a change could not be saved)"),
     ]
 
     private static let commands: [Key: ScreenCommand] = Dictionary(
@@ -103,11 +104,32 @@ public enum Keymap {
         commands[key]
     }
 
-    /// The help line at the bottom of the screen: `? help  q quit  ↑↓ select  space done  …`.
-    /// Help and quit come first, so that a narrow window still shows them.
-    public static let helpLine = (bindings.filter { $0.command == .help || $0.command == .quit }
-        + bindings.filter { $0.command != .help && $0.command != .quit })
-        .map(\.label).filter { !$0.isEmpty }.joined(separator: "  ")
+    /// The labels of the help line, most needed first: help and quit, then the commands in the order of
+    /// ``bindings``, and the arrows last (they explain themselves, and `?` lists them).
+    public static let hints: [String] = {
+        let first: Set<ScreenCommand> = [.help, .quit]
+        let last: Set<ScreenCommand> = [.cursorUp, .cursorDown, .cursorFirst, .cursorLast]
+        let ordered = bindings.filter { first.contains($0.command) }
+            + bindings.filter { !first.contains($0.command) && !last.contains($0.command) }
+            + bindings.filter { last.contains($0.command) }
+        return ordered.map(\.label).filter { !$0.isEmpty }
+    }()
+
+    /// The help line at the bottom of a screen `width` columns wide: the ``hints`` that fit, whole, most
+    /// needed first; `?` shows every key. At 80 columns every hint but the arrows fits.
+    ///
+    /// ```swift
+    /// print(Keymap.helpLine(width: 30))
+    /// // Prints "? help  q quit  x done  a add"
+    /// ```
+    public static func helpLine(width: Int) -> String {
+        var line = ""
+        for hint in hints {
+            let candidate = line.isEmpty ? hint : line + "  " + hint
+            if candidate.terminalColumns <= width { line = candidate }
+        }
+        return line
+    }
 
     /// One line per binding: `Up, k            select the row above`.
     public static let reference: String = {

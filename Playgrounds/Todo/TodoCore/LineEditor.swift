@@ -77,14 +77,38 @@ public struct LineEditor: Equatable, Sendable {
         return .editing
     }
 
-    /// The part of `prompt` + text that fits in `width` characters, and the column of the cursor in it:
-    /// the line scrolls sideways to keep the cursor visible.
+    /// The part of `prompt` + text that fits in `width` terminal columns, and the column of the cursor in
+    /// it: the line scrolls sideways to keep the cursor, and the character under it, visible.
     ///
-    /// - Precondition: `width` is more than the prompt's length.
+    /// Widths are counted in columns (``Swift/Character/terminalColumns``), so wide characters (CJK,
+    /// emoji) scroll the line sooner and are never cut in half. The last column stays free for the
+    /// cursor after the text.
+    ///
+    /// ```swift
+    /// let line = LineEditor(text: "買い物 牛乳と卵").visibleLine(prompt: "add: ", width: 17)
+    /// print(line.text, line.cursorColumn)
+    /// // Prints "add: 物 牛乳と卵 16"
+    /// ```
+    ///
+    /// - Precondition: `width` is more than the prompt's columns.
     public func visibleLine(prompt: String, width: Int) -> (text: String, cursorColumn: Int) {
-        let room = max(width - prompt.count - 1, 1)
-        let first = max(0, cursor - room)
-        let shown = characters[first..<min(characters.count, first + room)]
-        return (prompt + String(shown), prompt.count + cursor - first)
+        let promptColumns = prompt.terminalColumns
+        let room = max(width - promptColumns - 1, 1)
+        let columns = characters.map(\.terminalColumns)
+        // Start as far left as keeps the cursor's character (none after the text) inside the room.
+        var first = cursor
+        var used = cursor < columns.count ? columns[cursor] : 0
+        while first > 0, used + columns[first - 1] <= room {
+            first -= 1
+            used += columns[first]
+        }
+        var end = first
+        var shownColumns = 0
+        while end < columns.count, shownColumns + columns[end] <= room {
+            shownColumns += columns[end]
+            end += 1
+        }
+        let cursorColumn = promptColumns + columns[first..<cursor].reduce(0, +)
+        return (prompt + String(characters[first..<end]), cursorColumn)
     }
 }

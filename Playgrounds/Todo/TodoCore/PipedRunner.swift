@@ -1,7 +1,7 @@
 import Stillwater
 
 /// The piped mode of `todo`: runs one command per line, prints what each did, the list after each change,
-/// and how many rows the change redrew.
+/// and how many rows the change redrew. A quiet runner prints only what each command did.
 ///
 /// ```swift
 /// let session = TodoSession()
@@ -21,13 +21,27 @@ public final class PipedRunner {
     private let view = RowListView { _ in }
     private let subscription: Subscription
     private var lineNumber = 0
+    private let isQuiet: Bool
 
     /// How many lines failed so far (refused commands, and changes that could not be saved).
     public private(set) var failures = 0
 
     /// A runner over `session` that prints to `output` and reports problems to `errors`.
-    public init(session: TodoSession, output: @escaping (String) -> Void, errors: @escaping (String) -> Void) {
+    ///
+    /// - Parameter quiet: Print only the one-line outcome of each command (`todo --quiet`), not the list
+    ///   and the redraw count after each change; `list` and `help` still print what they are asked for.
+    ///
+    /// ```swift
+    /// let runner = PipedRunner(session: TodoSession(), quiet: true, output: { print($0) }, errors: { print($0) })
+    /// runner.run(lines: ["add milk", "done 1", "done 1"])
+    /// // Prints "added \"milk\" as item 1", "item 1 \"milk\" is done", "item 1 \"milk\" is already done"
+    /// ```
+    public init(
+        session: TodoSession, quiet: Bool = false,
+        output: @escaping (String) -> Void, errors: @escaping (String) -> Void
+    ) {
         self.session = session
+        self.isQuiet = quiet
         self.output = output
         self.errors = errors
         subscription = session.rows.observe { [view] rows in view.show(rows) }
@@ -54,8 +68,10 @@ public final class PipedRunner {
             switch try session.perform(command) {
             case .changed(let message):
                 reportSaved(message)
-                let unchanged = RedrawSummary(rowCount: view.rows.count)
-                printList(redraw: view.showCount == updatesBefore ? unchanged : view.lastRedraw)
+                if !isQuiet {
+                    let unchanged = RedrawSummary(rowCount: view.rows.count)
+                    printList(redraw: view.showCount == updatesBefore ? unchanged : view.lastRedraw)
+                }
             case .unchanged(let message):
                 output(message)
             case .list:

@@ -11,8 +11,12 @@
 public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
     /// `add TITLE`: append an item.
     case add(String)
-    /// `toggle N`: mark row N done, or not done.
+    /// `toggle N`: mark row N done when it is not, not done when it is.
     case toggle(Int)
+    /// `done N`: mark row N done (a note, not a change, when it already is).
+    case done(Int)
+    /// `undone N`: mark row N not done (a note, not a change, when it already is not).
+    case undone(Int)
     /// `edit N TITLE`: give row N a new title.
     case edit(Int, String)
     /// `delete N`: remove row N.
@@ -35,7 +39,9 @@ public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
     /// The commands, one per line, as `help` prints them.
     public static let reference = """
         add TITLE           add an item at the end (also: a TITLE)
-        toggle N            mark item N done, or not done (also: x N, done N)
+        done N              mark item N done
+        undone N            mark item N not done again
+        toggle N            mark item N done, or not done if it was (also: x N)
         edit N TITLE        give item N a new title
         delete N            delete item N (also: rm N, del N)
         move N up|down      move item N one row up or down
@@ -63,7 +69,9 @@ public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
         var arguments = Arguments(command: word.lowercased(), text: rest)
         switch word.lowercased() {
         case "add", "a": return .add(try arguments.title(example: "add milk"))
-        case "toggle", "x", "done": return .toggle(try arguments.finalNumber(example: "toggle 2"))
+        case "toggle", "x": return .toggle(try arguments.finalNumber(example: "toggle 2"))
+        case "done": return .done(try arguments.finalNumber(example: "done 2"))
+        case "undone": return .undone(try arguments.finalNumber(example: "undone 2"))
         case "edit":
             let number = try arguments.number(example: "edit 2 oat milk")
             return .edit(number, try arguments.title(example: "edit \(number) oat milk"))
@@ -72,11 +80,11 @@ public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
             let number = try arguments.number(example: "move 3 up")
             return .move(number, try arguments.choice(of: MoveDirection.self, example: "move \(number) up"))
         case "filter": return .filter(try arguments.choice(of: TodoFilter.self, example: "filter done"))
-        case "undo": try arguments.end(); return .undo
-        case "redo": try arguments.end(); return .redo
-        case "list", "ls": try arguments.end(); return .list
-        case "help", "?": try arguments.end(); return .help
-        case "quit", "exit", "q": try arguments.end(); return .quit
+        case "undo": try arguments.end(example: "undo"); return .undo
+        case "redo": try arguments.end(example: "redo"); return .redo
+        case "list", "ls": try arguments.end(example: "list"); return .list
+        case "help", "?": try arguments.end(example: "help"); return .help
+        case "quit", "exit", "q": try arguments.end(example: "quit"); return .quit
         default: throw CommandError.unknownCommand(word)
         }
     }
@@ -86,6 +94,8 @@ public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .add(let title): "add \(title)"
         case .toggle(let number): "toggle \(number)"
+        case .done(let number): "done \(number)"
+        case .undone(let number): "undone \(number)"
         case .edit(let number, let title): "edit \(number) \(title)"
         case .delete(let number): "delete \(number)"
         case .move(let number, let direction): "move \(number) \(direction.rawValue)"
@@ -99,7 +109,13 @@ public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Why a command line was refused. Its ``message`` says what was wrong and shows a correct example.
+/// Why a command line was refused. Its ``message`` is a sentence that says what the command expected,
+/// with a correct example.
+///
+/// ```swift
+/// do { _ = try TodoCommand.parse("toggle x") } catch { print(error.message) }
+/// // Prints "toggle needs an item number, like: toggle 2 (not "x")"
+/// ```
 public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The first word is not a command.
     case unknownCommand(String)
@@ -108,8 +124,8 @@ public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An argument is not what the command takes (a number that is not one, a direction that is not
     /// `up` or `down`).
     case badArgument(command: String, found: String, expected: String, usage: String)
-    /// Words after the last argument.
-    case extraWords(command: String, found: String)
+    /// Words after the last argument; `usage` is an example of the command.
+    case extraWords(command: String, found: String, usage: String)
     /// A well-formed item number that is not on the list.
     case noSuchItem(number: Int, rowCount: Int)
 
@@ -119,11 +135,11 @@ public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownCommand(let word):
             "unknown command \"\(word)\"; type \"help\" for the list of commands"
         case .missingArgument(let command, let expected, let usage):
-            "\(command) needs \(expected), like \"\(usage)\""
+            "\(command) needs \(expected), like: \(usage)"
         case .badArgument(let command, let found, let expected, let usage):
-            "\(command): \"\(found)\" is not \(expected); try \"\(usage)\""
-        case .extraWords(let command, let found):
-            "\(command): unexpected \"\(found)\" at the end"
+            "\(command) needs \(expected), like: \(usage) (not \"\(found)\")"
+        case .extraWords(let command, let found, let usage):
+            "\(command) does not take \"\(found)\" at the end; write it like: \(usage)"
         case .noSuchItem(let number, 0):
             "there is no item \(number): the list shows no items"
         case .noSuchItem(let number, 1):
@@ -161,7 +177,7 @@ private struct Arguments {
             throw .missingArgument(command: command, expected: "an item number", usage: example)
         }
         guard word.allSatisfy(\.isASCII), word.allSatisfy(\.isNumber), let number = Int(word), number > 0 else {
-            throw .badArgument(command: command, found: word, expected: "an item number (1, 2, 3, …)", usage: example)
+            throw .badArgument(command: command, found: word, expected: "an item number", usage: example)
         }
         return number
     }
@@ -169,7 +185,7 @@ private struct Arguments {
     /// Takes an item number that must be the last word.
     mutating func finalNumber(example: String) throws(CommandError) -> Int {
         let number = try number(example: example)
-        try end()
+        try end(example: example)
         return number
     }
 
@@ -190,12 +206,12 @@ private struct Arguments {
         guard let value = Choice(rawValue: word.lowercased()) else {
             throw .badArgument(command: command, found: word, expected: expected, usage: example)
         }
-        try end()
+        try end(example: example)
         return value
     }
 
-    /// Checks that nothing is left.
-    func end() throws(CommandError) {
-        if !text.isEmpty { throw .extraWords(command: command, found: text) }
+    /// Checks that nothing is left; `example` shows the command written right.
+    func end(example: String) throws(CommandError) {
+        if !text.isEmpty { throw .extraWords(command: command, found: text, usage: example) }
     }
 }

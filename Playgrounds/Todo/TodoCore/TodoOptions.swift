@@ -1,4 +1,5 @@
-/// The command line of `todo`: which file to use, and whether to print the help.
+/// The command line of `todo`: which file to use, whether the piped mode is quiet, and whether to print
+/// the help.
 ///
 /// ```swift
 /// let options = try TodoOptions.parse(["--file", "/tmp/list.json"])
@@ -10,15 +11,19 @@ public struct TodoOptions: Equatable, Sendable {
     public var file: String?
     /// Whether `--help` (or `-h`) was given.
     public var showsHelp = false
+    /// Whether `--quiet` (or `-q`) was given: the piped mode prints each command's one-line outcome
+    /// only, not the list after it.
+    public var isQuiet = false
 
-    /// Options with the defaults: the default file, no help.
-    public init(file: String? = nil, showsHelp: Bool = false) {
+    /// Options with the defaults: the default file, not quiet, no help.
+    public init(file: String? = nil, showsHelp: Bool = false, isQuiet: Bool = false) {
         self.file = file
         self.showsHelp = showsHelp
+        self.isQuiet = isQuiet
     }
 
     /// The options in `arguments` (without the program name): `--file PATH`, `--file=PATH`, `-f PATH`,
-    /// `--help`, `-h`.
+    /// `--quiet`, `-q`, `--help`, `-h`.
     ///
     /// - Throws: ``OptionError`` for an unknown argument, or `--file` without a path.
     public static func parse(_ arguments: [String]) throws(OptionError) -> TodoOptions {
@@ -28,6 +33,8 @@ public struct TodoOptions: Equatable, Sendable {
             switch argument {
             case "--help", "-h":
                 options.showsHelp = true
+            case "--quiet", "-q":
+                options.isQuiet = true
             case "--file", "-f":
                 guard let path = remaining.popFirst(), !path.isEmpty else { throw .missingPath(argument) }
                 options.file = path
@@ -46,7 +53,7 @@ public struct TodoOptions: Equatable, Sendable {
     public static let usage = """
         todo — a terminal todo list built on Stillwater
 
-        usage: todo [--file PATH]
+        usage: todo [--file PATH] [--quiet]
                todo --help
 
         In a terminal, todo opens a full-screen list:
@@ -63,6 +70,8 @@ public struct TodoOptions: Equatable, Sendable {
 
         options:
           -f, --file PATH   keep the list in PATH (default: ~/.stillwater-todo.json)
+          -q, --quiet       when piped, print only what each command did (one line each), not the
+                            list and the redraw count after every change; list and help still print
           -h, --help        print this help
 
         The list is saved after every change, atomically (a temporary file renamed over the old

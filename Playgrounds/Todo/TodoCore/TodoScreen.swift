@@ -13,11 +13,11 @@ public struct ScreenLine: Equatable, Sendable {
         case selected
         /// The status line and the help line.
         case dim
-        /// A problem the user must see (a failed save).
+        /// A problem the user must see (a failed save, a notice).
         case warning
     }
 
-    /// The text, already cut to the screen's width.
+    /// The text, already cut to the screen's width in terminal columns.
     public var text: String
     /// The style.
     public var style: Style
@@ -41,7 +41,11 @@ public enum ScreenWrite: Equatable, Sendable {
 ///
 /// Layout, top to bottom: a header (`Stillwater todo · 2 of 5 left`), the list, a blank row, the status
 /// line (`redrew 1 of 18 rows · item 3 is done`), and the help line, which becomes the line editor while
-/// an item is being added or edited.
+/// an item is being added or edited. The `?` page and a notice (``showNotice(_:)``) take the list's place,
+/// wrapped to the width and paged, until a key leaves them.
+///
+/// Every width is counted in terminal columns (``Swift/Character/terminalColumns``), so titles in CJK or
+/// with emoji are cut to the row, never wrapped by the terminal over the next one.
 ///
 /// Every row of the screen sits behind its own ``RenderGate``, so a row is written to the terminal only
 /// when its text or style changed. The list's rows are found by a ``RowListView``: the session's rows are
@@ -71,6 +75,8 @@ public final class TodoScreen {
         case editing(id: Int, LineEditor)
         /// Showing every key, on pages as long as the list area (from 0).
         case help(page: Int)
+        /// Showing a notice (see ``TodoScreen/showNotice(_:)``), on pages as long as the list area.
+        case notice(page: Int)
         /// Typing the path of another file to save the list to.
         case savingAs(LineEditor)
         /// Asking whether to quit with changes that could not be saved.
@@ -85,15 +91,17 @@ public final class TodoScreen {
     private var subscription: Subscription?
     private var scrollOffset = 0
     private var message = ""
+    private var notice = ""
+    private var redraw: RedrawSummary?
 
-    /// The screen's width, in characters.
+    /// The screen's width, in terminal columns.
     public private(set) var width: Int
     /// The screen's height, in rows.
     public private(set) var height: Int
     /// What the screen is doing.
     public private(set) var mode: Mode = .browsing
 
-    /// A screen of `width` × `height` characters over `session` (which should show its cursor), writing
+    /// A screen of `width` columns × `height` rows over `session` (which should show its cursor), writing
     /// to `output`. It draws everything at once.
     ///
     /// - Parameter title: The start of the header line.
@@ -120,8 +128,9 @@ public final class TodoScreen {
         return (height - 1, editor.visibleLine(prompt: prompt, width: width).cursorColumn)
     }
 
-    /// What the last change of the list redrew: `redrew 1 of 18 rows`.
-    public var lastRedraw: RedrawSummary { listView.lastRedraw }
+    /// What the last change of the list redrew (`redrew 1 of 18 rows`), as the status line shows it;
+    /// `nil` after the screen was drawn whole (Ctrl-L, a resize, leaving a page), until the next change.
+    public var lastRedraw: RedrawSummary? { redraw }
 
     /// Handles one key.
     ///
@@ -129,15 +138,14 @@ public final class TodoScreen {
     @discardableResult
     public func handle(_ key: Key) -> Bool {
         switch mode {
-        case .help(let page):
-            let pages = helpPageCount
+        case .help(let page), .notice(let page):
             switch key {
             case .down, .character("j"), .character(" "), .pageDown:
-                if page + 1 < pages { showHelp(page: page + 1) } else { leaveHelp() }
+                if page + 1 < pageCount { showPage(page + 1) } else { leavePage() }
             case .up, .character("k"), .pageUp:
-                showHelp(page: max(page - 1, 0))
+                showPage(max(page - 1, 0))
             default:
-                leaveHelp()
+                leavePage()
             }
         case .adding(var editor):
             let outcome = editor.handle(key)
@@ -202,14 +210,34 @@ public final class TodoScreen {
         layOut()
         output(.clear)
         show(session.rows.value)
-        syncListLines()
+        redraw = nil
+        drawBody()
         drawChrome()
     }
 
-    /// Shows `message` in the status line until the next key replaces it (a notice from the start-up,
-    /// say).
+    /// Shows `message` in the status line until the next key replaces it. The status line is one row:
+    /// a longer message is cut, so use ``showNotice(_:)`` for one that must be read whole.
     public func announce(_ message: String) {
         self.message = message
+        drawChrome()
+    }
+
+    /// Shows `notice` whole in the list area, wrapped to the width (and paged when it is longer than
+    /// the area), until a key dismisses it: for a warning the user must read, like a file set aside.
+    ///
+    /// ```swift
+    /// var rows: [Int: String] = [:]
+    /// let screen = TodoScreen(session: TodoSession(showsCursor: true), width: 24, height: 8) { write in
+    ///     if case .line(let row, let line) = write { rows[row] = line.text }
+    /// }
+    /// screen.showNotice("/home/me/todo.json was set aside")
+    /// print(rows[1]!, "|", rows[2]!, "|", rows[3]!)
+    /// // Prints "Notice: | /home/me/todo.json was | set aside"
+    /// ```
+    public func showNotice(_ notice: String) {
+        self.notice = notice
+        mode = .notice(page: 0)
+        showPage(0)
         drawChrome()
     }
 
@@ -217,7 +245,8 @@ public final class TodoScreen {
     public func repaint() {
         output(.clear)
         for gate in gates { gate.invalidate() }
-        syncListLines()
+        redraw = nil
+        drawBody()
         drawChrome()
     }
 
@@ -260,7 +289,8 @@ public final class TodoScreen {
         case .redo:
             message = session.redo() ? "redid the last undone change" : "nothing to redo"
         case .help:
-            showHelp(page: 0)
+            mode = .help(page: 0)
+            showPage(0)
         case .redraw:
             repaint()
             message = "drew the whole screen again"
@@ -312,7 +342,7 @@ public final class TodoScreen {
         case .adding(let editor): ("add: ", editor)
         case .editing(_, let editor): ("edit: ", editor)
         case .savingAs(let editor): ("save to: ", editor)
-        case .browsing, .help, .confirmingQuit: nil
+        case .browsing, .help, .notice, .confirmingQuit: nil
         }
     }
 
@@ -330,13 +360,21 @@ public final class TodoScreen {
         if selected >= scrollOffset + listHeight { scrollOffset = selected - listHeight + 1 }
         scrollOffset = max(0, min(scrollOffset, rows.count - listHeight))
         let window = Array(rows.dropFirst(scrollOffset).prefix(listHeight))
-        listView.show(window)
-        if case .help = mode {} else { drawEmptyHint() }
+        redraw = listView.show(window)
+        if !isShowingPage { drawEmptyHint() }
+    }
+
+    /// Whether the list area shows a page (the help or a notice) instead of the list.
+    private var isShowingPage: Bool {
+        switch mode {
+        case .help, .notice: true
+        case .browsing, .adding, .editing, .savingAs, .confirmingQuit: false
+        }
     }
 
     /// Hands the lines the list view found changed to their gates.
     private func draw(_ changes: [TextRowChange]) {
-        if case .help = mode { return }
+        if isShowingPage { return }
         for change in changes {
             switch change {
             case .draw(let row, let text): drawListLine(row, text)
@@ -366,30 +404,59 @@ public final class TodoScreen {
         gates[1].update(ScreenLine(clip(hint), style: .dim))
     }
 
-    private func leaveHelp() {
+    /// Draws the list area again: the page shown, or the list.
+    private func drawBody() {
+        switch mode {
+        case .help(let page), .notice(let page): showPage(page)
+        case .browsing, .adding, .editing, .savingAs, .confirmingQuit: syncListLines()
+        }
+    }
+
+    private func leavePage() {
         mode = .browsing
         message = ""
+        redraw = nil
         syncListLines()
     }
 
-    private static let helpLines = ["Keys:"] + Keymap.reference.split(separator: "\n").map { "  " + $0 }
+    private static let helpLines = Keymap.reference.split(separator: "\n").map { "  " + $0 }
 
-    private var helpPageCount: Int {
-        max(1, (Self.helpLines.count + listHeight - 1) / max(listHeight, 1))
+    /// The lines of the page shown (the help or the notice), wrapped to the width.
+    private var pageLines: [ScreenLine] {
+        switch mode {
+        case .help:
+            [ScreenLine("Keys:", style: .header)]
+                + Self.helpLines.flatMap { $0.wrapped(toColumns: width) }.map { ScreenLine($0) }
+        case .notice:
+            [ScreenLine("Notice:", style: .header)]
+                + notice.wrapped(toColumns: width).map { ScreenLine($0, style: .warning) }
+        case .browsing, .adding, .editing, .savingAs, .confirmingQuit:
+            []
+        }
     }
 
-    /// Shows page `page` of the keys in the list area.
-    private func showHelp(page: Int) {
-        mode = .help(page: page)
-        let lines = Self.helpLines.dropFirst(page * listHeight)
-        for row in 0..<listHeight {
-            let line = row < lines.count ? lines[lines.startIndex + row] : ""
-            gates[1 + row].update(ScreenLine(clip(line), style: row == 0 && page == 0 ? .header : .plain))
+    private var pageCount: Int {
+        max(1, (pageLines.count + listHeight - 1) / max(listHeight, 1))
+    }
+
+    /// Shows page `page` (clamped to the pages) of the help or the notice in the list area.
+    private func showPage(_ page: Int) {
+        let lines = pageLines
+        let pages = pageCount
+        let page = min(page, pages - 1)
+        let name: String
+        switch mode {
+        case .notice: mode = .notice(page: page); name = "notice"
+        default: mode = .help(page: page); name = "help"
         }
-        let pages = helpPageCount
+        let shown = lines.dropFirst(page * listHeight)
+        for row in 0..<listHeight {
+            let line = row < shown.count ? shown[shown.startIndex + row] : ScreenLine("")
+            gates[1 + row].update(ScreenLine(clip(line.text), style: line.style))
+        }
         message = pages == 1
             ? "any key goes back"
-            : "help \(page + 1)/\(pages) · Space: more · ↑: back · other keys: leave"
+            : "\(name) \(page + 1)/\(pages) · Space: more · ↑: back · other keys: leave"
     }
 
     /// Draws the header, the status line and the help line or the editor.
@@ -405,18 +472,18 @@ public final class TodoScreen {
             gates[height - 2].update(ScreenLine(clip(problem), style: .warning))
         } else {
             let note = session.mergeNotice.value.map { message.isEmpty ? $0 : "\(message) · \($0)" } ?? message
-            let status = [lastRedraw.description, note].filter { !$0.isEmpty }.joined(separator: " · ")
+            let status = [redraw?.description ?? "", note].filter { !$0.isEmpty }.joined(separator: " · ")
             gates[height - 2].update(ScreenLine(clip(status), style: .dim))
         }
         if let (prompt, editor) = editorState {
             gates[height - 1].update(ScreenLine(editor.visibleLine(prompt: prompt, width: width).text))
         } else {
-            gates[height - 1].update(ScreenLine(clip(Keymap.helpLine), style: .dim))
+            gates[height - 1].update(ScreenLine(Keymap.helpLine(width: width), style: .dim))
         }
     }
 
-    /// `text` cut to the screen's width (counted in characters).
+    /// `text` cut to the screen's width in terminal columns.
     private func clip(_ text: String) -> String {
-        text.count <= width ? text : String(text.prefix(max(width - 1, 0))) + "…"
+        text.clipped(toColumns: width)
     }
 }

@@ -239,9 +239,11 @@ public final class TodoSession {
             return .changed("added \"\(added.title)\" as item \(number)")
         case .toggle(let number):
             let row = try row(number)
-            row.toggle()
-            let state = row.item.isDone ? "not done" : "done"
-            return .changed("item \(number) \"\(row.item.title)\" is \(state)" + hiddenNote(row.item.id))
+            return mark(row, number, done: !row.item.isDone)
+        case .done(let number):
+            return mark(try row(number), number, done: true)
+        case .undone(let number):
+            return mark(try row(number), number, done: false)
         case .edit(let number, let title):
             let row = try row(number)
             row.rename(to: title)
@@ -268,6 +270,15 @@ public final class TodoSession {
         case .help: return .help
         case .quit: return .quit
         }
+    }
+
+    /// Marks `row` (number `number`) done or not done: a note, not a change, when it already is.
+    private func mark(_ row: TodoRow, _ number: Int, done: Bool) -> CommandOutcome {
+        let item = "item \(number) \"\(row.item.title)\""
+        let state = done ? "done" : "not done"
+        guard row.item.isDone != done else { return .unchanged("\(item) is already \(state)") }
+        row.toggle()
+        return .changed("\(item) is \(state)" + hiddenNote(row.item.id))
     }
 
     /// The number of the row showing item `id`, if one does.
