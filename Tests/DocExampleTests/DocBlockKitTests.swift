@@ -102,6 +102,21 @@ struct DocBlocksTests {
         #expect(blocks[3].problem != nil, "an unknown marker is reported")
     }
 
+    @Test("the examples of doc comments keep the line numbers of the source file")
+    func docComments() {
+        let source = [
+            "/// Doubles.",
+            "///",
+            "/// ```swift",
+            "/// print(2 * 21)",
+            "/// // Prints \"42\"",
+            "///```",
+            "func double() {}   /// ```swift is not a doc comment line here",
+        ].joined(separator: "\n")
+        let blocks = DocBlocks.extract(markdown: DocBlocks.docCommentMarkdown(swiftSource: source), file: "D.swift")
+        #expect(blocks == [DocBlock(file: "D.swift", fenceLine: 3, lines: ["print(2 * 21)", "// Prints \"42\""], mode: .run)])
+    }
+
     @Test("a block whose marker or Prints comment cannot be read becomes a failing test")
     func unreadableBecomesFailure() {
         let blocks = DocBlocks.extract(markdown: Self.markdown, file: "X.md")

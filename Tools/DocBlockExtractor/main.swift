@@ -1,4 +1,5 @@
-// Writes one Swift Testing file per ```swift block of a markdown file.
+// Writes one Swift Testing file per ```swift block of a markdown file, or of the `///` doc comments of
+// a Swift source file.
 //
 // Usage: DocBlockExtractor MARKDOWN NAME OUTPUT…
 // NAME is how tests name the file (README.md); there is one OUTPUT path per block, in order, as the
@@ -15,7 +16,9 @@ let markdownPath = arguments[arguments.startIndex]
 let name = arguments[arguments.startIndex + 1]
 let outputs = Array(arguments.dropFirst(2))
 
-let markdown = try String(contentsOfFile: markdownPath, encoding: .utf8)
+let text = try String(contentsOfFile: markdownPath, encoding: .utf8)
+// A Swift source file contributes the examples of its doc comments.
+let markdown = markdownPath.hasSuffix(".swift") ? DocBlocks.docCommentMarkdown(swiftSource: text) : text
 let blocks = DocBlocks.extract(markdown: markdown, file: name)
 guard blocks.count == outputs.count else {
     FileHandle.standardError.write(Data(

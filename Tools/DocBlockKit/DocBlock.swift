@@ -67,6 +67,17 @@ public enum DocBlocks {
         return blocks
     }
 
+    /// The `///` doc comments of a Swift source file as markdown, with every other line left blank so
+    /// that line numbers stay those of the source file.
+    public static func docCommentMarkdown(swiftSource: String) -> String {
+        swiftSource.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let trimmed = line.drop(while: \.isWhitespace)
+            guard trimmed.hasPrefix("///") else { return "" }
+            let text = trimmed.dropFirst(3)
+            return String(text.first == " " ? text.dropFirst() : text)
+        }.joined(separator: "\n")
+    }
+
     /// Reads `<!-- doc-test: KIND [reason] -->`; any other line means no marker.
     static func readMarker(_ line: String) -> (DocBlock.Mode, String?) {
         let prefix = "<!-- doc-test:", suffix = "-->"
