@@ -25,6 +25,16 @@ let package = Package(
         .executableTarget(name: "Todo", dependencies: ["TodoCore", "Stillwater"], path: "Playgrounds/Todo/App"),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
         .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater"]),
+        // The README and DocC examples, compiled and run as tests (Tests/DocExampleTests/README.md).
+        .target(name: "DocBlockKit", path: "Tools/DocBlockKit"),
+        .executableTarget(name: "DocBlockExtractor", dependencies: ["DocBlockKit"], path: "Tools/DocBlockExtractor"),
+        .plugin(name: "DocBlockPlugin", capability: .buildTool(), dependencies: ["DocBlockExtractor"]),
+        .testTarget(
+            name: "DocExampleTests",
+            dependencies: ["Stillwater", "StillwaterTesting", "DocBlockKit"],
+            exclude: ["README.md", "Fixtures"],
+            plugins: ["DocBlockPlugin"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -126,7 +126,7 @@ extension Recorder where Value: Equatable {
     /// let typed = scheduler.hot("-a-b----c---|", values: ["a": "s", "b": "sw", "c": "swift"])
     /// let recorder = Recorder(typed.debounce(for: .milliseconds(300), scheduler: scheduler), scheduler: scheduler)
     /// scheduler.run()
-    /// recorder.expect("------b----(c|)", values: ["b": "sw", "c": "swift"])
+    /// recorder.expect("------b----c|", values: ["b": "sw", "c": "swift"])
     /// ```
     ///
     /// The notation, one character per ``TestScheduler/frame`` from `.zero`:

@@ -1,0 +1,21 @@
+import Synchronization
+
+/// Collects what a block prints, from any thread, in the order it was printed.
+public final class PrintedOutput: Sendable {
+    private let text = Mutex("")
+
+    public init() {}
+
+    public func write(_ items: [Any], separator: String, terminator: String) {
+        let written = items.map { String(describing: $0) }.joined(separator: separator) + terminator
+        text.withLock { $0 += written }
+    }
+
+    /// The printed lines; a final line without a newline counts as a line too.
+    public var lines: [String] {
+        let all = text.withLock { $0 }
+        var lines = all.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+}
