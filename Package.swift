@@ -1,6 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// `TODO_FUZZ=1 swift build --product todo-fuzz --scratch-path .build-fuzz` builds the todo file reader and
+/// its fuzz target with libFuzzer and AddressSanitizer (Playgrounds/Todo/Fuzz says how to run it). The
+/// flags go on those targets only, never on the build tools; users never set the variable.
+let fuzzing = Context.environment["TODO_FUZZ"] == "1"
+let fuzzFlags: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")] : []
+let fuzzLinking: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+
 let package = Package(
     name: "Stillwater",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -12,6 +19,7 @@ let package = Package(
         .executable(name: "action-handles", targets: ["ActionHandles"]),
         .executable(name: "view-model-binding", targets: ["ViewModelBinding"]),
         .executable(name: "todo", targets: ["Todo"]),
+        .executable(name: "todo-fuzz", targets: ["TodoFuzz"]),
     ],
     targets: [
         .target(name: "Stillwater"),
@@ -21,10 +29,13 @@ let package = Package(
         .executableTarget(name: "ActionHandles", dependencies: ["Stillwater"], path: "Playgrounds/ActionHandles"),
         .executableTarget(
             name: "ViewModelBinding", dependencies: ["Stillwater"], path: "Playgrounds/ViewModelBinding"),
-        .target(name: "TodoCore", dependencies: ["Stillwater"], path: "Playgrounds/Todo/TodoCore"),
+        .target(name: "TodoCore", dependencies: ["Stillwater"], path: "Playgrounds/Todo/TodoCore", swiftSettings: fuzzFlags),
         .executableTarget(name: "Todo", dependencies: ["TodoCore", "Stillwater"], path: "Playgrounds/Todo/App"),
+        .executableTarget(
+            name: "TodoFuzz", dependencies: ["TodoCore"], path: "Playgrounds/Todo/Fuzz",
+            swiftSettings: fuzzFlags, linkerSettings: fuzzLinking),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
-        .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater"]),
+        .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater", "StillwaterTesting"], exclude: ["FuzzCorpus"]),
         // The README and DocC examples, compiled and run as tests (Tests/DocExampleTests/README.md).
         .target(name: "DocBlockKit", path: "Tools/DocBlockKit"),
         .executableTarget(name: "DocBlockExtractor", dependencies: ["DocBlockKit"], path: "Tools/DocBlockExtractor"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TodoCore
 
 /// Runs the `todo` executable that `swift build` put beside the test bundle.
 ///
@@ -74,6 +75,66 @@ enum TodoBinary {
 @Suite("todo, run as a program")
 struct EndToEndTests {
     let folder = TemporaryFolder()
+
+    @Test("two todo processes on one file: the second's save does not drop the first's change")
+    func twoProcesses() throws {
+        let path = try #require(TodoBinary.path, "the todo executable was not found beside the tests")
+        let file = folder.file("list.json")
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: path)
+        first.arguments = ["--quiet", "--file", file]
+        first.environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin"]
+        let (input, output) = (Pipe(), Pipe())
+        first.standardInput = input
+        first.standardOutput = output
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+
+        // The first program adds an item and keeps running...
+        input.fileHandleForWriting.write(Data("add milk\n".utf8))
+        let deadline = Date().addingTimeInterval(20)
+        while folder.read("list.json")?.contains("milk") != true, Date() < deadline { usleep(10_000) }
+        #expect(folder.read("list.json")?.contains("milk") == true)
+
+        // ...while a second one, started after it, adds another and exits...
+        let second = try TodoBinary.run(["--file", file], input: "add eggs\n", home: folder.path)
+        #expect(second.status == 0)
+
+        // ...and the first one's next change keeps the second's item.
+        input.fileHandleForWriting.write(Data("add tea\ntoggle 1\n".utf8))
+        try input.fileHandleForWriting.close()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(printed.contains("another program changed list.json; its changes were merged in"))
+        let list = try TodoFile(path: file).load().list
+        #expect(list.items.map(\.title) == ["milk", "eggs", "tea"])
+        #expect(list.items.map(\.isDone) == [true, false, false])
+    }
+
+    @Test("a file that is not a todo list stops the program with a clear message, untouched")
+    func notATodoList() throws {
+        let contents = #"{"version":1,"items":[]}"#
+        folder.write(contents, to: "list.json")
+        let run = try TodoBinary.run(["--file", folder.file("list.json")], input: "add milk\n", home: folder.path)
+        #expect(run.status == 1)
+        #expect(run.errors.contains("is not a todo list: expected a JSON object with \"format\": \"stillwater-todo\", found a JSON object without"))
+        #expect(folder.read("list.json") == contents)
+        #expect(folder.names == ["list.json"])
+    }
+
+    @Test("a read-only list: piped changes are reported as not saved, and the run fails")
+    func readOnlyPiped() throws {
+        let file = folder.file("list.json")
+        _ = try TodoBinary.run(["--file", file], input: "add milk\n", home: folder.path)
+        let before = folder.read("list.json")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file)
+        let run = try TodoBinary.run(["--file", file], input: "add eggs\n", home: folder.path)
+        #expect(run.status == 1)
+        #expect(run.lines.first == "added \"eggs\" as item 2, in memory only")
+        #expect(run.errors.hasPrefix("line 1: not saved: \(file) is read-only"))
+        #expect(folder.read("list.json") == before)
+    }
 
     @Test("piped commands print the list and the redraw counts, and the list is saved")
     func pipedSession() throws {

@@ -1,7 +1,8 @@
 /// Any JSON value, kept as it was read, so that fields the program does not know survive a save.
 ///
-/// Numbers are kept as integers when they are whole and fit in `Int`, otherwise as `Double` (a number
-/// with more digits than a `Double` holds is rounded to the nearest one).
+/// Numbers are kept as integers when they are whole and fit in `Int` (however they were written: `12`,
+/// `12.0` and `1.2e1` are all `.integer(12)`), otherwise as `Double` (a number with more digits than a
+/// `Double` holds is rounded to the nearest one). So a value written back reads back the same.
 ///
 /// ```swift
 /// let value = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"tags": ["home", 2]}"#.utf8))
@@ -34,7 +35,9 @@ public enum JSONValue: Codable, Hashable, Sendable, CustomStringConvertible {
         } else if let value = try? container.decode(Int.self) {
             self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
+            // A number written with a fraction or exponent that is still whole (1.2e3) is an integer,
+            // so that it reads back as the same kind of value once written without them.
+            self = Int(exactly: value).map(JSONValue.integer) ?? .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {

@@ -132,3 +132,25 @@ public enum TodoFormat {
         return head.range(of: #""format"\s*:\s*"stillwater-todo""#, options: .regularExpression) != nil
     }
 }
+
+extension TodoFormat {
+    /// Checks the format's promises on `data`, for the fuzz target and the corpus test: ``parse(_:)``
+    /// answers without trapping, and a list it reads is written and read back unchanged (identities in
+    /// range, unknown fields kept).
+    ///
+    /// ```swift
+    /// print(TodoFormat.brokenPromise(in: TodoFormat.encode(TodoList(titles: ["milk"]))) ?? "kept")
+    /// // Prints "kept"
+    /// ```
+    ///
+    /// - Returns: `nil` when every promise holds; otherwise which one broke, in words.
+    public static func brokenPromise(in data: Data) -> String? {
+        guard case .list(let list) = parse(data) else { return nil }
+        if let item = list.items.first(where: { !TodoList.identities.contains($0.id) }) {
+            return "item \(item.id) was read with an identity out of range"
+        }
+        if list.nextID > TodoList.identities.upperBound + 1 { return "nextID \(list.nextID) was read out of range" }
+        let again = parse(encode(list))
+        return again == .list(list) ? nil : "the list read back as \(again), not as itself"
+    }
+}

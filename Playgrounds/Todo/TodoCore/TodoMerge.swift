@@ -6,8 +6,8 @@
 ///   both changed the same item differently, ours wins field by field and a conflict is reported.
 /// - An item one side deleted is gone, unless the other side changed it: then it is kept, and a
 ///   conflict is reported.
-/// - Items either side added are all kept. An item we added whose identity theirs also used for a new
-///   item gets a fresh identity.
+/// - Items either side added are all kept. When theirs added items too, ours are renumbered, in order,
+///   from theirs' ``TodoList/nextID``, so no identity is used twice.
 /// - Order: ours when only we reordered the items both sides kept, theirs otherwise; an item only one
 ///   side has goes after the item that precedes it on that side.
 ///
@@ -63,12 +63,14 @@ public struct TodoMerge: Equatable, Sendable {
         }
         for (id, other) in theirItems where baseItems[id] == nil { kept[id] = other }
 
-        // Our new items, renumbered where theirs took the same identity.
-        var nextID = max(ours.nextID, theirs.nextID)
+        // Our new items, renumbered in order from theirs' nextID when theirs handed out identities too
+        // (ours may have handed out the same ones); identities are never reused.
+        let theyAllocated = theirs.nextID > base.nextID
+        var nextID = theyAllocated ? theirs.nextID : max(ours.nextID, theirs.nextID)
         var renumbered: [Int: Int] = [:]
         for item in ours.items where baseItems[item.id] == nil {
             var id = item.id
-            if kept[id] != nil {
+            if theyAllocated {
                 id = nextID
                 nextID += 1
                 renumbered[item.id] = id
@@ -83,7 +85,7 @@ public struct TodoMerge: Equatable, Sendable {
         let (primary, secondary) = weReordered && !theyReordered ? (ourOrder, theirOrder) : (theirOrder, ourOrder)
         let order = Self.interleave(primary, secondary).filter { kept[$0] != nil }
 
-        var merged = TodoList(items: order.map { kept[$0]! }, nextID: nextID, otherFields: theirs.otherFields)
+        var merged = TodoList(items: order.map { kept[$0]! }, nextID: max(nextID, ours.nextID), otherFields: theirs.otherFields)
         for (name, value) in ours.otherFields where base.otherFields[name] != value { merged.otherFields[name] = value }
         list = merged
         self.conflicts = conflicts
@@ -106,23 +108,27 @@ public struct TodoMerge: Equatable, Sendable {
     }
 
     /// Every identity of `primary` in its order, with each identity only `secondary` has placed after
-    /// the identity that precedes it in `secondary` (at the front when none does).
+    /// the identity that precedes it in `secondary` (at the front when none does), except those after
+    /// the last identity the two share: items added at the end stay at the end, after primary's.
     private static func interleave(_ primary: [Int], _ secondary: [Int]) -> [Int] {
         let inPrimary = Set(primary)
         var after: [Int?: [Int]] = [:]
         var previous: Int?
+        var pending: [Int] = []
         for id in secondary {
-            if inPrimary.contains(id) {
-                previous = id
-            } else {
-                after[previous, default: []].append(id)
+            guard inPrimary.contains(id) else {
+                pending.append(id)
+                continue
             }
+            after[previous, default: []] += pending
+            pending = []
+            previous = id
         }
         var order = after[nil] ?? []
         for id in primary {
             order.append(id)
             order += after[id] ?? []
         }
-        return order
+        return order + pending
     }
 }

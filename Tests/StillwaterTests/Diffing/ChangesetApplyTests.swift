@@ -1,3 +1,4 @@
+import StillwaterTesting
 import Testing
 @testable import Stillwater
 
@@ -27,7 +28,7 @@ struct ChangesetApplyTests {
 
     @Test("applying the changeset of a sequence of lists, one after another, follows the sequence")
     func chained() {
-        var random = DiffRandom(seed: 99)
+        var random = SeededRandom(seed: 99)
         var shown: [DiffItem] = []
         var current: [DiffItem] = []
         for _ in 0..<30 {

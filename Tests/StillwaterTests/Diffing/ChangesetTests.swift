@@ -1,3 +1,4 @@
+import StillwaterTesting
 import Testing
 @testable import Stillwater
 
@@ -55,14 +56,14 @@ struct ChangesetTests {
     @Test("random edits round-trip with valid, minimal changesets",
           arguments: Array(UInt64(1)...40))
     func randomEdits(seed: UInt64) {
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let (old, new) = editedLists(count: Int.random(in: 0...300, using: &random), seed: seed)
         expectValid(from: old, to: new)
     }
 
     @Test("random lists of random, unrelated shapes round-trip", arguments: Array(UInt64(100)...130))
     func unrelated(seed: UInt64) {
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         func list() -> [DiffItem] {
             let ids = (0..<60).shuffled(using: &random).prefix(Int.random(in: 0...60, using: &random))
             return ids.map { DiffItem(id: $0, value: Int.random(in: 0...1, using: &random)) }
@@ -142,7 +143,7 @@ struct ChangesetTests {
 struct ChangesetDuplicateTests {
     @Test("random lists with repeated identifiers still give valid batch updates", arguments: Array(UInt64(1)...40))
     func randomDuplicates(seed: UInt64) {
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         func list() -> [DiffItem] {
             (0..<Int.random(in: 0...40, using: &random)).map { _ in
                 DiffItem(id: Int.random(in: 0..<8, using: &random), value: Int.random(in: 0...1, using: &random))

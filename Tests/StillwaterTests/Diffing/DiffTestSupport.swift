@@ -1,3 +1,4 @@
+import StillwaterTesting
 import Testing
 @testable import Stillwater
 
@@ -9,25 +10,11 @@ struct DiffItem: Diffable, Hashable, CustomStringConvertible {
     var description: String { value == 0 ? "\(id)" : "\(id)'\(value)" }
 }
 
-/// SplitMix64: a small generator, so every seed gives the same lists on every machine.
-struct DiffRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Two versions of a list: `old` holds `count` distinct ids in random order; `new` deletes 10% of them,
 /// inserts 10% new ids at random places, moves 5% to random places and changes the value of 10% (the
 /// deleted, moved and changed elements are disjoint).
 func editedLists(count: Int, seed: UInt64) -> (old: [DiffItem], new: [DiffItem]) {
-    var random = DiffRandom(seed: seed)
+    var random = SeededRandom(seed: seed)
     let old = (0..<count).shuffled(using: &random).map { DiffItem(id: $0) }
     let picked = Array(old.indices.shuffled(using: &random))
     let tenth = count / 10

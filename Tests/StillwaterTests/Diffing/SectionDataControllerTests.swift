@@ -1,3 +1,4 @@
+import StillwaterTesting
 import Testing
 @testable import Stillwater
 
@@ -56,7 +57,7 @@ struct SectionDataControllerTests {
           arguments: Array(UInt64(1)...10))
     func partial(seed: UInt64) {
         let (controller, adapter) = make()
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         var completions = 0
         for step in 0..<20 {
             let items = (0..<30).shuffled(using: &random).prefix(Int.random(in: 0...30, using: &random))

@@ -1,3 +1,4 @@
+import StillwaterTesting
 import Testing
 @testable import Stillwater
 
@@ -6,7 +7,7 @@ typealias TestSection = ListSection<DiffItem, DiffItem>
 /// Two versions of a sectioned list: sections deleted, inserted, moved and retitled, and items deleted,
 /// inserted, moved (within and across sections, into new sections too) and updated. Ids are distinct.
 func editedSections(seed: UInt64) -> (old: [TestSection], new: [TestSection]) {
-    var random = DiffRandom(seed: seed)
+    var random = SeededRandom(seed: seed)
     var nextItem = 0
     func freshItems(_ count: Int) -> [DiffItem] {
         defer { nextItem += count }
@@ -221,7 +222,7 @@ struct SectionedChangesetTests {
 
     @Test("repeated item identifiers across sections still give a valid changeset", arguments: Array(UInt64(1)...20))
     func duplicates(seed: UInt64) {
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         func sections() -> [ListSection<String, Int>] {
             ["A", "B", "C"].shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random)).map { title in
                 let count = Int.random(in: 0...6, using: &random)

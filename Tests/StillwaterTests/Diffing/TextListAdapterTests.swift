@@ -1,3 +1,4 @@
+import StillwaterTesting
 import Testing
 @testable import Stillwater
 
@@ -95,7 +96,7 @@ struct TextListAdapterTests {
           arguments: Array(UInt64(1)...10))
     func randomUpdates(seed: UInt64) {
         let (controller, adapter, screen) = make()
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         for _ in 0..<25 {
             let before = screen.rows
             let todos = (0..<20).shuffled(using: &random).prefix(Int.random(in: 0...20, using: &random))

@@ -30,7 +30,7 @@ struct DiffedTests {
 
     @Test("applying every changeset in turn to an empty array follows the stream", arguments: Array(UInt64(1)...5))
     func follows(seed: UInt64) {
-        var random = DiffRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let lists = (0..<20).map { _ in
             Array((0..<30).shuffled(using: &random).prefix(Int.random(in: 0...30, using: &random)))
         }
