@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -42,10 +43,19 @@ public struct TodoFile: Equatable, Sendable {
     /// The folder the file is in.
     public var folder: String { (path as NSString).deletingLastPathComponent }
 
+    /// The list this value last wrote and its bytes, so that ``update(to:from:)`` need not encode the
+    /// known list again to compare it with the file.
+    private let lastWrite = LastWrite()
+
     /// The file at `path` (relative paths are relative to the current directory).
     public init(path: String) {
         let url = URL(fileURLWithPath: path)
         self.path = url.resolvingSymlinksInPath().path
+    }
+
+    /// Whether both name the same file.
+    public static func == (left: TodoFile, right: TodoFile) -> Bool {
+        left.path == right.path
     }
 
     /// `~/.stillwater-todo.json`: in the folder named by `HOME`, or, without it, the home directory of the
@@ -133,7 +143,7 @@ public struct TodoFile: Equatable, Sendable {
                 case .damaged, .badIdentity: throw .notATodoList(path: path, found: "a damaged todo list")
                 }
             }
-            try write(TodoFormat.encode(list))
+            try write(list)
         }
     }
 
@@ -152,7 +162,7 @@ public struct TodoFile: Equatable, Sendable {
     /// if case .merged(let merge) = try file.update(to: ours, from: start) {
     ///     print(merge.list.items.map { "\($0.title) \($0.isDone)" })
     /// }
-    /// // Prints "["milk true", "eggs false"]"
+    /// // Prints "[\"milk true\", \"eggs false\"]"
     /// ```
     ///
     /// - Parameters:
@@ -165,13 +175,12 @@ public struct TodoFile: Equatable, Sendable {
         try withFolderLocked { () throws(TodoFileError) -> SaveResult in
             try checkWritable()
             guard let data = try read() else {
-                try write(TodoFormat.encode(list))
+                try write(list)
                 return .saved
             }
-            let encoded = TodoFormat.encode(list)
-            if let known, data == TodoFormat.encode(known) {
-                guard data != encoded else { return .unchanged }
-                try write(encoded)
+            if let known, data == lastWrite.bytes(for: known) {
+                guard list != known else { return .unchanged }
+                try write(list)
                 return .saved
             }
             let theirs: TodoList
@@ -184,7 +193,7 @@ public struct TodoFile: Equatable, Sendable {
             case .newerVersion(let version): throw .newerVersion(path: path, version: version)
             }
             let merge = TodoMerge(base: known ?? TodoList(), ours: list, theirs: theirs)
-            try write(TodoFormat.encode(merge.list))
+            try write(merge.list)
             return merge.list == list ? .saved : .merged(merge)
         }
     }
@@ -220,9 +229,10 @@ public struct TodoFile: Equatable, Sendable {
         }
     }
 
-    /// Writes `data` atomically (temporary file, flush, rename). A file that already exists keeps its
-    /// permissions; a new one is readable and writable by its owner only.
-    private func write(_ data: Data) throws(TodoFileError) {
+    /// Writes `list` atomically (temporary file, flush, rename) and remembers its bytes. A file that
+    /// already exists keeps its permissions; a new one is readable and writable by its owner only.
+    private func write(_ list: TodoList) throws(TodoFileError) {
+        let data = lastWrite.encode(list)
         let name = (path as NSString).lastPathComponent
         let temporary = (folder as NSString).appendingPathComponent(
             ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
@@ -241,6 +251,7 @@ public struct TodoFile: Equatable, Sendable {
             unlink(temporary)
             throw .unwritable(path: path, reason: failure)
         }
+        lastWrite.remember(list, data)
     }
 
     /// Runs `body` while holding an exclusive advisory lock on the folder, so that the saves of all
@@ -355,6 +366,37 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) exists already; choose a new name (todo never saves over another file)"
         case .unwritable(let path, let reason):
             "cannot write \(path): \(reason); the file was left as it was"
+        }
+    }
+}
+
+/// The last list a ``TodoFile`` wrote, with its bytes and each item's text (shared by copies of the
+/// value, safe from any thread).
+private final class LastWrite: Sendable {
+    private struct Written {
+        var list: TodoList?
+        var bytes = Data()
+        var fragments: [TodoItem: [UInt8]] = [:]
+    }
+
+    private let written = Mutex(Written())
+
+    /// `list`'s bytes: remembered when it is the list last written, encoded otherwise.
+    ///
+    /// - Complexity: O(n) to compare the lists; encoding only when they differ.
+    func bytes(for list: TodoList) -> Data {
+        written.withLock { $0.list == list ? $0.bytes : nil } ?? TodoFormat.encode(list)
+    }
+
+    /// `list`'s bytes, reusing the text of the items that the last encoded list had too.
+    func encode(_ list: TodoList) -> Data {
+        written.withLock { written in TodoFormat.encode(list, reusing: &written.fragments) }
+    }
+
+    func remember(_ list: TodoList, _ bytes: Data) {
+        written.withLock { written in
+            written.list = list
+            written.bytes = bytes
         }
     }
 }

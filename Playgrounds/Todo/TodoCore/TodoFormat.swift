@@ -13,7 +13,7 @@ import Foundation
 /// print(TodoFormat.parse(bytes) == .list(TodoList(titles: ["milk"])))
 /// print(TodoFormat.parse(Data("[]".utf8)))
 /// // Prints "true"
-/// // Prints "notATodoList("a JSON array")"
+/// // Prints "notATodoList(\"a JSON array\")"
 /// ```
 public enum TodoFormat {
     /// The value of `"format"` that marks a file as this program's list.
@@ -41,22 +41,59 @@ public enum TodoFormat {
     /// The file's bytes for `list`: its fields, then the list's ``TodoList/otherFields`` and each item's
     /// ``TodoItem/otherFields`` beside the program's own.
     public static func encode(_ list: TodoList) -> Data {
+        var fragments: [TodoItem: [UInt8]] = [:]
+        return encode(list, reusing: &fragments)
+    }
+
+    /// The file's bytes for `list`, taking each item's text from `fragments` when an equal item was
+    /// written before; on return `fragments` holds exactly the text of `list`'s items. A program that
+    /// saves after every change keeps one such table, so a save writes only the items that changed.
+    ///
+    /// - Complexity: O(n) lookups for n items, plus the text of the items not in `fragments`.
+    static func encode(_ list: TodoList, reusing fragments: inout [TodoItem: [UInt8]]) -> Data {
         var document = list.otherFields
         document["format"] = .string(marker)
         document["version"] = .integer(version)
         document["nextID"] = .integer(list.nextID)
-        document["items"] = .array(list.items.map { item in
-            var fields = item.otherFields
-            fields["id"] = .integer(item.id)
-            fields["title"] = .string(item.title)
-            fields["done"] = .bool(item.isDone)
-            return .object(fields)
-        })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // JSON values built from strings, whole numbers, booleans and values that were read as JSON
-        // always encode (a non-finite Double cannot be read from JSON in the first place).
-        return try! encoder.encode(JSONValue.object(document)) + Data("\n".utf8)
+        document["items"] = .array([])
+        var used: [TodoItem: [UInt8]] = [:]
+        used.reserveCapacity(list.items.count)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + 64 * list.items.count)
+        bytes += "{\n".utf8
+        let keys = document.keys.sorted()
+        for (index, key) in keys.enumerated() {
+            bytes += "  ".utf8
+            JSONValue.string(key).write(to: &bytes, indent: 2)
+            bytes += " : ".utf8
+            if key == "items", !list.items.isEmpty {
+                bytes += "[\n".utf8
+                for (position, item) in list.items.enumerated() {
+                    let text = used[item] ?? fragments[item] ?? fragment(of: item)
+                    used[item] = text
+                    bytes += text
+                    bytes += (position == list.items.count - 1 ? "\n" : ",\n").utf8
+                }
+                bytes += "  ]".utf8
+            } else {
+                document[key]!.write(to: &bytes, indent: 2)
+            }
+            bytes += (index == keys.count - 1 ? "\n" : ",\n").utf8
+        }
+        bytes += "}\n".utf8
+        fragments = used
+        return Data(bytes)
+    }
+
+    /// One item's text in the file, indented as an element of `"items"`.
+    private static func fragment(of item: TodoItem) -> [UInt8] {
+        var fields = item.otherFields
+        fields["id"] = .integer(item.id)
+        fields["title"] = .string(item.title)
+        fields["done"] = .bool(item.isDone)
+        var bytes = Array(repeating: UInt8(ascii: " "), count: 4)
+        JSONValue.object(fields).write(to: &bytes, indent: 4)
+        return bytes
     }
 
     /// What `data` holds.
