@@ -95,7 +95,7 @@ struct DocBlocksTests {
     func markers() {
         let blocks = DocBlocks.extract(markdown: Self.markdown, file: "X.md")
         #expect(blocks.map(\.name) == ["X.md:6", "X.md:11", "X.md:15", "X.md:18"])
-        #expect(blocks[0].mode == .skip("a Package.swift fragment, checked by the manifest check"))
+        #expect(blocks[0].mode == .skip("a Package.swift, built as a package of its own by .ci/quickstart"))
         #expect(blocks[1].mode == .continues)
         #expect(blocks[1].lines == ["print(1)"])
         #expect(blocks[2].problem != nil, "a skip without a reason is reported")

@@ -4,7 +4,8 @@ public struct DocBlock: Equatable, Sendable {
     public enum Mode: Equatable, Sendable {
         /// No marker: the block is compiled, run, and its `// Prints` comments checked.
         case run
-        /// `skip REASON` (or `manifest`): the block is shown as a skipped test with its reason.
+        /// `skip REASON` (or `manifest`, a `Package.swift` that `.ci/quickstart` builds): the block is
+        /// shown as a skipped test with its reason.
         case skip(String)
         /// `continues`: the block runs after the block before it in the same file, in the same scope.
         case continues
@@ -88,7 +89,7 @@ public enum DocBlocks {
         switch kind {
         case "skip" where !reason.isEmpty: return (.skip(reason), nil)
         case "skip": return (.run, "a `skip` marker needs a reason: <!-- doc-test: skip why -->")
-        case "manifest": return (.skip("a Package.swift fragment, checked by the manifest check"), nil)
+        case "manifest": return (.skip("a Package.swift, built as a package of its own by .ci/quickstart"), nil)
         case "continues": return (.continues, nil)
         case "expect-mismatch": return (.expectMismatch, nil)
         default: return (.run, "unknown doc-test marker `\(kind)` (skip, manifest, continues, expect-mismatch)")
