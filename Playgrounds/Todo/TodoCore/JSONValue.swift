@@ -4,9 +4,11 @@
 /// with more digits than a `Double` holds is rounded to the nearest one).
 ///
 /// ```swift
+/// import Foundation
+///
 /// let value = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"tags": ["home", 2]}"#.utf8))
 /// print(value)
-/// // Prints "{"tags": ["home", 2]}"
+/// // Prints "{\"tags\": [\"home\", 2]}"
 /// ```
 public enum JSONValue: Codable, Hashable, Sendable, CustomStringConvertible {
     /// `null`.

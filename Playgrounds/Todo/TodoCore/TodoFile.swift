@@ -29,7 +29,7 @@ import Darwin
 /// let file = TodoFile(path: "/tmp/todo-example.json")
 /// try file.save(TodoList(titles: ["milk"]))
 /// if case .loaded(let list) = try file.load() { print(list.items.map(\.title)) }
-/// // Prints "["milk"]"
+/// // Prints "[\"milk\"]"
 /// ```
 public struct TodoFile: Equatable, Sendable {
     /// The current format version; files of a later version are refused, not set aside.
@@ -152,7 +152,7 @@ public struct TodoFile: Equatable, Sendable {
     /// if case .merged(let merge) = try file.update(to: ours, from: start) {
     ///     print(merge.list.items.map { "\($0.title) \($0.isDone)" })
     /// }
-    /// // Prints "["milk true", "eggs false"]"
+    /// // Prints "[\"milk true\", \"eggs false\"]"
     /// ```
     ///
     /// - Parameters:

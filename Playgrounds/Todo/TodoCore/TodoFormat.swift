@@ -9,11 +9,13 @@ import Foundation
 /// ```
 ///
 /// ```swift
+/// import Foundation
+///
 /// let bytes = TodoFormat.encode(TodoList(titles: ["milk"]))
 /// print(TodoFormat.parse(bytes) == .list(TodoList(titles: ["milk"])))
 /// print(TodoFormat.parse(Data("[]".utf8)))
 /// // Prints "true"
-/// // Prints "notATodoList("a JSON array")"
+/// // Prints "notATodoList(\"a JSON array\")"
 /// ```
 public enum TodoFormat {
     /// The value of `"format"` that marks a file as this program's list.

@@ -18,7 +18,7 @@
 /// TodoAction.add("tea").reduce(&theirs)
 /// let merge = TodoMerge(base: base, ours: ours, theirs: theirs)
 /// print(merge.list.items.map { "\($0.id) \($0.title) \($0.isDone)" }, merge.conflicts)
-/// // Prints "["1 milk true", "2 eggs false", "3 tea false"] []"
+/// // Prints "[\"1 milk true\", \"2 eggs false\", \"3 tea false\"] []"
 /// ```
 ///
 /// - Complexity: O(n) for n items on the three sides.
