@@ -12,9 +12,8 @@ extension ObservableType {
     ///     print(value)        // runs on the main actor
     /// }
     /// subject.send(1)
-    /// print("sent")
-    /// // 1 follows on the next turn of the main queue:
-    /// // Prints "sent", "1"
+    /// // on the next turn of the main queue:
+    /// // Prints "1"
     /// ```
     ///
     /// Cancelling drops the events not yet delivered, cancels the scheduled drain (releasing it at once)

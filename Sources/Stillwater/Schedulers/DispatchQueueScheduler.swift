@@ -15,7 +15,6 @@ import Dispatch
 /// let subscription = query
 ///     .debounce(for: .milliseconds(300), scheduler: .queue(queue))
 ///     .observe { print("search for \($0)") }
-/// query.send("sw")
 /// query.send("swift")
 /// // 300 ms later, on the queue:
 /// // Prints "search for swift"
