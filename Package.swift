@@ -36,13 +36,14 @@ let package = Package(
             swiftSettings: fuzzFlags, linkerSettings: fuzzLinking),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
         .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater", "StillwaterTesting"], exclude: ["FuzzCorpus"]),
-        // The README and DocC examples, compiled and run as tests (Tests/DocExampleTests/README.md).
+        // The README and DocC examples, and the doc comment examples of the modules DocExampleTests depends
+        // on, compiled and run as tests (Tests/DocExampleTests/README.md).
         .target(name: "DocBlockKit", path: "Tools/DocBlockKit"),
         .executableTarget(name: "DocBlockExtractor", dependencies: ["DocBlockKit"], path: "Tools/DocBlockExtractor"),
         .plugin(name: "DocBlockPlugin", capability: .buildTool(), dependencies: ["DocBlockExtractor"]),
         .testTarget(
             name: "DocExampleTests",
-            dependencies: ["Stillwater", "StillwaterTesting", "DocBlockKit"],
+            dependencies: ["Stillwater", "StillwaterTesting", "TodoCore", "DocBlockKit"],
             exclude: ["README.md", "Fixtures"],
             plugins: ["DocBlockPlugin"]
         ),

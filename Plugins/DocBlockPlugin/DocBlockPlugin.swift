@@ -1,8 +1,9 @@
 import Foundation
 import PackagePlugin
 
-/// Turns every ```swift block of the README, the DocC articles and the test target's own markdown files
-/// into one generated test file, so the examples users read are the examples the suite runs.
+/// Turns every ```swift block of the README, the DocC articles, the test target's own markdown files and
+/// the `///` doc comments of the modules the test target depends on into one generated test file, so the
+/// examples users read are the examples the suite runs.
 ///
 /// The plugin only counts the blocks, to declare one output per block; `DocBlockExtractor` reads them.
 @main
@@ -10,27 +11,45 @@ struct DocBlockPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let root = context.package.directoryURL
         let tool = try context.tool(named: "DocBlockExtractor")
-        var documents = [root.appending(path: "README.md")]
+        // (file, the module whose doc comments it holds: nil for markdown)
+        var documents: [(URL, module: String?)] = []
+        documents.append((root.appending(path: "README.md"), nil))
         documents += markdownFiles(under: root.appending(path: "Sources"), where: { $0.contains(".docc/") })
-        documents += markdownFiles(under: target.directoryURL, where: { _ in true })
+            .map { ($0, nil) }
+        documents += markdownFiles(under: target.directoryURL, where: { _ in true }).map { ($0, nil) }
+        for module in documentedModules(of: target) {
+            let sources = module.sourceFiles(withSuffix: "swift").map(\.url).sorted { $0.path < $1.path }
+            documents += sources.map { ($0, module.name) }
+        }
 
-        return try documents.compactMap { document in
+        return try documents.compactMap { document, module in
             let name = relativePath(of: document, in: root)
-            let count = try String(contentsOf: document, encoding: .utf8)
+            let lines = try String(contentsOf: document, encoding: .utf8)
                 .split(separator: "\n", omittingEmptySubsequences: false)
-                .filter(isOpeningFence).count
+            let count = lines.filter(module == nil ? isOpeningFence : isDocCommentOpeningFence).count
             guard count > 0 else { return nil }
             let stem = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
             let outputs = (1...count).map {
                 context.pluginWorkDirectoryURL.appending(path: "\(String(stem))_\($0).swift")
             }
+            let moduleArguments = module.map { ["--module", $0] } ?? []
             return .buildCommand(
                 displayName: "Extracting the Swift blocks of \(name)",
                 executable: tool.url,
-                arguments: [document.path(percentEncoded: false), name] + outputs.map { $0.path(percentEncoded: false) },
+                arguments: moduleArguments + [document.path(percentEncoded: false), name]
+                    + outputs.map { $0.path(percentEncoded: false) },
                 inputFiles: [document],
                 outputFiles: outputs
             )
+        }
+    }
+
+    /// The modules whose doc comment examples become tests: every source module the test target depends
+    /// on directly. Each generated test imports the module its example documents.
+    func documentedModules(of target: Target) -> [SourceModuleTarget] {
+        target.dependencies.compactMap { dependency in
+            guard case .target(let module) = dependency else { return nil }
+            return module as? SourceModuleTarget
         }
     }
 
@@ -38,6 +57,13 @@ struct DocBlockPlugin: BuildToolPlugin {
     /// stops with an error if the two ever count differently.
     func isOpeningFence(_ line: Substring) -> Bool {
         line.drop(while: { $0 == " " }).hasPrefix("```swift")
+    }
+
+    /// The same rule for a Swift source file, whose blocks are in `///` doc comments
+    /// (`DocBlocks.docCommentMarkdown`).
+    func isDocCommentOpeningFence(_ line: Substring) -> Bool {
+        let text = line.drop(while: \.isWhitespace)
+        return text.hasPrefix("///") && isOpeningFence(text.dropFirst(3))
     }
 
     func markdownFiles(under directory: URL, where keep: (String) -> Bool) -> [URL] {

@@ -7,6 +7,10 @@ import Stillwater
 /// description that shows expected and actual side by side.
 ///
 /// ```swift
+/// let scheduler = TestScheduler()
+/// let source = scheduler.cold("-a|", values: ["a": 1])
+/// let recorder = Recorder(source.delay(for: .milliseconds(1), scheduler: scheduler), scheduler: scheduler)
+/// scheduler.run()
 /// let comparison = recorder.compare("--a|", values: ["a": 1])
 /// #expect(comparison.isMatch, "\(comparison)")
 /// ```
@@ -101,6 +105,10 @@ extension Recorder where Value: Equatable {
     /// the table is drawn `?`.
     ///
     /// ```swift
+    /// let scheduler = TestScheduler()
+    /// let source = scheduler.cold("-a-b|", values: ["a": 1, "b": 2])
+    /// let recorder = Recorder(source.delay(for: .milliseconds(2), scheduler: scheduler), scheduler: scheduler)
+    /// scheduler.run()
     /// print(recorder.marbles(values: ["a": 1, "b": 2]))
     /// // Prints "---a-b|"
     /// ```

@@ -16,7 +16,7 @@ import Stillwater
 /// print(recorder.values)
 /// scheduler.advance(by: .milliseconds(1))
 /// print(recorder.values)
-/// // Prints "[]" then "["swift"]"
+/// // Prints "[]", "[\"swift\"]"
 /// ```
 ///
 /// ``hot(_:values:error:)`` and ``cold(_:values:error:)`` build sources from marble diagrams, whose

@@ -9,7 +9,8 @@ import Stillwater
 /// let recorder = Recorder(source.take(1), scheduler: scheduler)
 /// scheduler.run()
 /// print(source.subscriptions)
-/// // Prints "[0 ms ..< 1 ms]": take(1) cancelled its subscription after the first value
+/// // take(1) cancelled its subscription after the first value:
+/// // Prints "[0 ms ..< 1 ms]"
 /// ```
 public final class TestSource<Value>: ObservableType, @unchecked Sendable {
     /// When one subscription to a ``TestSource`` began, and when its subscriber cancelled it.

@@ -89,17 +89,25 @@ struct DocBlocksTests {
         <!-- doc-test: later -->
         ```swift
         ```
+        <!-- doc-test: waits for the value, delivered on the main queue -->
+        ```swift
+        ```
+        <!-- doc-test: waits -->
+        ```swift
+        ```
         """
 
     @Test("only Swift blocks are read, each with the marker on the line before its fence")
     func markers() {
         let blocks = DocBlocks.extract(markdown: Self.markdown, file: "X.md")
-        #expect(blocks.map(\.name) == ["X.md:6", "X.md:11", "X.md:15", "X.md:18"])
+        #expect(blocks.map(\.name) == ["X.md:6", "X.md:11", "X.md:15", "X.md:18", "X.md:21", "X.md:24"])
         #expect(blocks[0].mode == .skip("a Package.swift, built as a package of its own by .ci/quickstart"))
         #expect(blocks[1].mode == .continues)
         #expect(blocks[1].lines == ["print(1)"])
         #expect(blocks[2].problem != nil, "a skip without a reason is reported")
         #expect(blocks[3].problem != nil, "an unknown marker is reported")
+        #expect(blocks[4].mode == .waits("for the value, delivered on the main queue"))
+        #expect(blocks[5].problem != nil, "a waits marker without a reason is reported")
     }
 
     @Test("the examples of doc comments keep the line numbers of the source file")
@@ -115,6 +123,23 @@ struct DocBlocksTests {
         ].joined(separator: "\n")
         let blocks = DocBlocks.extract(markdown: DocBlocks.docCommentMarkdown(swiftSource: source), file: "D.swift")
         #expect(blocks == [DocBlock(file: "D.swift", fenceLine: 3, lines: ["print(2 * 21)", "// Prints \"42\""], mode: .run)])
+    }
+
+    @Test("a doc comment example imports its module, and a waiting block waits for its lines in its scope")
+    func moduleAndWaiting() {
+        let block = DocBlock(file: "Sources/M/A.swift", fenceLine: 2,
+                             lines: ["let expected = 1", "print(expected)", "// Prints \"1\""],
+                             mode: .waits("for the line"))
+        let source = TestFileWriter.source(for: [block], module: "TodoCore")
+        #expect(source.contains("import TodoCore\n"))
+        #expect(source.contains("await printed.waitForLines(1)   // for the line\n"))
+        // In order: the block's own scope (its `expected` never meets the check's), its statements, the
+        // wait while its names are kept alive, then the check.
+        let order = ["do {", "let expected = 1", "waitForLines", "withExtendedLifetime((expected))",
+                     "let expected: [String]"]
+        let positions = order.compactMap { source.range(of: $0)?.lowerBound }
+        #expect(positions.count == order.count && positions == positions.sorted())
+        #expect(!TestFileWriter.source(for: [block]).contains("import TodoCore"), "markdown imports no module")
     }
 
     @Test("a block whose marker or Prints comment cannot be read becomes a failing test")

@@ -55,15 +55,6 @@ struct TerminalColumnsTests {
         }
         #expect(text.wrapped(toColumns: 200) == [text])
     }
-
-    @Test("the documentation examples print what they say")
-    func examples() {
-        #expect("\(Character("a").terminalColumns) \(Character("猫").terminalColumns) \(Character("👩‍💻").terminalColumns)"
-                == "1 2 2")
-        #expect("\("milk".terminalColumns) \("牛乳".terminalColumns) \("café".terminalColumns)" == "4 4 4")
-        #expect("\("buy oat milk".clipped(toColumns: 8)) \("牛乳を買う".clipped(toColumns: 6))" == "buy oat… 牛乳 …")
-        #expect("the file /tmp/a/b.json was set aside".wrapped(toColumns: 12) == ["the file", "/tmp/a/b.jso", "n was set", "aside"])
-    }
 }
 
 @Suite("LineEditor with wide characters")
@@ -94,11 +85,5 @@ struct LineEditorWideTests {
                 }
             }
         }
-    }
-
-    @Test("the documentation example prints what it says")
-    func example() {
-        let line = LineEditor(text: "買い物 牛乳と卵").visibleLine(prompt: "add: ", width: 17)
-        #expect("\(line.text) \(line.cursorColumn)" == "add: 物 牛乳と卵 16")
     }
 }

@@ -40,6 +40,15 @@ struct TodoSessionTests {
         #expect(before[0].handles == after[1].handles)
     }
 
+    @Test("a row made with other handles is not equal, though it shows the same text")
+    func rowsWithOtherHandlesDiffer() {
+        let item = TodoItem(id: 7, title: "milk")
+        let handles = RowHandles()
+        let row = TodoRow(item: item, number: 1, isSelected: false, handles: handles)
+        #expect(row == TodoRow(item: item, number: 1, isSelected: false, handles: handles))
+        #expect(row != TodoRow(item: item, number: 1, isSelected: false, handles: RowHandles()))
+    }
+
     @Test("a number that is not on the list is refused and changes nothing", arguments: [
         TodoCommand.toggle(4), .edit(4, "x"), .delete(4), .move(4, .up), .toggle(99),
     ])

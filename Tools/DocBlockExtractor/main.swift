@@ -1,24 +1,30 @@
 // Writes one Swift Testing file per ```swift block of a markdown file, or of the `///` doc comments of
 // a Swift source file.
 //
-// Usage: DocBlockExtractor MARKDOWN NAME OUTPUT…
-// NAME is how tests name the file (README.md); there is one OUTPUT path per block, in order, as the
-// build plugin declared them.
+// Usage: DocBlockExtractor [--module MODULE] INPUT NAME OUTPUT…
+// INPUT is a markdown file, or a Swift source file of MODULE (whose tests then import MODULE). NAME is how
+// tests name the file (README.md); there is one OUTPUT path per block, in order, as the build plugin
+// declared them.
 import DocBlockKit
 import Foundation
 
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = Array(CommandLine.arguments.dropFirst())
+var module: String?
+if arguments.first == "--module", arguments.count > 1 {
+    module = arguments[1]
+    arguments.removeFirst(2)
+}
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: DocBlockExtractor MARKDOWN NAME OUTPUT…\n".utf8))
+    FileHandle.standardError.write(Data("usage: DocBlockExtractor [--module MODULE] INPUT NAME OUTPUT…\n".utf8))
     exit(2)
 }
-let markdownPath = arguments[arguments.startIndex]
-let name = arguments[arguments.startIndex + 1]
+let inputPath = arguments[0]
+let name = arguments[1]
 let outputs = Array(arguments.dropFirst(2))
 
-let text = try String(contentsOfFile: markdownPath, encoding: .utf8)
+let text = try String(contentsOfFile: inputPath, encoding: .utf8)
 // A Swift source file contributes the examples of its doc comments.
-let markdown = markdownPath.hasSuffix(".swift") ? DocBlocks.docCommentMarkdown(swiftSource: text) : text
+let markdown = inputPath.hasSuffix(".swift") ? DocBlocks.docCommentMarkdown(swiftSource: text) : text
 let blocks = DocBlocks.extract(markdown: markdown, file: name)
 guard blocks.count == outputs.count else {
     FileHandle.standardError.write(Data(
@@ -29,7 +35,7 @@ guard blocks.count == outputs.count else {
 var chain: [DocBlock] = []
 for (block, output) in zip(blocks, outputs) {
     chain = block.mode == .continues ? chain + [block] : [block]
-    let source = TestFileWriter.source(for: chain)
+    let source = TestFileWriter.source(for: chain, module: module)
     // Rewrite only what changed, so an edit to one block recompiles one file.
     if (try? String(contentsOfFile: output, encoding: .utf8)) != source {
         try source.write(toFile: output, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
-/// One ```swift block of a markdown file, with the marker that says how the suite treats it.
+/// One ```swift block of a markdown file (or of a Swift file's doc comments), with the marker that says
+/// how the suite treats it.
 public struct DocBlock: Equatable, Sendable {
     /// How the test suite treats a block, from the `<!-- doc-test: … -->` line before its fence.
     public enum Mode: Equatable, Sendable {
@@ -9,12 +10,15 @@ public struct DocBlock: Equatable, Sendable {
         case skip(String)
         /// `continues`: the block runs after the block before it in the same file, in the same scope.
         case continues
+        /// `waits REASON`: the block prints from another task or thread after its last line (the reason
+        /// says which); the test waits up to 10 seconds for the lines its `// Prints` comments promise.
+        case waits(String)
         /// `expect-mismatch`: the block runs, and the test passes only if its output differs from its
         /// `// Prints` comments (for the suite's own fixtures, which prove the check can fail).
         case expectMismatch
     }
 
-    /// The file as the test names it, such as `README.md`.
+    /// The file as the test names it, such as `README.md` or `Sources/Stillwater/Operators/Map.swift`.
     public var file: String
     /// The 1-based line of the opening fence.
     public var fenceLine: Int
@@ -92,7 +96,10 @@ public enum DocBlocks {
         case "manifest": return (.skip("a Package.swift, built as a package of its own by .ci/quickstart"), nil)
         case "continues": return (.continues, nil)
         case "expect-mismatch": return (.expectMismatch, nil)
-        default: return (.run, "unknown doc-test marker `\(kind)` (skip, manifest, continues, expect-mismatch)")
+        case "waits" where !reason.isEmpty: return (.waits(reason), nil)
+        case "waits": return (.run, "a `waits` marker needs a reason: <!-- doc-test: waits for what -->")
+        default:
+            return (.run, "unknown doc-test marker `\(kind)` (skip, manifest, continues, waits, expect-mismatch)")
         }
     }
 }

@@ -11,6 +11,16 @@ public final class PrintedOutput: Sendable {
         text.withLock { $0 += written }
     }
 
+    /// Returns once `count` lines have been printed, or after `timeout` (the check then reports what is
+    /// missing). For blocks whose output comes from another task or thread after their last line.
+    public func waitForLines(_ count: Int, timeout: Duration = .seconds(10)) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while lines.count < count, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// The printed lines; a final line without a newline counts as a line too.
     public var lines: [String] {
         let all = text.withLock { $0 }

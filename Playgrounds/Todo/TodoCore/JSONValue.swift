@@ -5,6 +5,8 @@
 /// `Double` holds is rounded to the nearest one). So a value written back reads back the same.
 ///
 /// ```swift
+/// import Foundation
+///
 /// let value = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"tags": ["home", 2]}"#.utf8))
 /// print(value)
 /// // Prints "{\"tags\": [\"home\", 2]}"

@@ -119,7 +119,7 @@ extension StringProtocol {
     ///
     /// ```swift
     /// print("the file /tmp/a/b.json was set aside".wrapped(toColumns: 12))
-    /// // Prints "["the file", "/tmp/a/b.jso", "n was set", "aside"]"
+    /// // Prints "[\"the file\", \"/tmp/a/b.jso\", \"n was set\", \"aside\"]"
     /// ```
     public func wrapped(toColumns columns: Int) -> [String] {
         let columns = Swift.max(columns, 2)

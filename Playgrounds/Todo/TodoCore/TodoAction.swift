@@ -11,7 +11,7 @@ import Stillwater
 /// store.dispatch(TodoAction.toggle(id: 2))
 /// store.dispatch(TodoAction.add("bread"))
 /// print(store.state.value.items.map { "\($0.title) \($0.isDone)" })
-/// // Prints "["milk false", "eggs true", "bread false"]"
+/// // Prints "[\"milk false\", \"eggs true\", \"bread false\"]"
 /// ```
 public enum TodoAction: Action, Codable, Equatable, Sendable {
     /// Appends an item with this title (cleaned with ``TodoItem/cleanTitle(_:)``; nothing is added when

@@ -114,7 +114,7 @@ public enum TodoCommand: Equatable, Sendable, CustomStringConvertible {
 ///
 /// ```swift
 /// do { _ = try TodoCommand.parse("toggle x") } catch { print(error.message) }
-/// // Prints "toggle needs an item number, like: toggle 2 (not "x")"
+/// // Prints "toggle needs an item number, like: toggle 2 (not \"x\")"
 /// ```
 public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The first word is not a command.

@@ -30,7 +30,7 @@ import Darwin
 /// let file = TodoFile(path: "/tmp/todo-example.json")
 /// try file.save(TodoList(titles: ["milk"]))
 /// if case .loaded(let list) = try file.load() { print(list.items.map(\.title)) }
-/// // Prints "["milk"]"
+/// // Prints "[\"milk\"]"
 /// ```
 public struct TodoFile: Equatable, Sendable {
     /// The current format version; files of a later version are refused, not set aside.

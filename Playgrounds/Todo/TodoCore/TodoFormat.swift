@@ -9,6 +9,8 @@ import Foundation
 /// ```
 ///
 /// ```swift
+/// import Foundation
+///
 /// let bytes = TodoFormat.encode(TodoList(titles: ["milk"]))
 /// print(TodoFormat.parse(bytes) == .list(TodoList(titles: ["milk"])))
 /// print(TodoFormat.parse(Data("[]".utf8)))

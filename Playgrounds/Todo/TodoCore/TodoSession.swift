@@ -47,9 +47,9 @@ public enum CommandOutcome: Equatable, Sendable {
 ///
 /// ```swift
 /// let session = TodoSession(TodoList(titles: ["milk", "eggs"]))
-/// let outcome = try session.perform(.toggle(2))
-/// print(outcome, session.rows.value.map(\.text))
-/// // Prints "changed("item 2 \"eggs\" is done")", "["   1. [ ] milk", "   2. [x] eggs"]"
+/// if case .changed(let message) = try session.perform(.toggle(2)) { print(message) }
+/// for row in session.rows.value { print(row.text) }
+/// // Prints "item 2 \"eggs\" is done", "   1. [ ] milk", "   2. [x] eggs"
 /// ```
 ///
 /// When given a ``TodoFile``, the session saves the list after every change with

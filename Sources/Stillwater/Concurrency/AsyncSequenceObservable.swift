@@ -5,12 +5,15 @@ extension Observable {
     /// arrive from that task. Cancelling the subscription cancels the task, and nothing more is delivered
     /// even if the sequence ignores cancellation.
     ///
+    /// <!-- doc-test: waits for the values, sent from the subscription's task -->
     /// ```swift
     /// let (numbers, continuation) = AsyncStream<Int>.makeStream()
-    /// let subscription = Observable.from(numbers).observe { print($0) }
+    /// let subscription = Observable.from(numbers)
+    ///     .subscribe(onNext: { print($0) }, onCompleted: { print("done") })
     /// continuation.yield(1)
     /// continuation.finish()
-    /// // Prints "1" (from the task, shortly after)
+    /// // from the subscription's task, shortly after:
+    /// // Prints "1", "done"
     /// ```
     ///
     /// - Note: A sequence that can be iterated only once (an `AsyncStream`) delivers its elements to the

@@ -17,8 +17,7 @@ extension ObservableType where Value: Sendable {
     /// Waits for the first value that satisfies `predicate`.
     ///
     /// ```swift
-    /// let progress = BehaviorRelay(0)
-    /// Task { for step in 1...100 { progress.accept(step) } }
+    /// let progress = Observable.of(0, 25, 50, 75, 100)
     /// let half = try await progress.firstValue(where: { $0 >= 50 })
     /// print(half ?? -1)
     /// // Prints "50"

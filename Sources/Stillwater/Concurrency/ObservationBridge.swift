@@ -30,8 +30,13 @@ extension Property where Value: Sendable {
     ///
     /// let player = Player()
     /// let score = Property(observing: player, \.score)
-    /// for await value in score.values { print(value) }
-    /// // Prints "0", then each new score
+    /// print(score.value)
+    /// player.score = 10
+    /// for await value in score.values where value == 10 {   // arrives from the tracking task
+    ///     print(value)
+    ///     break
+    /// }
+    /// // Prints "0", "10"
     /// ```
     ///
     /// The tracking task holds `object`; it ends when the property and every subscription to it are

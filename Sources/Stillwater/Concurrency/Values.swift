@@ -24,10 +24,10 @@ extension ObservableType where Value: Sendable {
     /// while full). The terminal event is never dropped: it is delivered after the stored values.
     ///
     /// ```swift
-    /// let subject = PublishSubject<Int>()
-    /// Task {
-    ///     for try await value in subject.values { print(value) }
-    /// }
+    /// let numbers = Observable.of(1, 2, 3)
+    /// for try await value in numbers.values { print(value) }
+    /// print("done")         // the loop ends when the stream completes
+    /// // Prints "1", "2", "3", "done"
     /// ```
     public var values: ObservableValues<Value, any Error> {
         ObservableValues(source: asObservable(), buffering: .unbounded)

@@ -8,7 +8,7 @@
 /// let subscription = subject.subscribe { event in print(event) }
 /// subject.send(1)
 /// subject.complete()
-/// // Prints "next(1)" then "completed"
+/// // Prints "next(1)", "completed"
 /// ```
 public enum Event<Value> {
     /// A value.

@@ -68,7 +68,7 @@ extension ObservableType {
     /// let subscription = subject.subscribe(onNext: { print($0) }, onCompleted: { print("done") })
     /// subject.send(1)
     /// subject.complete()
-    /// // Prints "1" then "done"
+    /// // Prints "1", "done"
     /// ```
     ///
     /// - Returns: A subscription; releasing it cancels it.

@@ -11,7 +11,7 @@ extension Array {
     /// let new = ["c", "a", "d"]
     /// let changeset = Changeset(from: old, to: new)
     /// print(old.applying(changeset) { new[$0] })
-    /// // Prints "["c", "a", "d"]"
+    /// // Prints "[\"c\", \"a\", \"d\"]"
     /// ```
     ///
     /// - Parameters:
@@ -36,7 +36,7 @@ extension Array {
     /// var lines = ["milk", "eggs"]
     /// lines.apply(Changeset(deletes: [0], inserts: [1])) { _ in "bread" }
     /// print(lines)
-    /// // Prints "["eggs", "bread"]"
+    /// // Prints "[\"eggs\", \"bread\"]"
     /// ```
     ///
     /// - Precondition: As ``applying(_:newElement:)``.

@@ -12,7 +12,7 @@ extension Array where Element: DiffableSection {
     /// let changeset = SectionedChangeset(from: old, to: new)
     /// let result = old.applying(changeset, newSection: { new[$0] }, newItem: { new[$0.section].items[$0.item] })
     /// print(result.map(\.items))
-    /// // Prints "[["milk"], ["eggs", "bread"]]"
+    /// // Prints "[[\"milk\"], [\"eggs\", \"bread\"]]"
     /// ```
     ///
     /// - Parameters:

@@ -4,12 +4,15 @@ extension ObservableType {
     /// The classic use is a search field: query only when the user paused typing.
     ///
     /// ```swift
+    /// let scheduler = TestScheduler()       // from StillwaterTesting; an app passes .main
     /// let typed = PublishSubject<String>()
     /// let subscription = typed
-    ///     .debounce(for: .milliseconds(300), scheduler: .main)
+    ///     .debounce(for: .milliseconds(300), scheduler: scheduler)
     ///     .observe { print("search \($0)") }
     /// typed.send("s"); typed.send("sw"); typed.send("swift")
-    /// // Prints "search swift", 300 ms after the last keystroke
+    /// scheduler.advance(by: .milliseconds(300))
+    /// // 300 ms after the last keystroke:
+    /// // Prints "search swift"
     /// ```
     ///
     /// In marbles (one frame per character, `dueTime` of 3 frames; `(d|)` means both at frame 11):

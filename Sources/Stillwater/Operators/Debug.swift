@@ -3,7 +3,7 @@ extension ObservableType {
     ///
     /// ```swift
     /// let subject = PublishSubject<Int>()
-    /// let subscription = subject.debug("numbers").observe { _ in }
+    /// let subscription = subject.debug("numbers", printer: { print($0) }).observe { _ in }
     /// subject.send(1)
     /// subscription.cancel()
     /// // Prints "numbers: subscribed", "numbers: next(1)", "numbers: cancelled"
@@ -11,7 +11,8 @@ extension ObservableType {
     ///
     /// - Parameters:
     ///   - label: Names the stream in each line.
-    ///   - printer: Where the lines go; standard output by default.
+    ///   - printer: Where the lines go; standard output (`print`) by default (the example spells it out so
+    ///     that its test can collect the lines).
     public func debug(
         _ label: String, printer: @escaping (String) -> Void = { print($0) }
     ) -> Observable<Value> {

@@ -2,10 +2,14 @@ extension ObservableType {
     /// Sends each value, and the completion, `delay` later than it arrived; an error goes out at once.
     ///
     /// ```swift
+    /// let scheduler = TestScheduler()       // from StillwaterTesting; an app passes .main
     /// let subscription = Observable.of("ping")
-    ///     .delay(for: .seconds(1), scheduler: .main)
+    ///     .delay(for: .seconds(1), scheduler: scheduler)
     ///     .observe { print($0) }
-    /// // Prints "ping", one second later
+    /// print("sent")
+    /// scheduler.advance(by: .seconds(1))
+    /// // one second later:
+    /// // Prints "sent", "ping"
     /// ```
     ///
     /// In marbles (one frame per character, `delay` of 2 frames):

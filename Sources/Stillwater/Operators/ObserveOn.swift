@@ -5,13 +5,15 @@ extension ObservableType {
     /// concurrent queue: events that arrive while a delivery is pending join a queue that one scheduled
     /// drain empties. Nothing is delivered during `subscribe`, except on an ``ImmediateScheduler``.
     ///
+    /// <!-- doc-test: waits for the value, delivered on the main queue after the last line -->
     /// ```swift
     /// let subject = PublishSubject<Int>()
     /// let subscription = subject.observe(on: .main).observe { value in
     ///     print(value)        // runs on the main actor
     /// }
     /// subject.send(1)
-    /// // Prints "1" on the next turn of the main queue
+    /// // on the next turn of the main queue:
+    /// // Prints "1"
     /// ```
     ///
     /// Cancelling drops the events not yet delivered, cancels the scheduled drain (releasing it at once)

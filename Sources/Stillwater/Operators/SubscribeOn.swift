@@ -5,11 +5,20 @@ extension ObservableType {
     /// sensor). Events are not moved: they arrive on whatever thread this stream sends them from (combine
     /// with ``observe(on:)`` to move them).
     ///
+    /// <!-- doc-test: waits for the reading, delivered on the main queue after the last line -->
     /// ```swift
-    /// let subscription = expensiveSource
-    ///     .subscribe(on: .queue(backgroundQueue))
+    /// import Dispatch
+    ///
+    /// let sensor = Observable<Int>.create { emitter in
+    ///     emitter.send(21)    // starting the sensor: slow work, done on the background queue
+    ///     return .empty
+    /// }
+    /// let subscription = sensor
+    ///     .subscribe(on: .queue(DispatchQueue(label: "sensor")))
     ///     .observe(on: .main)
     ///     .observe { print($0) }
+    /// // later, on the main queue:
+    /// // Prints "21"
     /// ```
     ///
     /// Cancelling stops delivery at once. If the subscription has not been made yet, the scheduled

@@ -5,10 +5,14 @@ extension ObservableType {
     /// Use it for a progress line or a position that should update steadily, not for every change.
     ///
     /// ```swift
+    /// let scheduler = TestScheduler()       // from StillwaterTesting; an app passes .main
     /// let progress = PublishSubject<Int>()
     /// let subscription = progress
-    ///     .throttle(for: .seconds(1), scheduler: .main)
+    ///     .throttle(for: .seconds(1), scheduler: scheduler)
     ///     .observe { print("\($0)%") }
+    /// for percent in [10, 20, 30] { progress.send(percent) }
+    /// scheduler.advance(by: .seconds(1))
+    /// // Prints "10%", "30%"
     /// ```
     ///
     /// The rules: a value that arrives when no interval is running is sent at once and starts one. Values

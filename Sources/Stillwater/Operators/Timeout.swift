@@ -3,11 +3,14 @@ extension ObservableType {
     /// first value, and between two values.
     ///
     /// ```swift
+    /// let scheduler = TestScheduler()       // from StillwaterTesting; an app passes .main
     /// let reply = PublishSubject<String>()
     /// let subscription = reply
-    ///     .timeout(.seconds(5), scheduler: .main)
+    ///     .timeout(.seconds(5), scheduler: scheduler)
     ///     .subscribe(onNext: { print($0) }, onError: { print($0) })
-    /// // Prints "timed out after 5.0 seconds" if no reply came within 5 seconds
+    /// scheduler.advance(by: .seconds(5))
+    /// // no reply came within 5 seconds:
+    /// // Prints "timed out after 5.0 seconds"
     /// ```
     ///
     /// In marbles (one frame per character, `interval` of 3 frames):

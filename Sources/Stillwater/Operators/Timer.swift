@@ -2,12 +2,15 @@ extension Observable where Value == Int {
     /// A stream that sends `0` once `dueTime` has passed, then completes.
     ///
     /// ```swift
-    /// let subscription = Observable.timer(.seconds(1), scheduler: .main).observe { _ in print("time's up") }
-    /// // Prints "time's up", one second after subscribing
+    /// let scheduler = TestScheduler()       // from StillwaterTesting; an app passes .main
+    /// let subscription = Observable.timer(.seconds(1), scheduler: scheduler).observe { _ in print("time's up") }
+    /// scheduler.advance(by: .seconds(1))
+    /// // one second after subscribing:
+    /// // Prints "time's up"
     /// ```
     ///
-    /// With `.main`, as here, the value comes only while the main queue is served: a command-line program
-    /// calls `dispatchMain()` or uses a scheduler on its own queue (see ``MainActorScheduler``).
+    /// With `.main`, the value comes only while the main queue is served: a command-line program calls
+    /// `dispatchMain()` or uses a scheduler on its own queue (see ``MainActorScheduler``).
     ///
     /// Each subscription has its own timer; cancelling cancels and releases it.
     ///
@@ -54,13 +57,16 @@ extension Observable where Value == Int {
     /// never completes.
     ///
     /// ```swift
-    /// let ticks = Observable.interval(.seconds(1), scheduler: .main).take(3)
+    /// let scheduler = TestScheduler()       // from StillwaterTesting; an app passes .main
+    /// let ticks = Observable.interval(.seconds(1), scheduler: scheduler).take(3)
     /// let subscription = ticks.observe { print($0) }
-    /// // Prints "0", "1", "2", one a second
+    /// scheduler.advance(by: .seconds(5))
+    /// // one a second:
+    /// // Prints "0", "1", "2"
     /// ```
     ///
-    /// With `.main`, as here, the values come only while the main queue is served: a command-line program
-    /// calls `dispatchMain()` or uses a scheduler on its own queue (see ``MainActorScheduler``).
+    /// With `.main`, the values come only while the main queue is served: a command-line program calls
+    /// `dispatchMain()` or uses a scheduler on its own queue (see ``MainActorScheduler``).
     ///
     /// Each subscription has its own timer; cancelling cancels and releases it.
     ///

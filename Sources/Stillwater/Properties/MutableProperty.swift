@@ -42,6 +42,8 @@ public final class MutableProperty<Value>: ObservableType {
     /// of the result.
     ///
     /// ```swift
+    /// import Dispatch
+    ///
     /// let hits = MutableProperty(0)
     /// DispatchQueue.concurrentPerform(iterations: 1000) { _ in hits.modify { $0 += 1 } }
     /// print(hits.value)

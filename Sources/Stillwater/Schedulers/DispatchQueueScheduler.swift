@@ -6,11 +6,18 @@ import Dispatch
 /// pieces of work may run at once; the operators of this package still deliver one event at a time to
 /// each observer, in order.
 ///
+/// <!-- doc-test: waits for the search, 300 ms of real time later on the queue -->
 /// ```swift
+/// import Dispatch
+///
 /// let queue = DispatchQueue(label: "search")
+/// let query = PublishSubject<String>()
 /// let subscription = query
 ///     .debounce(for: .milliseconds(300), scheduler: .queue(queue))
 ///     .observe { print("search for \($0)") }
+/// query.send("swift")
+/// // 300 ms later, on the queue:
+/// // Prints "search for swift"
 /// ```
 ///
 /// Delays use the queue's clock (`DispatchTime`); ``now`` reads the process-wide clock shared by the real

@@ -5,7 +5,8 @@
 ///
 /// ```swift
 /// let subscription = Observable.of(1, 2).delay(for: .seconds(5), scheduler: .immediate).observe { print($0) }
-/// // Prints "1", "2" (at once)
+/// // at once, with no delay:
+/// // Prints "1", "2"
 /// ```
 ///
 /// - Note: Work scheduled from inside other work also runs at once, nested in the caller. Repeating work

@@ -5,10 +5,19 @@ import Dispatch
 /// Use it to bring events to code that must run on the main actor: `observe(on: .main)`. The work is not
 /// typed `@MainActor`; inside it, `MainActor.assumeIsolated { … }` reaches main-actor state.
 ///
+/// <!-- doc-test: waits for the result, delivered on the main actor after the last line -->
 /// ```swift
+/// @MainActor final class StatusLabel {
+///     var text = "" { didSet { print(text) } }
+/// }
+/// let label = StatusLabel()
+/// let results = PublishSubject<String>()
 /// let subscription = results
 ///     .observe(on: .main)
 ///     .observe { value in MainActor.assumeIsolated { label.text = value } }
+/// results.send("3 results")
+/// // on the next turn of the main actor:
+/// // Prints "3 results"
 /// ```
 ///
 /// Work always waits for the next turn of the main queue, even when scheduled from the main thread, so
@@ -20,21 +29,29 @@ import Dispatch
 ///   program, either hand the main thread to dispatch with `dispatchMain()` once everything is set up
 ///   (it never returns; call `exit(_:)` when done), or schedule on a queue of its own:
 ///
+/// <!-- doc-test: skip a whole program: dispatchMain() never returns and exit(0) ends the process -->
 /// ```swift
 /// // main.swift of a command-line tool
+/// import Foundation
+///
 /// let subscription = Observable.timer(.seconds(1), scheduler: .main).observe { _ in
 ///     print("time's up")
 ///     exit(0)
 /// }
 /// dispatchMain()
-/// // Prints "time's up" one second later, then the program ends
+/// // one second later, then the program ends:
+/// // Prints "time's up"
 /// ```
 ///
+/// <!-- doc-test: waits for the timer, one second of real time later on the program's own queue -->
 /// ```swift
+/// import Dispatch
+///
 /// // No main queue needed: the work runs on a queue the program owns.
 /// let work = DispatchQueue(label: "work")
 /// let subscription = Observable.timer(.seconds(1), scheduler: .queue(work)).observe { _ in print("time's up") }
-/// // Prints "time's up" one second later, while the program is still running
+/// // one second later, while the program is still running:
+/// // Prints "time's up"
 /// ```
 ///
 /// - Note: The main actor runs its work on the main dispatch queue, so this scheduler enqueues there; a

@@ -38,10 +38,12 @@ public protocol Action<State> {
 /// returns a response to the caller (the Delta shape of an asynchronous or conditional action).
 ///
 /// ```swift
+/// struct Counter { var count = 0 }
+/// struct Increment: Action { func reduce(_ state: inout Counter) { state.count += 1 } }
 /// struct IncrementIfEven: DynamicAction {
 ///     func call(_ store: Store<Counter>) -> Bool {
 ///         guard store.state.value.count.isMultiple(of: 2) else { return false }
-///         store.dispatch(CounterAction.increment)
+///         store.dispatch(Increment())
 ///         return true
 ///     }
 /// }
@@ -85,7 +87,7 @@ public protocol DynamicAction<State> {
 /// let store = Store(AppState())
 /// store.dispatch(TodoAction.add("milk"))
 /// print(store.state.value.todos)
-/// // Prints "["milk"]"
+/// // Prints "[\"milk\"]"
 /// ```
 public protocol ChildAction<State>: Action {
     /// The type of the whole state (restated here so that Swift infers it from ``child``).
@@ -140,9 +142,11 @@ extension Action {
     /// Use it to reuse a feature's actions (written against the feature's own state) in an app's store.
     ///
     /// ```swift
+    /// struct Counter { var count = 0 }
+    /// struct Increment: Action { func reduce(_ state: inout Counter) { state.count += 1 } }
     /// struct AppState { var counter = Counter(); var title = "" }
     /// let store = Store(AppState())
-    /// store.dispatch(CounterAction.increment.lifted(to: \AppState.counter))
+    /// store.dispatch(Increment().lifted(to: \AppState.counter))
     /// print(store.state.value.counter.count)
     /// // Prints "1"
     /// ```

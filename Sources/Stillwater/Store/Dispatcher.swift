@@ -58,7 +58,7 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 /// first = dispatcher.register { log.append("first \($0)") }
 /// try dispatcher.dispatch("go")
 /// print(log)
-/// // Prints "["first go", "second go"]"
+/// // Prints "[\"first go\", \"second go\"]"
 /// ```
 ///
 /// Handlers run in registration order, each once per payload; ``waitFor(_:)-([DispatchToken])`` runs the

@@ -8,12 +8,13 @@ import Foundation
 /// `Codable`, and replayed into a fresh store to reproduce a session.
 ///
 /// ```swift
-/// let history = History<CounterAction>(undoLimit: 50)
-/// let store = Store(Counter(), middleware: [history.middleware])
-/// store.dispatch(CounterAction.increment)
-/// store.dispatch(CounterAction.increment)
+/// struct Increment: Action { func reduce(_ count: inout Int) { count += 1 } }
+/// let history = History<Increment>(undoLimit: 50)
+/// let store = Store(0, middleware: [history.middleware])
+/// store.dispatch(Increment())
+/// store.dispatch(Increment())
 /// store.dispatch(history.undo)
-/// print(store.state.value.count, history.entries.count)
+/// print(store.state.value, history.entries.count)
 /// // Prints "1 3"
 /// ```
 ///
@@ -98,9 +99,10 @@ public final class History<A: Action>: @unchecked Sendable {
     /// change would silently drop it.
     ///
     /// ```swift
-    /// let history = History<CounterAction>()
-    /// let store = Store(Counter(), middleware: [history.middleware])
-    /// store.dispatch(CounterAction.increment)
+    /// struct Increment: Action { func reduce(_ count: inout Int) { count += 1 } }
+    /// let history = History<Increment>()
+    /// let store = Store(0, middleware: [history.middleware])
+    /// store.dispatch(Increment())
     /// history.removeUndoStates()
     /// print(history.canUndo, history.entries.count)
     /// // Prints "false 1"

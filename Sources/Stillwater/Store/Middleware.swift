@@ -7,11 +7,17 @@
 /// dispatch other actions (`store.dispatch(...)`, which queues them behind this one).
 ///
 /// ```swift
-/// let blockResets = Middleware<Counter> { store, action, next in
-///     if action is ResetAction { return }      // dropped
+/// struct Increment: Action { func reduce(_ count: inout Int) { count += 1 } }
+/// struct Reset: Action { func reduce(_ count: inout Int) { count = 0 } }
+/// let blockResets = Middleware<Int> { store, action, next in
+///     if action is Reset { return }      // dropped
 ///     next(action)
 /// }
-/// let store = Store(Counter(), middleware: [blockResets])
+/// let store = Store(0, middleware: [blockResets])
+/// store.dispatch(Increment())
+/// store.dispatch(Reset())
+/// print(store.state.value)
+/// // Prints "1"
 /// ```
 ///
 /// Middleware runs on the thread running the store's queue, one action at a time, in the order given to
@@ -53,14 +59,17 @@ extension Middleware {
     /// as "unchanged".
     ///
     /// ```swift
-    /// let store = Store(Counter(), middleware: [.logging()])
+    /// struct Counter { var count = 0 }
+    /// struct Increment: Action { func reduce(_ state: inout Counter) { state.count += 1 } }
+    /// let store = Store(Counter(), middleware: [.logging(printer: { print($0) })])
     /// store.dispatch(Increment())
     /// // Prints "[store] Increment()", "[store]   count: 0 -> 1"
     /// ```
     ///
     /// - Parameters:
     ///   - label: Printed in brackets at the start of every line.
-    ///   - printer: Receives each line; `print` by default.
+    ///   - printer: Receives each line; `print` by default (the example spells it out so that its test can
+    ///     collect the lines).
     /// - Complexity: Describes the state twice per action (before and after), through `Mirror`: meant for
     ///   debugging, not for hot paths.
     public static func logging(

@@ -145,10 +145,16 @@ extension Store where State: Sendable {
     /// The states, as an async sequence: the current state first, then every new state, without end.
     ///
     /// ```swift
-    /// for await counter in store.values where counter.count >= 3 {
-    ///     print("reached", counter.count)
-    ///     break
+    /// struct Counter { var count = 0 }
+    /// struct Increment: Action { func reduce(_ state: inout Counter) { state.count += 1 } }
+    /// let store = Store(Counter())
+    /// store.dispatch(Increment())
+    /// for await counter in store.values {
+    ///     print("count", counter.count)
+    ///     if counter.count == 3 { break }
+    ///     store.dispatch(Increment())
     /// }
+    /// // Prints "count 1", "count 2", "count 3"
     /// ```
     ///
     /// A slow consumer gets every state by default (``ValuesBuffering/unbounded``); see ``Property/values``.
