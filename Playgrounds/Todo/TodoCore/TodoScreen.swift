@@ -173,7 +173,7 @@ public final class TodoScreen {
             finishEditing(outcome, editor.text) { path in
                 do {
                     try session.save(to: (path.trimmingWhitespace() as NSString).expandingTildeInPath)
-                    return "saved to \(session.file?.path ?? path); changes are saved there from now on"
+                    return "now saving to \(session.file?.path ?? path)"
                 } catch {
                     return "\(error)"
                 }
@@ -193,7 +193,7 @@ public final class TodoScreen {
             if command == .quit {
                 guard session.hasUnsavedChanges else { return false }
                 mode = .confirmingQuit
-                message = "changes are not saved: q quits and loses them, w saves to another file, other keys stay"
+                message = "not saved: q quits and loses the changes · w saves elsewhere · other keys stay"
                 break
             }
             run(command)
@@ -468,8 +468,11 @@ public final class TodoScreen {
         }
         gates[0].update(ScreenLine(clip("\(title) · \(session.summary)"), style: .header))
         gates[height - 3].update(ScreenLine(""))
-        if mode != .confirmingQuit, let problem = session.saveProblem.value {
-            gates[height - 2].update(ScreenLine(clip(problem), style: .warning))
+        if mode == .confirmingQuit {
+            gates[height - 2].update(ScreenLine(clip(message), style: .warning))
+        } else if let problem = session.saveProblem.value {
+            // The way out first, so that a narrow window still shows it.
+            gates[height - 2].update(ScreenLine(clip("w saves elsewhere · " + problem), style: .warning))
         } else {
             let note = session.mergeNotice.value.map { message.isEmpty ? $0 : "\(message) · \($0)" } ?? message
             let status = [redraw?.description ?? "", note].filter { !$0.isEmpty }.joined(separator: " · ")
