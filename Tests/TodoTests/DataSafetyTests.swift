@@ -70,6 +70,7 @@ struct DataSafetyTests {
             (#"{"version":1,"items":[]}"#, #"a JSON object without "format": "stillwater-todo""#),
             (#"{"format":"other-app","version":1,"items":[]}"#, #"a JSON object of the format "other-app""#),
             ("42", "a number"),
+            ("// \"format\": \"stillwater-todo\" is written by TodoFormat\nlet x = [1,\n", "text that is not JSON"),
           ])
     func notATodoList(contents: String, found: String) throws {
         folder.write(contents, to: "todo.json")
@@ -94,6 +95,26 @@ struct DataSafetyTests {
         #expect(session.hasUnsavedChanges)
     }
 
+    @Test("a device or a pipe given as the file is refused without reading or writing it")
+    func notARegularFile() throws {
+        #expect(throws: TodoFileError.notAFile(path: "/dev/null")) { try TodoFile(path: "/dev/null").load() }
+        #expect(throws: TodoFileError.notAFile(path: "/dev/null")) { try TodoFile(path: "/dev/null").save(TodoList()) }
+        let fifo = folder.file("pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: TodoFileError.notAFile(path: fifo)) { try TodoFile(path: fifo).load() }
+    }
+
+    @Test("a damaged list met when saving is reported as damaged, and not overwritten")
+    func damagedOnSave() throws {
+        let damaged = #"{"format": "stillwater-todo", "version": 1, "items": [{"id": 1}]}"#
+        folder.write(damaged, to: "todo.json")
+        let file = TodoFile(path: path)
+        #expect(throws: TodoFileError.damaged(path: file.path, reason: "item 1 of 1 has no \"title\" string")) {
+            try file.save(TodoList(titles: ["x"]))
+        }
+        #expect(folder.read("todo.json") == damaged)
+    }
+
     // MARK: Read-only file, unwritable folder
 
     @Test("a read-only list file is not replaced; the change stays in memory and can be saved elsewhere")
@@ -106,7 +127,7 @@ struct DataSafetyTests {
 
         _ = try session.perform(.add("eggs"))
         #expect(bytes(path) == original)
-        #expect(session.saveProblem.value == "not saved: \(file.path) is read-only: the list was not saved (changes are kept in memory; save them to another file)")
+        #expect(session.saveProblem.value == "not saved: \(file.path) is read-only, so nothing was written; the changes are only in memory")
         #expect(session.hasUnsavedChanges)
         #expect(session.list.items.map(\.title) == ["milk", "eggs"])
 
@@ -143,10 +164,11 @@ struct DataSafetyTests {
         var output: [String] = [], errors: [String] = []
         let runner = PipedRunner(session: TodoSession(TodoList(), file: file), output: { output.append($0) },
                                  errors: { errors.append($0) })
-        let status = runner.run(lines: ["list", "add milk"])
+        let status = runner.run(lines: ["list", "add milk", "filter done", "list"])
         #expect(status == 1)
         #expect(output.contains("added \"milk\" as item 1, in memory only"))
         #expect(!output.contains("added \"milk\" as item 1"))
+        #expect(output.contains("showing done items"), "a line that saved nothing is not blamed")
         #expect(errors.count == 1)
         #expect(errors.first?.hasPrefix("line 2: not saved: cannot save in the folder \(folder.path)") == true)
     }
@@ -196,6 +218,43 @@ struct DataSafetyTests {
         #expect(session.file == TodoFile(path: target))
         #expect(try TodoFile(path: target).load().list.items.map(\.title) == ["milk", "eggs"])
         #expect(!screen.handle(.character("q")), "saved now, so q quits at once")
+    }
+
+    @Test("interactive: saving elsewhere to a path that exists says why on the status line, over the standing warning")
+    func saveAsRefused() throws {
+        let file = TodoFile(path: path)
+        try file.save(TodoList(titles: ["milk"]))
+        try setMode(0o444, path)
+        folder.write("mine", to: "taken.txt")
+        let session = TodoSession(try file.load().list, file: file, showsCursor: true)
+        let terminal = VirtualTerminal(height: 12)
+        let screen = TodoScreen(session: session, width: 200, height: 12, output: terminal.receive)
+        _ = try session.perform(.add("eggs"))
+        screen.handle(.character("w"))
+        for character in folder.file("taken.txt") { screen.handle(.character(character)) }
+        screen.handle(.enter)
+        #expect(terminal.rows[10].hasPrefix("not saved to \(folder.file("taken.txt")): \(folder.file("taken.txt")) exists already"))
+        #expect(folder.read("taken.txt") == "mine")
+        #expect(session.file == file)
+        screen.handle(.down)
+        #expect(terminal.rows[10].hasPrefix("w saves elsewhere · not saved:"), "the next key shows the standing warning again")
+    }
+
+    @Test("interactive: an item added while another todo saved the same file is found under its new identity")
+    func addAfterMerge() throws {
+        let file = TodoFile(path: path)
+        try file.save(TodoList(titles: ["milk"]))
+        let other = TodoSession(try file.load().list, file: file)
+        let session = TodoSession(try file.load().list, file: file, showsCursor: true)
+        let terminal = VirtualTerminal(height: 12)
+        let screen = TodoScreen(session: session, width: 200, height: 12, output: terminal.receive)
+        _ = try other.perform(.add("bread"))
+        screen.handle(.character("a"))
+        screen.type("tea")
+        screen.handle(.enter)
+        #expect(terminal.rows[10].contains("added \"tea\""))
+        #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
+        #expect(session.rows.value.first { $0.isSelected }?.item.title == "tea", "the cursor is on the new item")
     }
 
     // MARK: Fields the program does not know

@@ -177,7 +177,7 @@ struct EndToEndTests {
         folder.write(damaged, to: "list.json")
         let run = try TodoBinary.run(["--file", folder.file("list.json")], input: "add milk\n", home: folder.path)
         #expect(run.status == 0)
-        #expect(run.errors.contains("was a damaged todo list (not valid JSON); it was renamed to \(folder.file("list.json")).corrupt-"))
+        #expect(run.errors.contains("was a damaged todo list (not valid JSON: Unexpected end of file during JSON parse.); it was renamed to \(folder.file("list.json")).corrupt-"))
         let asideName = try #require(folder.names.first { $0.hasPrefix("list.json.corrupt-") })
         #expect(folder.read(asideName) == damaged)
         #expect(folder.read("list.json")?.contains("milk") == true)

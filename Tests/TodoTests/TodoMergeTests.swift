@@ -81,6 +81,22 @@ struct TodoMergeTests {
         #expect(TodoMerge(base: base, ours: ours, theirs: theirs).list.otherFields == ["owner": .string("ada"), "team": .string("ops")])
     }
 
+    @Test("after the identities ran out, both sides reuse the same free one: the merge keeps both items apart")
+    func identitiesExhausted() {
+        let last = TodoList.identities.upperBound
+        let full = TodoList(items: [TodoItem(id: last, title: "last")])
+        let merge = TodoMerge(base: full, ours: changed(full, .add("x")), theirs: changed(full, .add("y")))
+        #expect(summary(merge.list) == ["\(last) last", "1 y", "2 x"])
+
+        // One identity left: both take it; ours must not go past the range.
+        let almost = TodoList(items: [TodoItem(id: 5, title: "a")], nextID: last)
+        let edge = TodoMerge(base: almost, ours: changed(almost, .add("x")), theirs: changed(almost, .add("y")))
+        #expect(edge.list.items.map(\.title) == ["a", "y", "x"])
+        #expect(edge.list.items.allSatisfy { TodoList.identities.contains($0.id) })
+        #expect(Set(edge.list.items.map(\.id)).count == 3)
+        #expect(TodoFormat.parse(TodoFormat.encode(edge.list)) == .list(edge.list), "the merged list loads again")
+    }
+
     @Test("random edits on both sides: nothing either side added is lost, identities stay unique", arguments: 0..<40)
     func randomEdits(seed: Int) {
         var generator = SeededRandom(seed: UInt64(seed))

@@ -63,11 +63,12 @@ public final class PipedRunner {
     public func run(_ line: String) -> Bool {
         lineNumber += 1
         let updatesBefore = view.showCount
+        let listBefore = session.list
         do {
             guard let command = try TodoCommand.parse(line) else { return true }
             switch try session.perform(command) {
             case .changed(let message):
-                reportSaved(message)
+                reportSaved(message, listChanged: session.list != listBefore)
                 if !isQuiet {
                     let unchanged = RedrawSummary(rowCount: view.rows.count)
                     printList(redraw: view.showCount == updatesBefore ? unchanged : view.lastRedraw)
@@ -99,9 +100,14 @@ public final class PipedRunner {
         output((redraw.map { "\($0) · " } ?? "") + session.summary)
     }
 
-    /// Prints what a change did, and whether it reached the file: a failed save is reported on this
-    /// line (and counts as a failure), and so is a merge of another program's change.
-    private func reportSaved(_ message: String) {
+    /// Prints what a change did, and whether it reached the file: a failed save is reported on the line
+    /// whose change it failed to save (and counts as a failure), and so is a merge of another program's
+    /// change. A line that changed only the view (a filter) saved nothing and reports neither.
+    private func reportSaved(_ message: String, listChanged: Bool) {
+        guard listChanged else {
+            output(message)
+            return
+        }
         guard let problem = session.saveProblem.value else {
             output(message)
             if let notice = session.mergeNotice.value { output(notice) }

@@ -8,7 +8,8 @@ import Musl
 import Darwin
 #endif
 
-/// The JSON file a todo list is kept in: read once at start, written after every change.
+/// The JSON file a todo list is kept in: read at start, written (after a check of what it holds) after
+/// every change.
 ///
 /// What it guarantees:
 /// - **Nothing that is not this program's list is ever changed.** A file without the format marker
@@ -25,9 +26,16 @@ import Darwin
 ///   (no `w` bit in its mode) is refused with ``TodoFileError/readOnly(path:)`` or
 ///   ``TodoFileError/folderUnwritable(path:folder:reason:)``, and nothing is written.
 /// - Fields the program does not know are kept (``TodoItem/otherFields``, ``TodoList/otherFields``).
+/// - Only regular files are read or written: a device, a pipe or a socket given as the path is refused.
+/// - A file that root saves over keeps its owner and group, so `sudo todo` does not take a user's list.
+///
+/// The lock coordinates `todo` processes only; another program that writes the file is still noticed at
+/// the next save (its change is merged in, or the file, if no longer a list, is left alone).
 ///
 /// ```swift
-/// let file = TodoFile(path: "/tmp/todo-example.json")
+/// import Foundation
+///
+/// let file = TodoFile(path: NSTemporaryDirectory() + "todo-\(UUID().uuidString).json")
 /// try file.save(TodoList(titles: ["milk"]))
 /// if case .loaded(let list) = try file.load() { print(list.items.map(\.title)) }
 /// // Prints "[\"milk\"]"
@@ -81,13 +89,6 @@ public struct TodoFile: Equatable, Sendable {
             if case .loaded(let list) = self { return list }
             return TodoList()
         }
-
-        /// What the file now holds, to hand to ``TodoFile/update(to:from:)``: the loaded list, or `nil`
-        /// when there is no file at the path (missing, or set aside).
-        public var onDisk: TodoList? {
-            if case .loaded(let list) = self { return list }
-            return nil
-        }
     }
 
     /// What ``update(to:from:)`` did.
@@ -113,6 +114,10 @@ public struct TodoFile: Equatable, Sendable {
     ///   cannot be read, is not this program's list (plain text, other JSON), was written by a later
     ///   version, holds an identity outside ``TodoList/identities``, or is damaged but cannot be renamed.
     public func load(now: Date = Date()) throws(TodoFileError) -> LoadResult {
+        try withFolderLocked { () throws(TodoFileError) in try loadLocked(now: now) }
+    }
+
+    private func loadLocked(now: Date) throws(TodoFileError) -> LoadResult {
         guard let data = try read() else {
             guard isFolder(folder) else { throw .folderMissing(path: path, folder: folder) }
             return .missing
@@ -131,7 +136,7 @@ public struct TodoFile: Equatable, Sendable {
     /// this program uses. ``update(to:from:)`` is the safe form when other programs may write the file.
     ///
     /// - Throws: ``TodoFileError``, with the file untouched, when it is read-only, its folder is not
-    ///   writable, or it holds something that is not an older todo list.
+    ///   writable, or it holds something that is not a todo list of this version.
     public func save(_ list: TodoList) throws(TodoFileError) {
         try withFolderLocked { () throws(TodoFileError) in
             try checkWritable()
@@ -140,10 +145,36 @@ public struct TodoFile: Equatable, Sendable {
                 case .empty, .list: break
                 case .notATodoList(let found): throw .notATodoList(path: path, found: found)
                 case .newerVersion(let version): throw .newerVersion(path: path, version: version)
-                case .damaged, .badIdentity: throw .notATodoList(path: path, found: "a damaged todo list")
+                case .damaged(let reason): throw .damaged(path: path, reason: reason)
+                case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
                 }
             }
             try write(list)
+        }
+    }
+
+    /// Writes `list` to a new file: the path must be free, and nothing there is ever overwritten, even
+    /// when another program creates a file at the same moment (the file is created exclusively first).
+    ///
+    /// - Throws: ``TodoFileError/alreadyExists(path:)`` when something is at the path, or why the file
+    ///   could not be written (then no file is left behind).
+    public func saveNew(_ list: TodoList) throws(TodoFileError) {
+        try withFolderLocked { () throws(TodoFileError) in
+            var status = stat()
+            if lstat(path, &status) == 0 { throw .alreadyExists(path: path) }
+            try checkWritable()
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard descriptor >= 0 else {
+                if errno == EEXIST { throw .alreadyExists(path: path) }
+                throw .folderUnwritable(path: path, folder: folder, reason: Self.lastError())
+            }
+            close(descriptor)
+            do throws(TodoFileError) {
+                try write(list)
+            } catch {
+                unlink(path)
+                throw error
+            }
         }
     }
 
@@ -151,7 +182,9 @@ public struct TodoFile: Equatable, Sendable {
     /// merges the two first (see ``TodoMerge``) and writes the merged list.
     ///
     /// ```swift
-    /// let file = TodoFile(path: "/tmp/todo-update-example.json")
+    /// import Foundation
+    ///
+    /// let file = TodoFile(path: NSTemporaryDirectory() + "todo-\(UUID().uuidString).json")
     /// let start = TodoList(titles: ["milk"])
     /// try file.save(start)
     /// var theirs = start
@@ -168,7 +201,8 @@ public struct TodoFile: Equatable, Sendable {
     /// - Parameters:
     ///   - list: The list to save.
     ///   - known: The list the file held when this program last read or wrote it (`nil`: there was no
-    ///     file). A file that was removed since is written again.
+    ///     file). A file that was removed since is written again. The merge matches items by identity,
+    ///     so it assumes the file still descends from `known` (another `todo` on the same list).
     /// - Throws: ``TodoFileError``, with the file untouched, when it is read-only, its folder is not
     ///   writable, or it now holds something that is not a todo list of this version.
     public func update(to list: TodoList, from known: TodoList?) throws(TodoFileError) -> SaveResult {
@@ -188,10 +222,11 @@ public struct TodoFile: Equatable, Sendable {
             case .empty: theirs = known ?? TodoList()
             case .list(let list): theirs = list
             case .notATodoList(let found): throw .replaced(path: path, found: found)
-            case .damaged(let reason): throw .replaced(path: path, found: "a damaged todo list (\(reason))")
+            case .damaged(let reason): throw .damaged(path: path, reason: reason)
             case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
             case .newerVersion(let version): throw .newerVersion(path: path, version: version)
             }
+            if theirs == list { return .unchanged }
             let merge = TodoMerge(base: known ?? TodoList(), ours: list, theirs: theirs)
             try write(merge.list)
             return merge.list == list ? .saved : .merged(merge)
@@ -208,6 +243,7 @@ public struct TodoFile: Equatable, Sendable {
             throw .unreadable(path: path, reason: Self.lastError())
         }
         if status.st_mode & S_IFMT == S_IFDIR { throw .isFolder(path: path) }
+        if status.st_mode & S_IFMT != S_IFREG { throw .notAFile(path: path) }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
@@ -220,12 +256,15 @@ public struct TodoFile: Equatable, Sendable {
     private func checkWritable() throws(TodoFileError) {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR,
-           status.st_mode & 0o222 == 0 || access(path, W_OK) != 0 {
+           status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o222 == 0 || access(path, W_OK) != 0 {
             throw .readOnly(path: path)
         }
         guard stat(folder, &status) == 0 else { throw .folderMissing(path: path, folder: folder) }
-        if status.st_mode & 0o222 == 0 || access(folder, W_OK) != 0 {
-            throw .folderUnwritable(path: path, folder: folder, reason: String(cString: strerror(EACCES)))
+        if access(folder, W_OK) != 0 {
+            throw .folderUnwritable(path: path, folder: folder, reason: Self.lastError())
+        }
+        if status.st_mode & 0o222 == 0 {
+            throw .folderUnwritable(path: path, folder: folder, reason: "no one may write in it")
         }
     }
 
@@ -237,12 +276,14 @@ public struct TodoFile: Equatable, Sendable {
         let temporary = (folder as NSString).appendingPathComponent(
             ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         var status = stat()
-        let mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o600
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+        let exists = stat(path, &status) == 0
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, exists ? status.st_mode & 0o7777 : 0o600)
         guard descriptor >= 0 else {
             throw .folderUnwritable(path: path, folder: folder, reason: Self.lastError())
         }
         var failure: String?
+        // Root saving over a user's file gives the new file that user's owner and group.
+        if exists, geteuid() == 0, fchown(descriptor, status.st_uid, status.st_gid) != 0 { failure = Self.lastError() }
         if !data.withUnsafeBytes({ writeFully(descriptor, $0) }) { failure = Self.lastError() }
         if failure == nil, fsync(descriptor) != 0 { failure = Self.lastError() }
         if close(descriptor) != 0, failure == nil { failure = Self.lastError() }
@@ -280,12 +321,17 @@ public struct TodoFile: Equatable, Sendable {
         let base = "\(path).corrupt-\(formatter.string(from: now))"
         var candidate = base
         var attempt = 1
-        while FileManager.default.fileExists(atPath: candidate) {
+        // A hard link never replaces an existing name (unlike rename), so an earlier set-aside file with
+        // the same name is never lost; the list's own name goes only once the copy's name exists.
+        while link(path, candidate) != 0 {
+            guard errno == EEXIST else { throw .cannotSetAside(path: path, reason: Self.lastError()) }
             attempt += 1
             candidate = "\(base)-\(attempt)"
         }
-        guard rename(path, candidate) == 0 else {
-            throw .cannotSetAside(path: path, reason: Self.lastError())
+        guard unlink(path) == 0 else {
+            let reason = Self.lastError()
+            unlink(candidate)
+            throw .cannotSetAside(path: path, reason: reason)
         }
         return candidate
     }
@@ -318,6 +364,10 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
     case folderMissing(path: String, folder: String)
     /// The path names a folder, not a file.
     case isFolder(path: String)
+    /// The path names something that is not a regular file (a device, a pipe, a socket).
+    case notAFile(path: String)
+    /// The file is a damaged todo list, found where a list was to be saved: it is not overwritten.
+    case damaged(path: String, reason: String)
     /// The file exists but cannot be read (no permission, say).
     case unreadable(path: String, reason: String)
     /// The file is not this program's list: `found` says what it is instead.
@@ -346,6 +396,10 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot keep the list in \(path): the folder \(folder) does not exist"
         case .isFolder(let path):
             "\(path) is a directory, not a file; give --file a file in it, like \((path as NSString).appendingPathComponent("todo.json"))"
+        case .notAFile(let path):
+            "\(path) is not a regular file (a device, a pipe or a socket); give --file a file"
+        case .damaged(let path, let reason):
+            "\(path) is a damaged todo list (\(reason)); it was not overwritten — move it away, or save elsewhere"
         case .unreadable(let path, let reason):
             "cannot read \(path): \(reason)"
         case .notATodoList(let path, let found):
@@ -357,11 +411,11 @@ public enum TodoFileError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotSetAside(let path, let reason):
             "\(path) is a damaged todo list, and renaming it out of the way failed (\(reason)); it was left untouched — move it yourself or use --file"
         case .readOnly(let path):
-            "\(path) is read-only: the list was not saved (changes are kept in memory; save them to another file)"
+            "\(path) is read-only, so nothing was written; the changes are only in memory"
         case .folderUnwritable(_, let folder, let reason):
-            "cannot save in the folder \(folder) (\(reason)): the list was not saved (changes are kept in memory; save them to another file)"
+            "cannot save in the folder \(folder) (\(reason)), so nothing was written; the changes are only in memory"
         case .replaced(let path, let found):
-            "\(path) was replaced by another program with \(found); it was not overwritten (changes are kept in memory; save them to another file)"
+            "\(path) was replaced by another program with \(found); it was not overwritten, and the changes are only in memory"
         case .alreadyExists(let path):
             "\(path) exists already; choose a new name (todo never saves over another file)"
         case .unwritable(let path, let reason):

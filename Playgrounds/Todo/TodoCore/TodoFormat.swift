@@ -107,7 +107,7 @@ public enum TodoFormat {
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            return looksMarked(data) ? .damaged("not valid JSON") : .notATodoList("text that is not JSON")
+            return looksMarked(data) ? .damaged("not valid JSON: \(jsonProblem(data))") : .notATodoList("text that is not JSON")
         }
         guard case .object(var document) = value else { return .notATodoList(value.kind) }
         switch document.removeValue(forKey: "format") {
@@ -164,18 +164,33 @@ public enum TodoFormat {
     private static let identityRule =
         "identities must be whole numbers from 1 to \(TodoList.identities.upperBound)"
 
-    /// Whether `data`, which is not valid JSON, still carries the format marker near its start (a list
-    /// cut short or mangled by hand): such a file is set aside rather than refused.
+    /// Whether `data`, which the JSON reader refused, still looks like this program's list: it opens
+    /// with `{` and carries the format marker in its first 4 KiB (a list cut short or mangled by hand).
+    /// Such a file is set aside rather than refused; other text that merely mentions the marker (a
+    /// source file, say) does not open with `{` and is refused, untouched.
     private static func looksMarked(_ data: Data) -> Bool {
         let head = String(decoding: data.prefix(4096), as: UTF8.self)
+        guard head.drop(while: { $0.isWhitespace || $0 == "\u{FEFF}" }).first == "{" else { return false }
         return head.range(of: #""format"\s*:\s*"stillwater-todo""#, options: .regularExpression) != nil
+    }
+
+    /// What is wrong with `data` as JSON, in one line (`Number 1e400 is not representable in Swift.`).
+    private static func jsonProblem(_ data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "it could not be read"
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            return detail?.split(separator: "\n").first.map(String.init) ?? "it could not be read"
+        }
     }
 }
 
 extension TodoFormat {
     /// Checks the format's promises on `data`, for the fuzz target and the corpus test: ``parse(_:)``
-    /// answers without trapping, and a list it reads is written and read back unchanged (identities in
-    /// range, unknown fields kept).
+    /// answers without trapping; a list it reads is written and read back unchanged (identities in
+    /// range, unknown fields kept); and two programs each adding an item to that list merge into one
+    /// list with both items, no identity twice, that reads back as itself.
     ///
     /// ```swift
     /// print(TodoFormat.brokenPromise(in: TodoFormat.encode(TodoList(titles: ["milk"]))) ?? "kept")
@@ -190,6 +205,17 @@ extension TodoFormat {
         }
         if list.nextID > TodoList.identities.upperBound + 1 { return "nextID \(list.nextID) was read out of range" }
         let again = parse(encode(list))
-        return again == .list(list) ? nil : "the list read back as \(again), not as itself"
+        guard again == .list(list) else { return "the list read back as \(again), not as itself" }
+        // Two programs that each add an item to this list: the merge keeps both, under distinct
+        // identities that a later load accepts.
+        var ours = list, theirs = list
+        TodoAction.add("ours").reduce(&ours)
+        TodoAction.add("theirs").reduce(&theirs)
+        let merged = TodoMerge(base: list, ours: ours, theirs: theirs).list
+        let ids = merged.items.map(\.id)
+        if merged.items.count != list.items.count + 2 { return "a merge of two adds lost an item" }
+        if Set(ids).count != ids.count { return "a merge of two adds used an identity twice" }
+        if parse(encode(merged)) != .list(merged) { return "a merged list does not read back as itself" }
+        return nil
     }
 }

@@ -64,18 +64,21 @@ public struct TodoMerge: Equatable, Sendable {
         for (id, other) in theirItems where baseItems[id] == nil { kept[id] = other }
 
         // Our new items, renumbered in order from theirs' nextID when theirs handed out identities too
-        // (ours may have handed out the same ones); identities are never reused.
+        // (ours may have handed out the same ones), or when an identity is taken (after the identities
+        // ran out, both sides reuse free ones). `identities` hands out what no kept item has.
         let theyAllocated = theirs.nextID > base.nextID
-        var nextID = theyAllocated ? theirs.nextID : max(ours.nextID, theirs.nextID)
+        var identities = TodoList(
+            items: Array(kept.values), nextID: theyAllocated ? theirs.nextID : max(ours.nextID, theirs.nextID))
         var renumbered: [Int: Int] = [:]
         for item in ours.items where baseItems[item.id] == nil {
             var id = item.id
-            if theyAllocated {
-                id = nextID
-                nextID += 1
+            if theyAllocated || kept[id] != nil {
+                id = identities.allocateID()
                 renumbered[item.id] = id
             }
-            kept[id] = TodoItem(id: id, title: item.title, isDone: item.isDone, otherFields: item.otherFields)
+            let added = TodoItem(id: id, title: item.title, isDone: item.isDone, otherFields: item.otherFields)
+            kept[id] = added
+            identities.items.append(added)
         }
         let ourOrder = ours.items.map { renumbered[$0.id] ?? $0.id }
         let theirOrder = theirs.items.map(\.id)
@@ -85,7 +88,7 @@ public struct TodoMerge: Equatable, Sendable {
         let (primary, secondary) = weReordered && !theyReordered ? (ourOrder, theirOrder) : (theirOrder, ourOrder)
         let order = Self.interleave(primary, secondary).filter { kept[$0] != nil }
 
-        var merged = TodoList(items: order.map { kept[$0]! }, nextID: max(nextID, ours.nextID), otherFields: theirs.otherFields)
+        var merged = TodoList(items: order.map { kept[$0]! }, nextID: max(identities.nextID, ours.nextID), otherFields: theirs.otherFields)
         for (name, value) in ours.otherFields where base.otherFields[name] != value { merged.otherFields[name] = value }
         list = merged
         self.conflicts = conflicts

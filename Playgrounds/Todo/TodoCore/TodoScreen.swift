@@ -91,6 +91,9 @@ public final class TodoScreen {
     private var subscription: Subscription?
     private var scrollOffset = 0
     private var message = ""
+    /// A message the last key produced that outranks a standing save problem on the status line (why
+    /// saving elsewhere failed, say); cleared by the next key.
+    private var alert: String?
     private var notice = ""
     private var redraw: RedrawSummary?
 
@@ -137,6 +140,7 @@ public final class TodoScreen {
     /// - Returns: `false` when the key asks to quit, `true` otherwise.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
+        alert = nil
         switch mode {
         case .help(let page), .notice(let page):
             switch key {
@@ -151,12 +155,10 @@ public final class TodoScreen {
             let outcome = editor.handle(key)
             mode = .adding(editor)
             finishEditing(outcome, editor.text) { title in
-                let id = session.list.nextID
-                session.add(title)
-                guard session.list.items.last?.id == id else { return "nothing added: the title was empty" }
-                session.selection.value = TodoSelection(id: id, index: session.rows.value.count)
-                return "added \"\(session.list.items.last!.title)\""
-                    + (session.rows.value.contains { $0.item.id == id } ? "" : " (hidden by the filter)")
+                guard let added = session.addItem(title) else { return "nothing added: the title was empty" }
+                session.selection.value = TodoSelection(id: added.id, index: session.rows.value.count)
+                return "added \"\(added.title)\""
+                    + (session.rows.value.contains { $0.item.id == added.id } ? "" : " (hidden by the filter)")
             }
         case .editing(let id, var editor):
             let outcome = editor.handle(key)
@@ -175,7 +177,8 @@ public final class TodoScreen {
                     try session.save(to: (path.trimmingWhitespace() as NSString).expandingTildeInPath)
                     return "now saving to \(session.file?.path ?? path)"
                 } catch {
-                    return "\(error)"
+                    alert = "not saved to \(path.trimmingWhitespace()): \(error)"
+                    return alert!
                 }
             }
         case .confirmingQuit:
@@ -183,7 +186,9 @@ public final class TodoScreen {
             switch Keymap.command(for: key) {
             case .quit?: return false
             case .saveAs?: run(.saveAs)
-            default: message = "not quitting; w saves the list to another file"
+            default:
+                message = "not quitting"
+                alert = "not quitting · w saves elsewhere · q quits and loses the changes"
             }
         case .browsing:
             guard let command = Keymap.command(for: key) else {
@@ -470,6 +475,8 @@ public final class TodoScreen {
         gates[height - 3].update(ScreenLine(""))
         if mode == .confirmingQuit {
             gates[height - 2].update(ScreenLine(clip(message), style: .warning))
+        } else if let alert {
+            gates[height - 2].update(ScreenLine(clip(alert), style: .warning))
         } else if let problem = session.saveProblem.value {
             // The way out first, so that a narrow window still shows it.
             gates[height - 2].update(ScreenLine(clip("w saves elsewhere · " + problem), style: .warning))

@@ -76,8 +76,8 @@ public final class TodoSession {
     public let rows: Property<[TodoRow]>
     /// Why the last save failed, or `nil` when it worked (or there is no file).
     public let saveProblem: Property<String?>
-    /// What the last save merged in from another program that changed the file, or `nil` when the last
-    /// save found no such change.
+    /// What the last save merged in from another program that changed the file; it stays until the
+    /// next change of the list is saved without a merge (`nil` then, and before any merge).
     public let mergeNotice: Property<String?>
     /// Whether the rows mark the row under the cursor.
     public let showsCursor: Bool
@@ -146,14 +146,32 @@ public final class TodoSession {
         file != nil && list != onDisk
     }
 
+    /// Adds an item titled `title` (through ``add``, as a row's editor does) and returns it as the list
+    /// now holds it: under a new identity when a merge with another program's save renumbered it.
+    ///
+    /// ```swift
+    /// let session = TodoSession(TodoList(titles: ["milk"]))
+    /// print(session.addItem("  eggs ")?.id ?? 0, session.addItem(" ") == nil)
+    /// // Prints "2 true"
+    /// ```
+    ///
+    /// - Returns: The added item, or `nil` when the cleaned title was empty (nothing is added then).
+    public func addItem(_ title: String) -> TodoItem? {
+        let cleaned = TodoItem.cleanTitle(title)
+        guard !cleaned.isEmpty else { return nil }
+        let before = Set(list.items.map(\.id))
+        add(title)
+        return list.items.last { !before.contains($0.id) && $0.title == cleaned }
+    }
+
     /// Saves the list to a new file at `path`, and keeps saving there from now on.
     ///
     /// - Throws: ``TodoFileError/alreadyExists(path:)`` when something is at `path` already (it is never
-    ///   overwritten), or why the file could not be written; the session keeps its old file then.
+    ///   overwritten, even by a file another program creates meanwhile), or why the file could not be
+    ///   written; the session keeps its old file then.
     public func save(to path: String) throws(TodoFileError) {
         let target = TodoFile(path: path)
-        guard !FileManager.default.fileExists(atPath: target.path) else { throw .alreadyExists(path: target.path) }
-        _ = try target.update(to: list, from: nil)
+        try target.saveNew(list)
         file = target
         onDisk = list
         saveStorage.value = nil
@@ -170,7 +188,8 @@ public final class TodoSession {
             case .unchanged:
                 onDisk = list
             case .merged(let merge):
-                onDisk = merge.list
+                // `onDisk` stays the list before the merge until the merged list is the state: a change
+                // queued before the adoption then merges again instead of writing over the other's.
                 adopt(merge)
             }
             if saveStorage.value != nil { saveStorage.value = nil }
@@ -232,9 +251,9 @@ public final class TodoSession {
     public func perform(_ command: TodoCommand) throws(CommandError) -> CommandOutcome {
         switch command {
         case .add(let title):
-            add(title)
-            guard let added = list.items.last, let number = number(of: added.id) else {
-                return .changed("added \"\(list.items.last?.title ?? title)\" (hidden: showing \(filter.value.rawValue) items)")
+            guard let added = addItem(title) else { return .unchanged("nothing added: the title was empty") }
+            guard let number = number(of: added.id) else {
+                return .changed("added \"\(added.title)\" (hidden: showing \(filter.value.rawValue) items)")
             }
             return .changed("added \"\(added.title)\" as item \(number)")
         case .toggle(let number):
