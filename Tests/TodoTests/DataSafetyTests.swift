@@ -197,8 +197,8 @@ struct DataSafetyTests {
         #expect(!quiet.handle(.character("q")), "with nothing unsaved, q quits at once")
     }
 
-    @Test("interactive: w saves to another file typed in the line editor")
-    func saveAsKey() throws {
+    /// A screen over a read-only list file holding "milk", after "eggs" was added (and not saved).
+    func readOnlyScreen() throws -> (TodoFile, TodoSession, TodoScreen, VirtualTerminal) {
         let file = TodoFile(path: path)
         try file.save(TodoList(titles: ["milk"]))
         try setMode(0o444, path)
@@ -206,13 +206,19 @@ struct DataSafetyTests {
         let terminal = VirtualTerminal(height: 12)
         let screen = TodoScreen(session: session, width: 200, height: 12, output: terminal.receive)
         _ = try session.perform(.add("eggs"))
+        return (file, session, screen, terminal)
+    }
+
+    @Test("interactive: w saves to another file typed in the line editor")
+    func saveAsKey() throws {
+        let (file, session, screen, terminal) = try readOnlyScreen()
         screen.handle(.down)
         #expect(terminal.rows[10].hasPrefix("w saves elsewhere · not saved: \(file.path) is read-only"))
         #expect(terminal.styles[10] == .warning)
         #expect(screen.handle(.character("q")))
         #expect(screen.handle(.character("w")))
         let target = folder.file("saved.json")
-        for character in target { screen.handle(.character(character)) }
+        screen.type(target)
         screen.handle(.enter)
         #expect(terminal.rows[10].contains("now saving to \(folder.path)"))
         #expect(session.file == TodoFile(path: target))
@@ -222,16 +228,10 @@ struct DataSafetyTests {
 
     @Test("interactive: saving elsewhere to a path that exists says why on the status line, over the standing warning")
     func saveAsRefused() throws {
-        let file = TodoFile(path: path)
-        try file.save(TodoList(titles: ["milk"]))
-        try setMode(0o444, path)
+        let (file, session, screen, terminal) = try readOnlyScreen()
         folder.write("mine", to: "taken.txt")
-        let session = TodoSession(try file.load().list, file: file, showsCursor: true)
-        let terminal = VirtualTerminal(height: 12)
-        let screen = TodoScreen(session: session, width: 200, height: 12, output: terminal.receive)
-        _ = try session.perform(.add("eggs"))
         screen.handle(.character("w"))
-        for character in folder.file("taken.txt") { screen.handle(.character(character)) }
+        screen.type(folder.file("taken.txt"))
         screen.handle(.enter)
         #expect(terminal.rows[10].hasPrefix("not saved to \(folder.file("taken.txt")): \(folder.file("taken.txt")) exists already"))
         #expect(folder.read("taken.txt") == "mine")

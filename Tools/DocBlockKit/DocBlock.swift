@@ -24,6 +24,7 @@ public struct DocBlock: Equatable, Sendable {
     public var fenceLine: Int
     /// The lines between the fences.
     public var lines: [String]
+    /// How the test treats the block: run it, skip it, run it after the block before it…
     public var mode: Mode
     /// Why the block's marker could not be read, if it could not.
     public var problem: String?
@@ -31,6 +32,7 @@ public struct DocBlock: Equatable, Sendable {
     /// The test's name, such as `README.md:52`.
     public var name: String { "\(file):\(fenceLine)" }
 
+    /// A block of `file` whose opening fence is on line `fenceLine`.
     public init(file: String, fenceLine: Int, lines: [String], mode: Mode, problem: String? = nil) {
         self.file = file
         self.fenceLine = fenceLine
@@ -40,6 +42,7 @@ public struct DocBlock: Equatable, Sendable {
     }
 }
 
+/// Finds the Swift blocks of markdown files and of `///` doc comments, with their markers.
 public enum DocBlocks {
     /// Whether a markdown line opens a Swift code block. The build plugin counts blocks with this same
     /// rule (it cannot link this library), and the extractor stops if the counts ever disagree.

@@ -4,8 +4,10 @@ import Synchronization
 public final class PrintedOutput: Sendable {
     private let text = Mutex("")
 
+    /// An empty collection.
     public init() {}
 
+    /// Adds what `print(items, separator:, terminator:)` would have written.
     public func write(_ items: [Any], separator: String, terminator: String) {
         let written = items.map { String(describing: $0) }.joined(separator: separator) + terminator
         text.withLock { $0 += written }

@@ -4,13 +4,19 @@
 /// `\\`, `\n` and `\t` escapes); when it ends with a comma, the literals go on in the next `//` line.
 /// Text that is not a literal is an error, so a comment the check cannot read is never ignored.
 public enum PrintsComment {
+    /// A Prints comment that is not only string literals: where, and why.
     public struct Unreadable: Error, Equatable, CustomStringConvertible {
         /// The 0-based line in the block.
         public var line: Int
+        /// What is wrong with it.
         public var reason: String
+        /// One line naming the line and the reason.
         public var description: String { "cannot read the Prints comment on line \(line + 1) of the block: \(reason)" }
     }
 
+    /// Every line the block's Prints comments promise, in order.
+    ///
+    /// - Throws: ``Unreadable`` for a Prints comment holding anything but string literals.
     public static func expectedLines(in block: [String]) throws(Unreadable) -> [String] {
         var expected: [String] = []
         var index = 0

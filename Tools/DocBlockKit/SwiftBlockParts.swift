@@ -5,13 +5,17 @@
 /// The split reads lines: a new top-level item starts on a line with no indentation outside any
 /// bracket, string or comment; an indented line, or a line inside brackets, continues the item before it.
 public struct SwiftBlockParts: Equatable, Sendable {
+    /// The block's `import` lines.
     public var imports: [String] = []
+    /// Its top-level declarations (types, functions, extensions), each whole.
     public var declarations: [String] = []
+    /// Everything else, in order: what runs.
     public var statements: [String] = []
     /// Names the block's top-level `let` and `var` bind. In a script they are globals that live to the
     /// end; in the test function they are kept alive to its end the same way.
     public var topLevelNames: [String] = []
 
+    /// Parts given directly (for tests of the split).
     public init(imports: [String] = [], declarations: [String] = [], statements: [String] = [],
                 topLevelNames: [String] = []) {
         self.imports = imports
@@ -22,6 +26,7 @@ public struct SwiftBlockParts: Equatable, Sendable {
 
     enum Kind { case importLine, declaration, statement }
 
+    /// Splits `block`'s lines into imports, declarations and statements.
     public init(_ block: [String]) {
         var scanner = NestingScanner()
         var kind = Kind.statement

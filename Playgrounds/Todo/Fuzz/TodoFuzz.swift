@@ -18,6 +18,7 @@ func check(_ data: Data) {
 }
 
 #if FUZZING
+/// The C `argv` a program's entry point receives.
 public typealias Arguments = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 
 /// libFuzzer's driver, for a program with a `main` of its own.

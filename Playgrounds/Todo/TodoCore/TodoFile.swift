@@ -141,13 +141,7 @@ public struct TodoFile: Equatable, Sendable {
         try withFolderLocked { () throws(TodoFileError) in
             try checkWritable()
             if let data = try read() {
-                switch TodoFormat.parse(data) {
-                case .empty, .list: break
-                case .notATodoList(let found): throw .notATodoList(path: path, found: found)
-                case .newerVersion(let version): throw .newerVersion(path: path, version: version)
-                case .damaged(let reason): throw .damaged(path: path, reason: reason)
-                case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
-                }
+                _ = try existingList(in: data) { .notATodoList(path: path, found: $0) }
             }
             try write(list)
         }
@@ -217,15 +211,7 @@ public struct TodoFile: Equatable, Sendable {
                 try write(list)
                 return .saved
             }
-            let theirs: TodoList
-            switch TodoFormat.parse(data) {
-            case .empty: theirs = known ?? TodoList()
-            case .list(let list): theirs = list
-            case .notATodoList(let found): throw .replaced(path: path, found: found)
-            case .damaged(let reason): throw .damaged(path: path, reason: reason)
-            case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
-            case .newerVersion(let version): throw .newerVersion(path: path, version: version)
-            }
+            let theirs = try existingList(in: data) { .replaced(path: path, found: $0) } ?? known ?? TodoList()
             if theirs == list { return .unchanged }
             let merge = TodoMerge(base: known ?? TodoList(), ours: list, theirs: theirs)
             try write(merge.list)
@@ -234,6 +220,21 @@ public struct TodoFile: Equatable, Sendable {
     }
 
     // MARK: Reading and writing
+
+    /// The list `data` holds (`nil` for an empty file), or the error for what it holds instead, with
+    /// `notAList` naming a file that is not a todo list at all.
+    private func existingList(
+        in data: Data, notAList: (String) -> TodoFileError
+    ) throws(TodoFileError) -> TodoList? {
+        switch TodoFormat.parse(data) {
+        case .empty: return nil
+        case .list(let list): return list
+        case .notATodoList(let found): throw notAList(found)
+        case .damaged(let reason): throw .damaged(path: path, reason: reason)
+        case .badIdentity(let detail): throw .badIdentity(path: path, detail: detail)
+        case .newerVersion(let version): throw .newerVersion(path: path, version: version)
+        }
+    }
 
     /// The file's bytes, or `nil` when there is no file.
     private func read() throws(TodoFileError) -> Data? {
