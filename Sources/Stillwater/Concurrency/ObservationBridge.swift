@@ -79,6 +79,8 @@ final class ObservationTracker<Object: AnyObject & Observation.Observable & Send
     var value: Value { root.value }
     var scopes: ScopeCache { root.scopes }
     var host: any DeliveryHost { root.host }
+    /// Derived properties observe the tracker, which keeps the task alive while they are observed.
+    var derivation: DerivedCell<Value> { rootDerivation }
 
     func subscribe(_ observer: Observer<Value>) -> Subscription {
         let subscription = root.subscribe(observer)

@@ -125,16 +125,37 @@ final class SourceCore<Value>: @unchecked Sendable {
             if queue.tryAcquire() { return (result, true, value) }
             return (result, queue.enqueue(.event(.next(value))) ? false : nil, value)
         }
+        finishWrite(mustDeliver, newValue)
+        return result
+    }
+
+    /// Lets `body` change the current value in place and say whether it changed; delivers it only then.
+    /// Atomic with respect to other writes, as ``modifyCurrent(_:)``.
+    @inlinable
+    func updateCurrent(_ body: (inout Value) -> Bool) {
+        let written: (Bool?, Value)? = retained.withLock { retained in
+            let last = retained.buffer.count - 1
+            guard !retained.isStopped, body(&retained.buffer[last]) else { return nil }
+            let value = retained.buffer[last]
+            if queue.tryAcquire() { return (true, value) }
+            return (queue.enqueue(.event(.next(value))) ? false : nil, value)
+        }
+        if let (mustDeliver, value) = written { finishWrite(mustDeliver, value) }
+    }
+
+    /// The end of a write that claimed its place under the lock: deliver `value` now (`true`), let the
+    /// deliverer run it (`false`), or nothing (`nil`: the source has ended).
+    @inlinable @inline(__always)
+    func finishWrite(_ mustDeliver: Bool?, _ value: Value) {
         switch mustDeliver {
         case true?:
-            deliverOwned(.next(newValue))
+            deliverOwned(.next(value))
             finishDelivering()
         case false?:
             finishDelivering()
         case nil:
             break
         }
-        return result
     }
 
     /// Changes the current value in place with `body` and delivers the result. Deliverer only: the caller

@@ -14,6 +14,48 @@ protocol PropertyStorage<Value>: AnyObject, Sendable {
 
     /// The deliverer that runs this value's deliveries (the root source's); scopes run on it too.
     var host: any DeliveryHost { get }
+
+    /// This value as a cell of its root's derivation graph (see ``DerivedCell``), shared: made on first
+    /// use, then handed back while it lives.
+    var derivation: DerivedCell<Value> { get }
+}
+
+/// The key under which a root keeps its derivation graph in its scope cache: a key path no user can
+/// write, so it never meets a scope's.
+@usableFromInline
+struct DerivationGraphKey {
+    @inlinable static var keyPath: AnyKeyPath { \DerivationGraphKey.self }
+}
+
+extension PropertyStorage {
+    /// The root cell of a storage that is a root (a root value, a constant, a combination of several
+    /// roots). Its graph is shared: kept weakly in the root's scope cache, and alive while any cell of it
+    /// is, so every derived property of one root is in one graph.
+    @usableFromInline
+    var rootDerivation: DerivedCell<Value> {
+        let graph = scopes.node(for: DerivationGraphKey.keyPath) { DerivationGraph(root: self) }
+        return DerivedCell.root(in: graph)
+    }
+
+    /// The cell of a storage that reads `keyPath` of its parent, kept in its own scope cache.
+    @usableFromInline
+    func derivation<Parent>(reading keyPath: KeyPath<Parent, Value>, of parent: any PropertyStorage<Parent>)
+        -> DerivedCell<Value>
+    {
+        scopes.node(for: DerivationGraphKey.keyPath) { parent.derivation.mapped { $0[keyPath: keyPath] } }
+    }
+}
+
+extension PropertyStorage where Value: Equatable {
+    /// The cell of a scope that reads `keyPath` of its parent, deduplicated, kept in its own scope cache.
+    @usableFromInline
+    func derivation<Parent>(
+        deduplicating keyPath: KeyPath<Parent, Value>, of parent: any PropertyStorage<Parent>
+    ) -> DerivedCell<Value> {
+        scopes.node(for: DerivationGraphKey.keyPath) {
+            parent.derivation.mapped(deduplicating: { $0[keyPath: keyPath] })
+        }
+    }
 }
 
 extension PropertyStorage {
@@ -79,6 +121,9 @@ final class RootStorage<Value>: MutablePropertyStorage, @unchecked Sendable {
     @inlinable
     var host: any DeliveryHost { core }
 
+    @usableFromInline
+    var derivation: DerivedCell<Value> { rootDerivation }
+
     @inlinable
     func set(_ newValue: Value) {
         core.send(.next(newValue))
@@ -108,6 +153,9 @@ final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
     init(_ value: Value) {
         self.value = value
     }
+
+    @usableFromInline
+    var derivation: DerivedCell<Value> { rootDerivation }
 
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {
@@ -140,6 +188,9 @@ final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendabl
 
     @usableFromInline
     var host: any DeliveryHost { observation.host }
+
+    @usableFromInline
+    var derivation: DerivedCell<Value> { observation.derivation }
 
     @usableFromInline
     func set(_ newValue: Value) {
@@ -177,6 +228,9 @@ final class MappedStorage<Root, Value>: PropertyStorage, @unchecked Sendable {
 
     @usableFromInline
     var host: any DeliveryHost { parent.host }
+
+    @usableFromInline
+    var derivation: DerivedCell<Value> { derivation(reading: keyPath, of: parent) }
 
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {

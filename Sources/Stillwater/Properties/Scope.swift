@@ -54,6 +54,11 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
     @usableFromInline
     var host: any DeliveryHost { engine.host }
 
+    /// A cell of the root's graph that reads the same key path: what a map or combination of this scope
+    /// derives from, so that it updates in the root's epoch, never between the scope's own deliveries.
+    @usableFromInline
+    var derivation: DerivedCell<Value> { derivation(deduplicating: engine.keyPath, of: parent) }
+
     /// Registers `observer`; the subscription keeps the node (and so its parent link) alive.
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {

@@ -108,6 +108,39 @@ public final class Store<State> {
         state.scope(keyPath)
     }
 
+    /// A read-only property of what `selector` computes from the state, told to its observers only when
+    /// it changed.
+    ///
+    /// The selector runs once per new state while the property is observed, however many observers it
+    /// has, and not at all while nobody observes it. Selects, maps and combinations of one store never
+    /// show a state that never existed: after one dispatch, each computes once, from the new state only,
+    /// and emits at most once (see <doc:DerivedProperties>). Unlike ``scope(_:)``, the selector runs
+    /// outside the store's lock, on a copy of the state, so it may read anything.
+    ///
+    /// ```swift
+    /// struct Shop { var items: [String] = []; var filter = "" }
+    /// enum ShopAction: Action {
+    ///     case add(String), search(String)
+    ///     func reduce(_ state: inout Shop) {
+    ///         switch self {
+    ///         case .add(let item): state.items.append(item)
+    ///         case .search(let text): state.filter = text
+    ///         }
+    ///     }
+    /// }
+    /// let store = Store(Shop())
+    /// let matches = store.select { shop in shop.items.filter { $0.hasPrefix(shop.filter) }.count }
+    /// let subscription = matches.observe { print("matches", $0) }
+    /// store.dispatch(ShopAction.add("swift"))
+    /// store.dispatch(ShopAction.add("rust"))
+    /// store.dispatch(ShopAction.search("sw"))
+    /// // Prints "matches 0", "matches 1", "matches 2", "matches 1"
+    /// ```
+    @inlinable
+    public func select<T: Equatable>(_ selector: @escaping (State) -> T) -> Property<T> {
+        Property<T>(storage: storage.derivation.mapped(deduplicating: selector))
+    }
+
     // MARK: Reducing (the thread running the state's queue only)
 
     @inlinable

@@ -1,0 +1,451 @@
+/// Derived properties (`map`, `select`, `combine`, `combineLatest`) and how they stay glitch-free.
+///
+/// Every property has a *root*: the `MutableProperty`, `Store` state or constant that all its values come
+/// from (a scope, a binding, or a map of a property has the same root as that property). The derived
+/// properties of one root form one graph, ``DerivationGraph``, and each derived property is one
+/// ``DerivedCell`` in it.
+///
+/// A graph observes its root once, and only while some cell of it has observers. On each new root value
+/// it starts a new *epoch* and visits its observed cells in rank order (sources before what derives from
+/// them). A visited cell asks its sources for their values at this epoch; each source computes at most
+/// once per epoch (the result is remembered with the epoch), from the new root value only, and says
+/// whether its value changed. A cell whose sources did not change keeps its value without calling the
+/// user's closure; a cell whose value did not change (for `Equatable` values) tells nobody. So one root
+/// change makes every derived property compute at most once and emit at most once, from the new state
+/// only: a diamond A → B, A → C, (B, C) → D never shows D a new B with an old C.
+///
+/// Everything a cell keeps (its value, its epochs, its observers) belongs to the root's deliverer, like
+/// a scope's; subscribing, cancelling and delivering run there in turn, so cells need no lock.
+
+/// The part of a root's graph that does not depend on the root's type: its deliverer, the epoch, and the
+/// observed cells in rank order.
+///
+/// `@unchecked Sendable`: the mutable fields belong to the root's deliverer (`host`), which alone reads
+/// and writes them.
+@usableFromInline
+class DerivationGraphBase: @unchecked Sendable {
+    /// One observed cell: a reference the list holds, its rank, and the specialised step that updates
+    /// it and tells its observers.
+    @usableFromInline
+    struct ActiveCell {
+        @usableFromInline let cell: Unmanaged<AnyObject>
+        @usableFromInline let rank: Int
+        @usableFromInline let pass: (UnsafeRawPointer, UnsafeRawPointer, UInt64) -> Void
+    }
+
+    /// The root's deliverer, which runs everything a cell of this graph does.
+    @usableFromInline let host: any DeliveryHost
+    /// The number of the root value being delivered, or last delivered. Host only.
+    @usableFromInline @exclusivity(unchecked) var epoch: UInt64 = 0
+    /// The observed cells, by rank, each retained once. Host only.
+    @usableFromInline @exclusivity(unchecked) var active: ContiguousArray<ActiveCell> = []
+    /// How the root ended, once it has. Host only.
+    @usableFromInline @exclusivity(unchecked) var stop: Termination?
+
+    @usableFromInline
+    init(host: any DeliveryHost) {
+        self.host = host
+    }
+
+    deinit {
+        for entry in active { entry.cell.release() }
+    }
+
+    /// Calls `body` with the address of the last root value delivered to the graph. Host only; `false`
+    /// when there is none yet (the graph is not observing its root).
+    @usableFromInline
+    func withDeliveredRoot(_ body: (UnsafeRawPointer) -> Void) -> Bool {
+        preconditionFailure("DerivationGraphBase is abstract")
+    }
+
+    /// Calls `body` with the address of the root's current value (read once, from any thread).
+    @usableFromInline
+    func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
+        preconditionFailure("DerivationGraphBase is abstract")
+    }
+
+    /// Makes sure the graph observes its root and has its delivered value. Host only. Returns `true`
+    /// when the value is there; otherwise the first delivery is on its way and `retry` runs after it.
+    @usableFromInline
+    func prime(retry: @escaping () -> Void) -> Bool {
+        preconditionFailure("DerivationGraphBase is abstract")
+    }
+
+    /// Stops observing the root (no cell is observed any more). Host only.
+    @usableFromInline
+    func stopObservingRoot() {
+        preconditionFailure("DerivationGraphBase is abstract")
+    }
+
+    /// Adds an observed cell after the cells of lower or equal rank. Host only.
+    @usableFromInline
+    func insert(_ entry: ActiveCell) {
+        var index = active.count
+        while index > 0, active[index - 1].rank > entry.rank { index -= 1 }
+        active.insert(entry, at: index)
+    }
+
+    /// Removes an observed cell, and stops observing the root when it was the last. Host only.
+    ///
+    /// - Complexity: O(n) in the number of observed cells of the graph.
+    @usableFromInline
+    func remove(_ cell: AnyObject) {
+        guard let index = active.firstIndex(where: { $0.cell.toOpaque() == Unmanaged.passUnretained(cell).toOpaque() })
+        else { return }
+        let entry = active.remove(at: index)
+        if active.isEmpty { stopObservingRoot() }
+        entry.cell.release()
+    }
+
+    /// Runs one epoch over the observed cells, for the root value at `root`. Host only.
+    @inlinable
+    func run(_ root: UnsafeRawPointer) {
+        epoch &+= 1
+        let epoch = self.epoch
+        // Subscribes and cancels made by observers during the pass are queued on the host, so the list
+        // does not change while it is walked.
+        active.withUnsafeBufferPointer { cells in
+            for entry in cells {
+                entry.pass(UnsafeRawPointer(entry.cell.toOpaque()), root, epoch)
+            }
+        }
+    }
+}
+
+/// The graph of one root: it observes the root while any of its cells is observed.
+@usableFromInline
+final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
+    /// The root storage. The graph keeps it; the root keeps the graph only weakly (through its root cell).
+    @usableFromInline let root: any PropertyStorage<Root>
+    /// The last root value delivered. Host only.
+    @usableFromInline @exclusivity(unchecked) var delivered: Root?
+    /// The subscription to the root, while some cell is observed. Host only.
+    @usableFromInline @exclusivity(unchecked) var rootSubscription: Subscription?
+    /// Counts the root subscriptions, so that a delivery still queued for a cancelled one is ignored.
+    /// Host only.
+    @usableFromInline @exclusivity(unchecked) var generation: UInt64 = 0
+
+    @usableFromInline
+    init(root: any PropertyStorage<Root>) {
+        self.root = root
+        super.init(host: root.host)
+    }
+
+    @usableFromInline
+    override func withDeliveredRoot(_ body: (UnsafeRawPointer) -> Void) -> Bool {
+        guard delivered != nil else { return false }
+        withUnsafePointer(to: &delivered) { optional in
+            // `Optional<Root>.some` stores the value at the optional's own address.
+            body(UnsafeRawPointer(optional))
+        }
+        return true
+    }
+
+    @usableFromInline
+    override func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
+        let value = root.value
+        withUnsafePointer(to: value) { body(UnsafeRawPointer($0)) }
+    }
+
+    @usableFromInline
+    override func prime(retry: @escaping () -> Void) -> Bool {
+        if delivered != nil { return true }
+        if rootSubscription == nil {
+            generation &+= 1
+            let generation = self.generation
+            // On the host, a root's subscribe is queued (its first delivery too), so `retry`, queued
+            // next, runs after the graph has the value. A constant delivers at once.
+            rootSubscription = root.subscribe(Observer(
+                next: { [self] value in receive(value, generation: generation) },
+                end: { [self] termination in finish(termination, generation: generation) }
+            ))
+            if delivered != nil { return true }
+        }
+        host.run(retry)
+        return false
+    }
+
+    @usableFromInline
+    override func stopObservingRoot() {
+        generation &+= 1
+        delivered = nil
+        let subscription = rootSubscription
+        rootSubscription = nil
+        subscription?.cancel()
+    }
+
+    /// A new root value: one epoch over the observed cells. Host only.
+    @usableFromInline
+    func receive(_ value: Root, generation: UInt64) {
+        guard generation == self.generation else { return }
+        delivered = value
+        withUnsafePointer(to: value) { run(UnsafeRawPointer($0)) }
+    }
+
+    /// The root ended: every observed cell's observers are told. Host only.
+    @usableFromInline
+    func finish(_ termination: Termination, generation: UInt64) {
+        guard generation == self.generation, stop == nil else { return }
+        stop = termination
+        for entry in active {
+            unsafeBitCast(entry.cell.takeUnretainedValue(), to: AnyCellEnd.self).endObservers(termination)
+        }
+    }
+}
+
+/// A cell's way of ending its observers without its value type.
+@usableFromInline
+protocol AnyCellEnd: AnyObject {
+    func endObservers(_ termination: Termination)
+}
+
+/// One derived property in its root's graph: its value at the last epoch it was asked for, and its
+/// observers.
+///
+/// All of a cell's work is in closures made where the cell is made (in the caller's module, for the
+/// caller's types), so it runs specialised; the graph reaches them through ``pass``, which captures
+/// nothing. A cell keeps its sources (through ``recompute``) and its graph; nothing keeps a cell but the
+/// properties and subscriptions that use it, and the graph while it is observed.
+///
+/// `@unchecked Sendable`: the mutable fields belong to the root's deliverer; ``value`` reads the root
+/// afresh from any thread and touches none of them.
+@usableFromInline
+final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable {
+    @usableFromInline let graph: DerivationGraphBase
+    /// 0 for a root cell; one more than the highest rank of its sources otherwise.
+    @usableFromInline let rank: Int
+    /// Computes the value for the root value at the address, at the epoch, when a source changed since
+    /// the cell last computed; stores it in ``latest`` and returns whether it changed.
+    @usableFromInline let recompute: (UnsafeRawPointer, UInt64, DerivedCell) -> Bool
+    /// Computes the value afresh from a root value (for ``value``), with no memory of epochs.
+    @usableFromInline let compute: (UnsafeRawPointer) -> Value
+    @usableFromInline let scopes = ScopeCache()
+
+    /// The epoch this cell was last asked about. Host only.
+    @usableFromInline @exclusivity(unchecked) var evaluatedAt: UInt64 = 0
+    /// The epoch at which ``latest`` last changed. Host only.
+    @usableFromInline @exclusivity(unchecked) var changedAt: UInt64 = 0
+    /// The epoch at which ``latest`` was last computed (0: never). Host only.
+    @usableFromInline @exclusivity(unchecked) var computedAt: UInt64 = 0
+    /// The value at ``computedAt``. Host only.
+    @usableFromInline @exclusivity(unchecked) var latest: Value?
+    @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
+    @usableFromInline @exclusivity(unchecked) var isActive = false
+    @usableFromInline @exclusivity(unchecked) var stop: Termination?
+
+    @inlinable
+    init(
+        graph: DerivationGraphBase, rank: Int,
+        recompute: @escaping (UnsafeRawPointer, UInt64, DerivedCell) -> Bool,
+        compute: @escaping (UnsafeRawPointer) -> Value
+    ) {
+        self.graph = graph
+        self.rank = rank
+        self.recompute = recompute
+        self.compute = compute
+    }
+
+    deinit {
+        observers.deallocate()
+    }
+
+    /// The value at `epoch` for the root value at `root`, computed at most once per epoch; returns
+    /// whether it changed at this epoch. Host only.
+    @inlinable @inline(__always)
+    func update(_ root: UnsafeRawPointer, _ epoch: UInt64) -> Bool {
+        if evaluatedAt == epoch { return changedAt == epoch }
+        evaluatedAt = epoch
+        guard recompute(root, epoch, self) else { return false }
+        changedAt = epoch
+        return true
+    }
+
+    /// Stores `value` as computed at `epoch`; returns `false` when `isEqual` says it equals the value
+    /// before. Host only.
+    @inlinable @inline(__always)
+    func store(_ value: Value, at epoch: UInt64, isEqual: (Value, Value) -> Bool) -> Bool {
+        let isFirst = computedAt == 0
+        computedAt = epoch
+        if !isFirst, isEqual(latest.unsafelyUnwrapped, value) { return false }
+        latest = value
+        return true
+    }
+
+    // MARK: PropertyStorage
+
+    /// Computed afresh from the root's current value, read once: every source is seen at the same state.
+    @usableFromInline
+    var value: Value {
+        var result: Value?
+        graph.withCurrentRoot { result = compute($0) }
+        return result.unsafelyUnwrapped
+    }
+
+    @usableFromInline
+    var host: any DeliveryHost { graph.host }
+
+    @usableFromInline
+    var derivation: DerivedCell<Value> { self }
+
+    @usableFromInline
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        let box = ObserverBox(observer: observer, source: self) { box in
+            unsafeDowncast(box.source, to: DerivedCell.self).detach(box)
+        }
+        graph.host.run { [self] in attach(box) }
+        return Subscription(box)
+    }
+
+    /// Host only: makes the cell observed if it was not (its graph then observes the root), brings its
+    /// value up to the graph's epoch, and hands `box` that value, then adds it.
+    @usableFromInline
+    func attach(_ box: ObserverBox<Value>) {
+        if !isActive, graph.stop == nil {
+            guard graph.prime(retry: { [self] in attach(box) }) else { return }
+            isActive = true
+            graph.insert(.init(cell: Unmanaged.passRetained(self), rank: rank, pass: { cell, root, epoch in
+                Unmanaged<DerivedCell>.fromOpaque(cell)._withUnsafeGuaranteedRef { $0.pass(root, epoch) }
+            }))
+            let epoch = graph.epoch
+            _ = graph.withDeliveredRoot { _ = update($0, epoch) }
+        }
+        if latest == nil {
+            // The root ended before this cell was ever observed: its last value is read afresh.
+            latest = value
+        }
+        observers.attach(box, replay: CollectionOfOne(latest.unsafelyUnwrapped), stop: stop ?? graph.stop)
+    }
+
+    /// One epoch's step: update, and tell the observers when the value changed. Host only.
+    @inlinable
+    func pass(_ root: UnsafeRawPointer, _ epoch: UInt64) {
+        guard update(root, epoch), stop == nil else { return }
+        observers.deliver(latest.unsafelyUnwrapped)
+    }
+
+    /// Called by an ``ObserverBox`` when its subscription is cancelled.
+    @usableFromInline
+    func detach(_ box: ObserverBox<Value>) {
+        graph.host.run { [self] in
+            observers.remove(box)
+            guard observers.isEmpty, isActive else { return }
+            isActive = false
+            graph.remove(self)
+        }
+    }
+
+    @usableFromInline
+    func endObservers(_ termination: Termination) {
+        guard stop == nil else { return }
+        stop = termination
+        observers.end(termination)
+    }
+}
+
+// MARK: - Making cells
+
+extension DerivedCell {
+    /// A cell of the root's own value in `graph`.
+    @usableFromInline
+    static func root(in graph: DerivationGraph<Value>) -> DerivedCell {
+        DerivedCell(
+            graph: graph, rank: 0,
+            recompute: { root, epoch, cell in
+                cell.store(root.assumingMemoryBound(to: Value.self).pointee, at: epoch, isEqual: { _, _ in false })
+            },
+            compute: { $0.assumingMemoryBound(to: Value.self).pointee }
+        )
+    }
+
+    /// Whether this is its graph's root cell, whose value is the root value itself.
+    @inlinable
+    var isRoot: Bool { rank == 0 }
+
+    /// A cell whose value is `transform` of this cell's. It counts as changed when this cell changed and
+    /// `isEqual` says the new result differs from the last (pass `{ _, _ in false }` for every change).
+    @inlinable
+    func mapped<T>(_ transform: @escaping (Value) -> T, isEqual: @escaping (T, T) -> Bool) -> DerivedCell<T> {
+        if isRoot {
+            return DerivedCell<T>(
+                graph: graph, rank: 1,
+                recompute: { root, epoch, cell in
+                    cell.store(transform(root.assumingMemoryBound(to: Value.self).pointee), at: epoch, isEqual: isEqual)
+                },
+                compute: { transform($0.assumingMemoryBound(to: Value.self).pointee) }
+            )
+        }
+        return DerivedCell<T>(
+            graph: graph, rank: rank + 1,
+            recompute: { [self] root, epoch, cell in
+                _ = update(root, epoch)
+                guard changedAt > cell.computedAt else { return false }
+                return cell.store(transform(latest.unsafelyUnwrapped), at: epoch, isEqual: isEqual)
+            },
+            compute: { [compute] in transform(compute($0)) }
+        )
+    }
+
+    /// A cell whose value is `transform` of this cell's, told to observers on every change of this one.
+    @inlinable
+    func mapped<T>(_ transform: @escaping (Value) -> T) -> DerivedCell<T> {
+        mapped(transform, isEqual: { _, _ in false })
+    }
+
+    /// A cell whose value is `transform` of this cell's, told to observers only when it changed.
+    @inlinable
+    func mapped<T: Equatable>(deduplicating transform: @escaping (Value) -> T) -> DerivedCell<T> {
+        mapped(transform, isEqual: ==)
+    }
+}
+
+/// Whether every cell of `cells` is in one graph.
+@inlinable
+func shareOneGraph<each V>(_ cells: repeat DerivedCell<each V>) -> DerivationGraphBase? {
+    var graph: DerivationGraphBase?
+    var shared = true
+    for cell in repeat each cells {
+        if let known = graph {
+            if known !== cell.graph { shared = false }
+        } else {
+            graph = cell.graph
+        }
+    }
+    return shared ? graph : nil
+}
+
+/// The highest rank among `cells`.
+@inlinable
+func highestRank<each V>(_ cells: repeat DerivedCell<each V>) -> Int {
+    var rank = 0
+    for cell in repeat each cells { rank = Swift.max(rank, cell.rank) }
+    return rank
+}
+
+/// Brings every cell of `cells` up to `epoch` and returns whether any changed since `since`.
+@inlinable @inline(__always)
+func updateAll<each V>(_ cells: repeat DerivedCell<each V>, root: UnsafeRawPointer, epoch: UInt64, since: UInt64) -> Bool {
+    var changed = false
+    for cell in repeat each cells {
+        _ = cell.update(root, epoch)
+        if cell.changedAt > since { changed = true }
+    }
+    return changed
+}
+
+/// A cell in `graph` whose value is `transform` of the values of `cells` (all of that graph), told to
+/// observers when a cell changed and `isEqual` says the result differs from the last.
+@inlinable
+func combinedCell<each V, T>(
+    _ cells: repeat DerivedCell<each V>, graph: DerivationGraphBase,
+    transform: @escaping (repeat each V) -> T, isEqual: @escaping (T, T) -> Bool
+) -> DerivedCell<T> {
+    let sources = (repeat each cells)
+    return DerivedCell<T>(
+        graph: graph, rank: highestRank(repeat each cells) + 1,
+        recompute: { root, epoch, cell in
+            guard updateAll(repeat each sources, root: root, epoch: epoch, since: cell.computedAt) else { return false }
+            return cell.store(transform(repeat (each sources).latest.unsafelyUnwrapped), at: epoch, isEqual: isEqual)
+        },
+        compute: { root in transform(repeat (each sources).compute(root)) }
+    )
+}

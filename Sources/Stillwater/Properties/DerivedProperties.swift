@@ -1,0 +1,368 @@
+/// A value that changes over time and can be read as a ``Property``: ``Property`` and
+/// ``MutableProperty``. Derived properties (``Property/combine(_:_:)``,
+/// ``Property/combineLatest(_:)``) accept any mix of them.
+public protocol PropertyProtocol<Value>: ObservableType {
+    /// The current value.
+    var value: Value { get }
+
+    /// This value as a read-only ``Property`` (a view of the same value, not a copy).
+    func asProperty() -> Property<Value>
+}
+
+extension Property: PropertyProtocol {
+    /// Returns `self`.
+    @inlinable
+    public func asProperty() -> Property<Value> { self }
+}
+
+extension MutableProperty: PropertyProtocol {
+    /// A read-only view of this property: the same as `Property(self)`.
+    @inlinable
+    public func asProperty() -> Property<Value> { Property(self) }
+}
+
+// MARK: - map and select
+
+extension Property {
+    /// A read-only property whose value is always `transform` of this one's.
+    ///
+    /// The result keeps a ``value`` (computed from this property's current value when read) and tells its
+    /// observers of every change of this property. For an `Equatable` result, the deduplicating
+    /// overload is chosen, which tells them only when the result changed.
+    ///
+    /// Derived properties of one root (a `MutableProperty`, a store's state) never show a state that never
+    /// existed: one write to the root makes each of them compute once and emit at most once, from the new
+    /// value only (see <doc:DerivedProperties>). They are lazy and shared: unobserved, they cost nothing
+    /// per change, and any number of observers cost one computation per change.
+    ///
+    /// ```swift
+    /// struct Point { var x = 0, y = 0 }
+    /// let point = MutableProperty(Point())
+    /// let summary = point.asProperty().map { "(\($0.x), \($0.y))" as Substring }
+    /// let subscription = summary.observe { print($0) }
+    /// point.value.x = 3
+    /// print(summary.value)
+    /// // Prints "(0, 0)", "(3, 0)", "(3, 0)"
+    /// ```
+    @inlinable
+    public func map<T>(_ transform: @escaping (Value) -> T) -> Property<T> {
+        Property<T>(storage: storage.derivation.mapped(transform))
+    }
+
+    /// A read-only property whose value is always `transform` of this one's, told to its observers
+    /// only when it changed.
+    ///
+    /// ```swift
+    /// let count = MutableProperty(1)
+    /// let parity = count.map { $0.isMultiple(of: 2) ? "even" : "odd" }
+    /// let subscription = parity.observe { print($0) }
+    /// count.value = 3     // still odd: nothing printed
+    /// count.value = 4
+    /// // Prints "odd", "even"
+    /// ```
+    ///
+    /// - Complexity: Per change of this property while observed, one call of `transform` and one
+    ///   comparison, however many observers the result has.
+    @inlinable
+    public func map<T: Equatable>(_ transform: @escaping (Value) -> T) -> Property<T> {
+        Property<T>(storage: storage.derivation.mapped(deduplicating: transform))
+    }
+
+    /// A read-only property of the value at `keyPath`, told to its observers on every change of this
+    /// property. For an `Equatable` part, the deduplicating overload is chosen.
+    @inlinable
+    public func map<T>(_ keyPath: KeyPath<Value, T>) -> Property<T> {
+        map { $0[keyPath: keyPath] }
+    }
+
+    /// A read-only property of the `Equatable` value at `keyPath`, told to its observers only when it
+    /// changed. Unlike ``scope(_:)``, it joins the derived properties of its root, so it combines with
+    /// them without glitches; ``scope(_:)`` is the faster choice for a part observed on its own.
+    @inlinable
+    public func map<T: Equatable>(_ keyPath: KeyPath<Value, T>) -> Property<T> {
+        map { $0[keyPath: keyPath] }
+    }
+
+    /// A read-only property of what `selector` picks from this value, told to its observers only when
+    /// it changed: the same as `map(_:)` for an `Equatable` result.
+    ///
+    /// ```swift
+    /// struct Inbox { var messages: [String] = []; var filter = "" }
+    /// let inbox = MutableProperty(Inbox())
+    /// let unread = inbox.asProperty().select { $0.messages.count }
+    /// let subscription = unread.observe { print($0) }
+    /// inbox.value.filter = "a"          // the count did not change: nothing printed
+    /// inbox.value.messages.append("hi")
+    /// // Prints "0", "1"
+    /// ```
+    @inlinable
+    public func select<T: Equatable>(_ selector: @escaping (Value) -> T) -> Property<T> {
+        map(selector)
+    }
+}
+
+extension MutableProperty {
+    /// A read-only property whose value is always `transform` of this one's: the same as
+    /// `asProperty().map(transform)` (see `map(_:)`).
+    @inlinable
+    public func map<T>(_ transform: @escaping (Value) -> T) -> Property<T> {
+        asProperty().map(transform)
+    }
+
+    /// A read-only property whose value is always `transform` of this one's, told to its observers only
+    /// when it changed: the same as `asProperty().map(transform)`.
+    @inlinable
+    public func map<T: Equatable>(_ transform: @escaping (Value) -> T) -> Property<T> {
+        asProperty().map(transform)
+    }
+
+    /// A read-only property of the value at `keyPath`: the same as `asProperty().map(keyPath)`.
+    @inlinable
+    public func map<T>(_ keyPath: KeyPath<Value, T>) -> Property<T> {
+        asProperty().map(keyPath)
+    }
+
+    /// A read-only property of the `Equatable` value at `keyPath`, told to its observers only when it
+    /// changed: the same as `asProperty().map(keyPath)`.
+    @inlinable
+    public func map<T: Equatable>(_ keyPath: KeyPath<Value, T>) -> Property<T> {
+        asProperty().map(keyPath)
+    }
+
+    /// A read-only property of what `selector` picks from this value, told to its observers only when
+    /// it changed: the same as `asProperty().select(selector)`.
+    @inlinable
+    public func select<T: Equatable>(_ selector: @escaping (Value) -> T) -> Property<T> {
+        asProperty().select(selector)
+    }
+}
+
+// MARK: - combine and combineLatest
+
+extension Property where Value == Any {
+    /// A read-only property whose value is `transform` of the sources' values, told to its observers
+    /// whenever a source changes.
+    ///
+    /// For an `Equatable` result, the deduplicating overload is chosen. See
+    /// ``combine(_:transform:)`` for the guarantees.
+    @_disfavoredOverload
+    @inlinable
+    public static func combine<each Source: PropertyProtocol, Result>(
+        _ sources: repeat each Source, transform: @escaping (repeat (each Source).Value) -> Result
+    ) -> Property<Result> {
+        combined(repeat (each sources).asProperty(), transform: transform, isEqual: { _, _ in false })
+    }
+
+    /// A read-only property whose value is `transform` of the sources' values, told to its observers
+    /// only when it changed.
+    ///
+    /// `value` always reads the combination of the sources' current values. When the sources share a root
+    /// (scopes, selects and maps of one `MutableProperty` or one `Store`), one change of the root makes
+    /// the result compute once and emit at most once, from the root's new value only: never a mix of new
+    /// and old parts. Sources of different roots are followed one root change at a time: a change of one
+    /// root is one step, combined with the other sources' latest values (see <doc:DerivedProperties>).
+    ///
+    /// ```swift
+    /// struct Search { var query = ""; var results: [String] = [] }
+    /// let search = MutableProperty(Search())
+    /// let query = search.scope(\.query)
+    /// let count = search.select { $0.results.count }
+    /// let status = Property.combine(query, count) { query, count in "\(count) matches for \"\(query)\"" }
+    /// let subscription = status.observe { print($0) }
+    /// search.value = Search(query: "swift", results: ["a", "b"])   // one write, one emission
+    /// // Prints "0 matches for \"\"", "2 matches for \"swift\""
+    /// ```
+    ///
+    /// - Complexity: Per change of the sources' root while observed, one call of `transform` when a
+    ///   source changed, and one comparison; however many observers the result has.
+    @inlinable
+    public static func combine<each Source: PropertyProtocol, Result: Equatable>(
+        _ sources: repeat each Source, transform: @escaping (repeat (each Source).Value) -> Result
+    ) -> Property<Result> {
+        combined(repeat (each sources).asProperty(), transform: transform, isEqual: ==)
+    }
+
+    /// A read-only property of the sources' values as a tuple, told to its observers whenever a source
+    /// changes; glitch-free for sources of one root, as ``combine(_:transform:)``.
+    ///
+    /// ```swift
+    /// let width = MutableProperty(2)
+    /// let height = MutableProperty(3)
+    /// let size = Property.combineLatest(width, height)
+    /// let subscription = size.observe { print("\($0.0)x\($0.1)") }
+    /// height.value = 5
+    /// // Prints "2x3", "2x5"
+    /// ```
+    @inlinable
+    public static func combineLatest<each Source: PropertyProtocol>(
+        _ sources: repeat each Source
+    ) -> Property<(repeat (each Source).Value)> {
+        latest(repeat (each sources).asProperty())
+    }
+
+    /// ``combineLatest(_:)`` over properties.
+    @inlinable
+    static func latest<each V>(_ sources: repeat Property<each V>) -> Property<(repeat each V)> {
+        combined(repeat each sources, transform: packTuple, isEqual: { _, _ in false })
+    }
+
+    /// The combination of `sources`: a cell of their graph when they share a root, otherwise a
+    /// ``CombinedStorage`` that follows each root.
+    @inlinable
+    static func combined<each V, Result>(
+        _ sources: repeat Property<each V>, transform: @escaping (repeat each V) -> Result,
+        isEqual: @escaping (Result, Result) -> Bool
+    ) -> Property<Result> {
+        let cells = (repeat (each sources).storage.derivation)
+        if let graph = shareOneGraph(repeat each cells) {
+            return Property<Result>(storage: combinedCell(
+                repeat each cells, graph: graph, transform: transform, isEqual: isEqual))
+        }
+        return Property<Result>(storage: CombinedStorage(repeat each sources, transform: transform, isEqual: isEqual))
+    }
+}
+
+/// Its arguments as one tuple (what ``Property/combineLatest(_:)`` combines with).
+@inlinable
+func packTuple<each V>(_ values: repeat each V) -> (repeat each V) {
+    (repeat each values)
+}
+
+// MARK: - Sources of several roots
+
+/// One source's latest delivered value inside a ``CombinedStorage``, guarded by the storage's
+/// `slots` lock.
+@usableFromInline
+final class Slot<Value>: @unchecked Sendable {
+    @usableFromInline var value: Value?
+
+    @inlinable init() {}
+}
+
+/// A combination of properties of different roots: a root of its own, whose value is recomputed after
+/// each root change of a source, once per change of that root.
+///
+/// While observed, it observes each source. A source's delivery stores the source's value in its slot
+/// and asks the source's deliverer to recompute after the delivery in progress, so sources of one root,
+/// all delivered in one turn, are recomputed together once. A recomputation carries the slots' version,
+/// and only a newer version is stored, so recomputations racing on several threads keep the newest.
+///
+/// `@unchecked Sendable`: the slots are read and written under `slots`; `appliedVersion` under the
+/// core's lock; `activity` is a lock.
+@usableFromInline
+final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
+    @usableFromInline
+    struct Activity {
+        @usableFromInline var observers = 0
+        @usableFromInline var subscriptions: [Subscription] = []
+        @inlinable init() {}
+    }
+
+    @usableFromInline let core: SourceCore<Value>
+    @usableFromInline let scopes = ScopeCache()
+    @usableFromInline let isEqual: (Value, Value) -> Bool
+    /// The sources' current values, combined.
+    @usableFromInline let current: () -> Value
+    /// The slots' values, combined, with the slots' version; `nil` while a slot is empty. Takes `slots`.
+    @usableFromInline let combineSlots: () -> (Value, UInt64)?
+    /// Subscribes to one source each, storing into its slot.
+    @usableFromInline let observeSources: [(CombinedStorage) -> Subscription]
+    /// The slots' version: one more for every stored value. Guards the slots.
+    @usableFromInline let slots: SharedLock<UInt64>
+    /// The version of the last value stored in `core`. Under the core's lock.
+    @usableFromInline @exclusivity(unchecked) var appliedVersion: UInt64 = 0
+    @usableFromInline let activity = Lock(Activity())
+
+    @inlinable
+    init<each V>(
+        _ sources: repeat Property<each V>, transform: @escaping (repeat each V) -> Value,
+        isEqual: @escaping (Value, Value) -> Bool
+    ) {
+        let properties = (repeat each sources)
+        let slots = (repeat Slot<each V>())
+        let lock = SharedLock<UInt64>(0)
+        let current = { transform(repeat (each properties).value) }
+        self.current = current
+        self.isEqual = isEqual
+        self.slots = lock
+        core = SourceCore(replayLimit: 1, initial: [current()])
+        var observeSources: [(CombinedStorage) -> Subscription] = []
+        for (source, slot) in repeat (each properties, each slots) {
+            observeSources.append { storage in
+                let host = source.storage.host
+                let recompute = { storage.recompute() }
+                return source.storage.subscribe(Observer(
+                    next: { value in
+                        lock.withLock { version in
+                            slot.value = value
+                            version &+= 1
+                        }
+                        // Queued behind the delivery in progress on the source's root: the other
+                        // sources of that root are stored first, and one recomputation serves them all.
+                        host.run(recompute)
+                    },
+                    end: { _ in }
+                ))
+            }
+        }
+        self.observeSources = observeSources
+        combineSlots = {
+            let (values, version) = lock.withLock { version in ((repeat (each slots).value), version) }
+            for value in repeat each values {
+                if value == nil { return nil }
+            }
+            return (transform(repeat (each values).unsafelyUnwrapped), version)
+        }
+    }
+
+    @usableFromInline
+    var value: Value { current() }
+
+    @usableFromInline
+    var host: any DeliveryHost { core }
+
+    @usableFromInline
+    var derivation: DerivedCell<Value> { rootDerivation }
+
+    /// Recombines the slots and stores the result when it is newer than the last stored and changed.
+    @usableFromInline
+    func recompute() {
+        guard let (value, version) = combineSlots() else { return }
+        let isEqual = self.isEqual
+        core.updateCurrent { current in
+            guard version > appliedVersion else { return false }
+            appliedVersion = version
+            if isEqual(current, value) { return false }
+            current = value
+            return true
+        }
+    }
+
+    @usableFromInline
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        activity.withLock { activity in
+            activity.observers += 1
+            guard activity.observers == 1 else { return }
+            // The first observer: start from the sources' current values, then follow them.
+            let fresh = current()
+            let isEqual = self.isEqual
+            core.updateCurrent { value in
+                if isEqual(value, fresh) { return false }
+                value = fresh
+                return true
+            }
+            activity.subscriptions = observeSources.map { $0(self) }
+        }
+        let subscription = core.subscribe(observer)
+        return Subscription { [self] in
+            subscription.cancel()
+            let ended = activity.withLock { activity -> [Subscription] in
+                activity.observers -= 1
+                guard activity.observers == 0 else { return [] }
+                defer { activity.subscriptions = [] }
+                return activity.subscriptions
+            }
+            for source in ended { source.cancel() }
+        }
+    }
+}
