@@ -39,20 +39,6 @@ extension ObservableType where Value: Sendable {
     }
 }
 
-extension PublishRelay where Value: Sendable {
-    /// The relay's values as an `AsyncSequence` that never throws: `for await value in relay.values`.
-    public var values: ObservableValues<Value, Never> {
-        ObservableValues(source: asObservable(), buffering: .unbounded)
-    }
-}
-
-extension BehaviorRelay where Value: Sendable {
-    /// The relay's current value and its changes as an `AsyncSequence` that never throws.
-    public var values: ObservableValues<Value, Never> {
-        ObservableValues(source: asObservable(), buffering: .unbounded)
-    }
-}
-
 /// A stream's values as an `AsyncSequence`; see ``ObservableType/values``.
 public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, @unchecked Sendable {
     /// The type of the values.

@@ -62,6 +62,17 @@ public struct Observable<Value>: ObservableType {
     public func asObservable() -> Observable<Value> { self }
 }
 
+/// An `Observable` is `Sendable`, so a view model that holds one (`status: Observable<String>`) can be
+/// `Sendable` too.
+///
+/// `@unchecked`: an `Observable` is only its recipe, and subscribing may run it on any thread. Every
+/// source and operator of Stillwater is safe to subscribe to from any thread; a recipe of your own
+/// (``init(_:)`` or ``create(_:)``) must be as well, as it is whenever it captures only `Sendable` things.
+/// The conformance does not depend on `Value`: subscribing elsewhere hands the values to that thread, so
+/// keep streams of non-`Sendable` values on one thread. (A conformance conditional on `Value: Sendable`
+/// stops Swift 6.3 from inferring `Value` in `Observable.merge(a, b)`.)
+extension Observable: @unchecked Sendable {}
+
 extension Observable {
     /// A stream whose subscribers are handed an emitter to send events through.
     ///

@@ -1,5 +1,13 @@
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The package's one lock wrapper: a `Synchronization.Mutex` that hands its protected state to a closure.
 ///
 /// Every lock in Stillwater is a `Lock`. Callers say `state.withLock { … }`; observers are never called
@@ -8,14 +16,30 @@ import Synchronization
 /// `Action.reduce(_:)`; both are documented not to touch their own property or store. The state need not be `Sendable`:
 /// the lock is what makes sharing it safe, which the compiler's region analysis cannot see.
 ///
+/// A thread that asks again for a lock it holds (such a body touching its own property or store) stops
+/// with the lock's ``misuse`` message, which names the mistake and its fix, instead of waiting for
+/// itself. The lock remembers its holder for that: one relaxed store when it is taken, one when it is
+/// released, and one relaxed load before it is taken.
+///
 /// `package` so that StillwaterTesting uses the same lock rather than a copy of it.
 @usableFromInline
 package struct Lock<State>: ~Copyable {
     @usableFromInline let mutex: Mutex<UncheckedTransfer<State>>
+    /// The thread holding the lock, or 0.
+    @usableFromInline let holder = Atomic<UInt>(0)
+    /// What a thread that asks again for the lock it holds is told before it stops.
+    @usableFromInline let misuse: StaticString
 
     @inlinable
-    package init(_ initialState: State) {
+    package init(_ initialState: State, misuse: StaticString = Lock.reentered) {
         mutex = Mutex(UncheckedTransfer(value: initialState))
+        self.misuse = misuse
+    }
+
+    /// The message of a lock with no more specific one.
+    @usableFromInline
+    package static var reentered: StaticString {
+        "Stillwater: a thread asked again for a lock it holds; a body run under a Stillwater lock must not call back into the object that runs it."
     }
 
     /// Runs `body` with exclusive access to the protected state and returns what it returns.
@@ -23,10 +47,30 @@ package struct Lock<State>: ~Copyable {
     package borrowing func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try mutex.withLock { (state: inout sending UncheckedTransfer<State>) throws(Failure) in
-            UncheckedTransfer(value: try body(&state.value))
+        let thread = currentThread()
+        if holder.load(ordering: .relaxed) == thread { reenteredLock() }
+        return try mutex.withLock { (state: inout sending UncheckedTransfer<State>) throws(Failure) in
+            holder.store(thread, ordering: .relaxed)
+            defer { holder.store(0, ordering: .relaxed) }
+            return UncheckedTransfer(value: try body(&state.value))
         }.value
     }
+
+    /// Stops the program with ``misuse``: the calling thread already holds this lock.
+    @usableFromInline @inline(never)
+    func reenteredLock() -> Never {
+        fatalError(misuse.description)
+    }
+}
+
+/// The calling thread's identity, as a number no other live thread has (never 0).
+@inlinable @inline(__always)
+func currentThread() -> UInt {
+    #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+    #else
+    UInt(pthread_self())
+    #endif
 }
 
 /// Carries a value into or out of a `Mutex`. The lock itself provides the synchronisation.

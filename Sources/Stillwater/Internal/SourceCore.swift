@@ -54,11 +54,26 @@ final class SourceCore<Value>: @unchecked Sendable {
         self.replayLimit = replayLimit
         self.replaysAfterStop = replaysAfterStop
         self.writesWhileDelivering = writesWhileDelivering
-        self.retained = Lock(Retained(buffer: initial))
+        self.retained = Lock(
+            Retained(buffer: initial),
+            misuse: writesWhileDelivering ? SourceCore.storeReentered : SourceCore.propertyReentered
+        )
     }
 
     deinit {
         observers.deallocate()
+    }
+
+    /// What a store's action is told when its `reduce` touches the store's state.
+    @usableFromInline
+    static var storeReentered: StaticString {
+        "Stillwater: an Action's reduce read its own store (state.value, a scope's or select's value, or a new scope) while the store was reducing it. reduce runs under the store's lock: read what it needs from its inout state and from the action, and dispatch follow-up actions from an observer or a DynamicAction."
+    }
+
+    /// What a property's `modify` body is told when it touches its own property.
+    @usableFromInline
+    static var propertyReentered: StaticString {
+        "Stillwater: a MutableProperty's modify body read or wrote the same property (or a scope, binding or derived property of it) while modify held it. modify runs its body under the property's lock: change the value only through the body's inout argument, and read other things before calling modify."
     }
 
     // MARK: Sending

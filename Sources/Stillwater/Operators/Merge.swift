@@ -11,7 +11,7 @@ extension ObservableType {
     /// // Prints "a1", "b1"
     /// ```
     public func merge(with other: some ObservableType<Value>) -> Observable<Value> {
-        Observable.merge([asObservable(), other.asObservable()])
+        Observable<Value>.merge([asObservable(), other.asObservable()])
     }
 }
 

@@ -8,6 +8,11 @@ extension ObservableType {
     /// // Prints "0", "1"
     /// ```
     public func startWith(_ values: Value...) -> Observable<Value> {
+        startWith(contentsOf: values)
+    }
+
+    /// Sends `values` first, then everything the stream sends (``startWith(_:)`` with an array).
+    public func startWith(contentsOf values: [Value]) -> Observable<Value> {
         Observable { observer in
             for value in values { observer(.next(value)) }
             return self.subscribe(observer)

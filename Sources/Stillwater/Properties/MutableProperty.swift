@@ -51,8 +51,10 @@ public final class MutableProperty<Value>: ObservableType {
     /// ```
     ///
     /// - Important: `body` runs while the property is locked: it must not read or write this property
-    ///   (or a binding or scope of it), or it waits for itself forever. Observers are called after the
-    ///   lock is released, so they may read and write freely.
+    ///   (or a binding, scope or derived property of it). If it does, the program stops with a message
+    ///   that says so ("a MutableProperty's modify body read or wrote the same property…"); change the
+    ///   value only through the body's `inout` argument. Observers are called after the lock is
+    ///   released, so they may read and write freely.
     @discardableResult
     public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.modify(body)

@@ -22,7 +22,8 @@
 ///
 /// - Important: `reduce` runs while the store's state is locked, so that a large state is changed in place
 ///   rather than copied. It must not read the state of the store it is reduced by (`state.value`, a
-///   scope's value, or a new scope): that waits for the lock it runs under. Everything it needs is in
+///   scope's value, or a new scope): the program then stops with a message that names the mistake ("an
+///   Action's reduce read its own store…"), rather than waiting for the lock it runs under. Everything it needs is in
 ///   `state` and in the action. (A dispatch from `reduce` is merely queued, but reducers are clearer
 ///   without side effects; use a ``DynamicAction`` for those.)
 public protocol Action<State> {

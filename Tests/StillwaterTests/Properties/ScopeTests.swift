@@ -117,10 +117,10 @@ struct ScopeTests {
         struct Payload { var number = 0 }
         let holder = MutableProperty(Holder())
         let payload = holder.binding(\.payload)
-        let recorder = Recorder(payload.map(\.number))
+        let recorder = Recorder(payload)
         payload.value = Payload(number: 4)
         payload.value = Payload(number: 4)
-        #expect(recorder.values == [0, 4, 4])
+        #expect(recorder.values.map(\.number) == [0, 4, 4])
         #expect(holder.value.payload.number == 4)
     }
 
