@@ -1,7 +1,7 @@
 import Stillwater
 
-/// The dashboard's output: one line per derived value, each behind a `RenderGate`, so a line is
-/// rewritten only when its text changed.
+/// The dashboard's output: one line per derived value, written as text, each behind a `RenderGate`, so
+/// a line is rewritten only when its text changed (a new latency that is still "fast" is not).
 ///
 /// On a terminal the lines stay in place and are rewritten where they stand; in a pipe each rewrite is
 /// printed as a log line, so the output can be read (and diffed) afterwards.
@@ -27,15 +27,19 @@ final class Dashboard {
         self.inPlace = inPlace
     }
 
-    /// Adds a line showing every value of `values`. Call in the order the lines should appear.
-    func add(_ label: String, _ values: some ObservableType<String>, onValue: @escaping () -> Void = {}) {
+    /// Adds a line showing every value of `values` as `text` writes it. Call in the order the lines
+    /// should appear.
+    func add<Value>(
+        _ label: String, _ values: some ObservableType<Value>, text: @escaping (Value) -> String,
+        onValue: @escaping () -> Void = {}
+    ) {
         let row = lines.count
         let line = Line(label: label, gate: RenderGate { [unowned self] text in draw(row: row, label: label, text: text) })
         lines.append(line)
         if inPlace { print("") }
-        values.observe { [unowned line] text in
+        values.observe { [unowned line] value in
             line.offered += 1
-            line.gate.update(text)
+            line.gate.update(text(value))
             onValue()
         }
         .store(in: subscriptions)

@@ -1,12 +1,17 @@
 import Stillwater
 
 /// The dashboard's view model: one stored property fed by the server's events, and every line of the
-/// dashboard derived from it.
+/// dashboard a derived property of it.
 ///
-/// Nothing here knows about output. Each derived stream says what a line shows; the `Dashboard` decides
-/// how a line is drawn, and its render gates decide whether it needs drawing at all.
+/// Nothing here knows about output. Each property says what a line shows, as a value; the `Dashboard`
+/// writes the value as text, and its render gates decide whether the line needs drawing at all.
+///
+/// The derived properties keep a `value` and are computed from one state at a time: `health`, made from
+/// the error rate and the latency, is computed once per event that changes either of them, from the new
+/// state only, never from a new error rate and an old latency.
 final class DashboardViewModel {
-    /// The one stored value. Private: only the event feed writes it.
+    /// The one stored value. Private: only the event feed writes it. Events are not a property, so they
+    /// are folded into one (scan) and written to it (bind).
     private let server = MutableProperty(ServerState())
     private let feeding: Subscription
 
@@ -16,41 +21,42 @@ final class DashboardViewModel {
     /// The number of requests served. A scope: told only when the count changed, so heartbeats and
     /// users coming and going never reach it.
     let requests: Property<Int>
-    /// The share of the last `ServerState.window` requests that failed, in whole percent.
-    let errorRate: Observable<String>
-    /// How fast the last `ServerState.window` requests were (their 90th percentile), as a word.
-    let latency: Observable<String>
-    /// How many users are online.
-    let usersOnline: Observable<String>
+    /// The share of the last `ServerState.window` requests that failed, in whole percent (a select: told
+    /// only when the percentage changed).
+    let errorPercent: Property<Int>
+    /// The 90th percentile of the last `ServerState.window` latencies, in milliseconds; `nil` before the
+    /// first request.
+    let latency: Property<Int?>
+    /// Who is online.
+    let usersOnline: Property<Set<String>>
     /// The running version.
     let version: Property<String>
-    /// A verdict from the error rate and the latency together (combineLatest).
-    let health: Observable<String>
+    /// A verdict from the error rate and the latency of the same state (`Property.combine`).
+    let health: Property<Health>
     /// One sentence about everything, sent only once the feed has been quiet for `quietTime`.
     let summary: Observable<String>
 
     /// A view model that applies every event of `feed`, and debounces its summary on `scheduler`.
     init(feed: some ObservableType<ServerEvent>, quietTime: Duration, scheduler: some Scheduler) {
-        state = Property(server)
-        // The feed folds into the state: scan keeps the running total, bind writes it to the property.
+        state = server.asProperty()
         feeding = feed.scan(ServerState()) { state, event in state.applying(event) }.bind(to: server)
 
         requests = server.scope(\.requests)
-        let errorPercent = server.scope(\.recentFailures).map { failures in
-            failures.isEmpty ? 0 : (failures.count { $0 } * 100 + failures.count / 2) / failures.count
+        errorPercent = server.select { state in
+            let failures = state.recentFailures
+            return failures.isEmpty ? 0 : (failures.count { $0 } * 100 + failures.count / 2) / failures.count
         }
-        errorRate = errorPercent.map { "\($0)% of the last \(ServerState.window)" }
-
-        latency = server.scope(\.recentLatencies).map(Self.speed)
-        usersOnline = server.scope(\.users).map { users in
-            users.isEmpty ? "nobody" : "\(users.count) (\(users.sorted().joined(separator: ", ")))"
+        latency = server.select { state in
+            let latencies = state.recentLatencies.sorted()
+            return latencies.isEmpty ? nil : latencies[min(latencies.count * 9 / 10, latencies.count - 1)]
         }
+        usersOnline = server.scope(\.users)
         version = server.scope(\.version)
-        health = Observable.combineLatest(errorPercent, latency).map { percent, speed in
-            switch (percent, speed) {
-            case (20..., _): "failing: too many errors"
-            case (5..., _), (_, "slow"): "degraded"
-            default: "healthy"
+        health = Property.combine(errorPercent, latency) { percent, latency in
+            switch (percent, latency.map(Speed.init(milliseconds:))) {
+            case (20..., _): .failing
+            case (5..., _), (_, .slow?): .degraded
+            default: .healthy
             }
         }
         summary = server.map { state in
@@ -58,15 +64,24 @@ final class DashboardViewModel {
         }
         .debounce(for: quietTime, scheduler: scheduler)
     }
+}
 
-    /// A word for the 90th percentile of `latencies`.
-    private static func speed(_ latencies: [Int]) -> String {
-        guard !latencies.isEmpty else { return "no requests yet" }
-        let p90 = latencies.sorted()[min(latencies.count * 9 / 10, latencies.count - 1)]
-        return switch p90 {
-        case ..<100: "fast"
-        case ..<300: "ok"
-        default: "slow"
+/// How fast requests are, judged by the 90th percentile of their latencies.
+enum Speed: String {
+    case fast, ok, slow
+
+    /// The speed of a 90th percentile of `milliseconds`.
+    init(milliseconds: Int) {
+        self = switch milliseconds {
+        case ..<100: .fast
+        case ..<300: .ok
+        default: .slow
         }
     }
+}
+
+/// The dashboard's verdict on the server.
+enum Health: String {
+    case healthy, degraded
+    case failing = "failing: too many errors"
 }

@@ -2,10 +2,11 @@
 // (`--seed N` for another run of events).
 //
 // A simulated server sends bursts of events. A view model folds them into one MutableProperty and
-// derives every line of the dashboard from it: scopes (told only when their slice changed), map,
-// combineLatest, and a summary debounced on a dispatch queue, so it speaks only once the feed pauses.
-// Each line sits behind a RenderGate and is rewritten only when its text changed; the table at the
-// end counts the updates made and skipped.
+// derives every line of the dashboard from it as a derived property: scopes and selects (told only when
+// their value changed), a combination of two of them (`Property.combine`: computed once per state, never
+// from a mix of an old and a new one), and a summary debounced on a dispatch queue, so it speaks only
+// once the feed pauses. The dashboard writes each value as text; each line sits behind a RenderGate and
+// is rewritten only when its text changed. The table at the end counts the updates made and skipped.
 //
 // The run is repeatable: the events come from a seeded generator, each burst is sent in one go on the
 // dashboard's queue (so the debounce timer cannot fire inside a burst), and the next burst waits until
@@ -29,13 +30,15 @@ let (dashboard, model) = queue.sync {
     let model = DashboardViewModel(feed: feed, quietTime: .milliseconds(80), scheduler: .queue(queue))
     let dashboard = Dashboard(inPlace: inPlace)
     print("A dashboard fed by \(bursts.joined().count) simulated server events in \(bursts.count) bursts (seed \(seed)).")
-    dashboard.add("requests", model.requests.map(String.init))
-    dashboard.add("error rate", model.errorRate)
-    dashboard.add("latency", model.latency)
-    dashboard.add("online", model.usersOnline)
-    dashboard.add("version", model.version.map { "v" + $0 })
-    dashboard.add("health", model.health)
-    dashboard.add("summary", model.summary) { summaryShown.signal() }
+    dashboard.add("requests", model.requests) { String($0) }
+    dashboard.add("error rate", model.errorPercent) { "\($0)% of the last \(ServerState.window)" }
+    dashboard.add("latency", model.latency) { $0.map { Speed(milliseconds: $0).rawValue } ?? "no requests yet" }
+    dashboard.add("online", model.usersOnline) { users in
+        users.isEmpty ? "nobody" : "\(users.count) (\(users.sorted().joined(separator: ", ")))"
+    }
+    dashboard.add("version", model.version) { "v" + $0 }
+    dashboard.add("health", model.health, text: \.rawValue)
+    dashboard.add("summary", model.summary, text: { $0 }) { summaryShown.signal() }
     return (dashboard, model)
 }
 
@@ -66,8 +69,10 @@ queue.sync {
     print("")
     let events = bursts.joined().count
     print("\(events) events made \(events + 1) states (\(state.heartbeats) were heartbeats that no line shows).")
-    print("Scopes let a line hear only of its own slice; then each gate skipped the values that would")
-    print("redraw the same text. The summary, debounced, spoke once per pause: once per burst.")
+    print("Each line is a derived property: it heard only of changes of its own value, computed once per")
+    print("state (health from the error rate and the latency of the same state). Then each gate skipped the")
+    print("values that would redraw the same text, such as a new latency that is still \"fast\". The")
+    print("summary, debounced, spoke once per pause: once per burst.")
     print("")
     print(dashboard.report())
 }

@@ -315,4 +315,17 @@ struct TodoScreenTests {
         #expect(screen.lastRedraw == nil)
         #expect(!terminal.rows[10].contains("redrew"))
     }
+
+    @Test("a key on the rows that leaves them as they were says it redrew none, not the count of an older change")
+    func unchangedRowsRedrawNone() {
+        let (_, screen, terminal) = makeScreen(["a", "b", "c"], width: 60, height: 10)
+        screen.type([.down, .down])
+        #expect(terminal.rows[8] == "redrew 2 of 3 rows")
+        screen.handle(.down)                    // already on the last row
+        #expect(terminal.rows[8] == "redrew 0 of 3 rows")
+        screen.handle(.character("J"))          // the last item cannot move down
+        #expect(terminal.rows[8] == "redrew 0 of 3 rows · \"c\" is already at the bottom")
+        screen.handle(.character("x"))
+        #expect(terminal.rows[8] == "redrew 1 of 3 rows · \"c\" is done")
+    }
 }

@@ -146,6 +146,26 @@ struct TodoSessionTests {
         showing.cancel()
     }
 
+    @Test("the rows are told once per change of the list, the filter or the cursor, and never when they stay the same")
+    func rowsChangeOncePerChange() throws {
+        let session = TodoSession(TodoList(titles: ["milk", "eggs"]), showsCursor: true)
+        var told: [[String]] = []
+        let observing = session.rows.observe { rows in told.append(rows.map(\.text)) }
+        _ = try session.perform(.toggle(2))
+        session.selection.value = TodoSelection(id: 2, index: 1)
+        session.selection.value = TodoSelection(id: 2, index: 1)   // the same cursor: the rows stay
+        session.filter.value = .all                                 // the same filter: the rows stay
+        _ = try session.perform(.filter(.active))
+        #expect(told == [
+            [">  1. [ ] milk", "   2. [ ] eggs"],
+            [">  1. [ ] milk", "   2. [x] eggs"],
+            ["   1. [ ] milk", ">  2. [x] eggs"],
+            [">  1. [ ] milk"],
+        ])
+        #expect(session.rows.value.map(\.text) == told.last)
+        observing.cancel()
+    }
+
     @Test("with a file, every change is saved, and a failed save is reported")
     func autosave() throws {
         let folder = TemporaryFolder()

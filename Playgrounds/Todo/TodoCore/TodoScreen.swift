@@ -131,8 +131,9 @@ public final class TodoScreen {
         return (height - 1, editor.visibleLine(prompt: prompt, width: width).cursorColumn)
     }
 
-    /// What the last change of the list redrew (`redrew 1 of 18 rows`), as the status line shows it;
-    /// `nil` after the screen was drawn whole (Ctrl-L, a resize, leaving a page), until the next change.
+    /// What the last change of the list redrew (`redrew 1 of 18 rows`; `redrew 0 of 18 rows` after a key
+    /// on the rows that changed none), as the status line shows it; `nil` after the screen was drawn whole
+    /// (Ctrl-L, a resize, leaving a page), until the next change.
     public var lastRedraw: RedrawSummary? { redraw }
 
     /// Handles one key.
@@ -155,19 +156,23 @@ public final class TodoScreen {
             let outcome = editor.handle(key)
             mode = .adding(editor)
             finishEditing(outcome, editor.text) { title in
-                guard let added = session.addItem(title) else { return "nothing added: the title was empty" }
-                session.selection.value = TodoSelection(id: added.id, index: session.rows.value.count)
-                return "added \"\(added.title)\""
-                    + (session.rows.value.contains { $0.item.id == added.id } ? "" : " (hidden by the filter)")
+                reportingRedraw {
+                    guard let added = session.addItem(title) else { return "nothing added: the title was empty" }
+                    session.selection.value = TodoSelection(id: added.id, index: session.rows.value.count)
+                    return "added \"\(added.title)\""
+                        + (session.rows.value.contains { $0.item.id == added.id } ? "" : " (hidden by the filter)")
+                }
             }
         case .editing(let id, var editor):
             let outcome = editor.handle(key)
             mode = .editing(id: id, editor)
             finishEditing(outcome, editor.text) { title in
-                guard let row = session.rows.value.first(where: { $0.item.id == id }) else { return "the item is gone" }
-                guard !TodoItem.cleanTitle(title).isEmpty else { return "not changed: the title was empty" }
-                row.rename(to: title)
-                return "renamed to \"\(TodoItem.cleanTitle(title))\""
+                reportingRedraw {
+                    guard let row = session.rows.value.first(where: { $0.item.id == id }) else { return "the item is gone" }
+                    guard !TodoItem.cleanTitle(title).isEmpty else { return "not changed: the title was empty" }
+                    row.rename(to: title)
+                    return "renamed to \"\(TodoItem.cleanTitle(title))\""
+                }
             }
         case .savingAs(var editor):
             let outcome = editor.handle(key)
@@ -201,7 +206,7 @@ public final class TodoScreen {
                 message = "not saved: q quits and loses the changes · w saves elsewhere · other keys stay"
                 break
             }
-            run(command)
+            if Self.worksOnRows(command) { reportingRedraw { run(command) } } else { run(command) }
         }
         drawChrome()
         return true
@@ -326,6 +331,25 @@ public final class TodoScreen {
             mode = .editing(id: row.item.id, LineEditor(text: row.item.title))
             message = "edit the title; Enter saves, Esc cancels"
         }
+    }
+
+    /// Whether `command` works on the rows (the cursor, a row, the filter, undo and redo), so that the
+    /// status line says what it redrew, if only `redrew 0 of 3 rows`.
+    private static func worksOnRows(_ command: ScreenCommand) -> Bool {
+        switch command {
+        case .cursorUp, .cursorDown, .cursorFirst, .cursorLast, .toggle, .edit, .delete, .moveUp, .moveDown,
+             .filter, .undo, .redo: true
+        case .add, .help, .redraw, .saveAs, .quit: false
+        }
+    }
+
+    /// Runs `body`, a key's work on the rows; when the rows came out as they were (the session tells the
+    /// screen only of rows that changed), the status line says the key redrew none of them.
+    private func reportingRedraw<Result>(_ body: () -> Result) -> Result {
+        let shows = listView.showCount
+        let result = body()
+        if listView.showCount == shows { redraw = RedrawSummary(rowCount: listView.rows.count) }
+        return result
     }
 
     private func finishEditing(_ outcome: LineEditor.Outcome, _ text: String, submit: (String) -> String) {

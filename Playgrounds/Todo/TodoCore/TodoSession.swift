@@ -41,9 +41,11 @@ public enum CommandOutcome: Equatable, Sendable {
 /// One todo list being worked on: the store and its history, the filter and the cursor, the rows they
 /// make, and the handles the rows call. Both modes of `todo` drive a session; tests drive it directly.
 ///
-/// The rows are derived: `combineLatest` of the store's items (a scope, told only when the items
-/// changed), the filter and the cursor, mapped to ``TodoRow``s. Rows call ``handles``, which the session
-/// routes into the store once, when it is made; the history records every ``TodoAction`` for undo.
+/// The rows are a derived property: `Property.combine` of the store's items (a scope, told only when the
+/// items changed), the filter and the cursor, made into ``TodoRow``s. Its value is always the rows of the
+/// list, filter and cursor now, and its observers hear of each change that changed the rows, once. Rows
+/// call ``handles``, which the session routes into the store once, when it is made; the history records
+/// every ``TodoAction`` for undo.
 ///
 /// ```swift
 /// let session = TodoSession(TodoList(titles: ["milk", "eggs"]))
@@ -86,7 +88,6 @@ public final class TodoSession {
 
     /// The list the file held when this session last read or wrote it.
     private var onDisk: TodoList?
-    private let rowStorage = MutableProperty<[TodoRow]>([])
     private let saveStorage = MutableProperty<String?>(nil)
     private let mergeStorage = MutableProperty<String?>(nil)
     private let subscriptions = SubscriptionBag()
@@ -107,21 +108,18 @@ public final class TodoSession {
         self.showsCursor = showsCursor
         filter = MutableProperty(.all)
         selection = MutableProperty(TodoSelection())
-        rows = Property(rowStorage)
         saveProblem = Property(saveStorage)
         mergeNotice = Property(mergeStorage)
         self.file = file
         onDisk = file == nil ? nil : list
 
         let handles = self.handles
-        Observable.combineLatest(store.scope(\.items), filter, selection)
-            .map { items, filter, selection in
-                let shown = filter.apply(to: items)
-                return TodoRow.rows(
-                    for: shown, selectedIndex: showsCursor ? selection.resolved(in: shown) : nil, handles: handles)
-            }
-            .bind(to: rowStorage)
-            .store(in: subscriptions)
+        // Three roots (the store, the filter, the cursor): a change of one is at most one new list of rows.
+        rows = Property.combine(store.scope(\.items), filter, selection) { items, filter, selection in
+            let shown = filter.apply(to: items)
+            return TodoRow.rows(
+                for: shown, selectedIndex: showsCursor ? selection.resolved(in: shown) : nil, handles: handles)
+        }
 
         // The rows talk to the store through their handles: routed here, once.
         handles.toggle.map { TodoAction.toggle(id: $0) }.bind(to: store).store(in: subscriptions)
