@@ -51,23 +51,21 @@ class DerivationGraphBase: @unchecked Sendable {
         for entry in active { entry.cell.release() }
     }
 
-    /// Calls `body` with the address of the last root value delivered to the graph. Host only; `false`
-    /// when there is none yet (the graph is not observing its root).
-    @usableFromInline
-    func withDeliveredRoot(_ body: (UnsafeRawPointer) -> Void) -> Bool {
-        preconditionFailure("DerivationGraphBase is abstract")
-    }
-
     /// Calls `body` with the address of the root's current value (read once, from any thread).
     @usableFromInline
     func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
         preconditionFailure("DerivationGraphBase is abstract")
     }
 
-    /// Makes sure the graph observes its root and has its delivered value. Host only. Returns `true`
-    /// when the value is there; otherwise the first delivery is on its way and `retry` runs after it.
+    /// Starts observing the root if the graph does not yet, then hands `activate` the root value at
+    /// this point of the root's order: the value the root's next delivery follows. Host only.
+    ///
+    /// The value comes from a subscription of its own, whose first delivery (the root's current value
+    /// when it was queued, or a store's state when it runs) arrives in the root's order after the
+    /// graph's own subscription; it is cancelled at once. So the graph never keeps a root value between
+    /// deliveries (which would make the root's next in-place write copy it).
     @usableFromInline
-    func prime(retry: @escaping () -> Void) -> Bool {
+    func activate(_ activate: @escaping (UnsafeRawPointer) -> Void) {
         preconditionFailure("DerivationGraphBase is abstract")
     }
 
@@ -115,10 +113,8 @@ class DerivationGraphBase: @unchecked Sendable {
 /// The graph of one root: it observes the root while any of its cells is observed.
 @usableFromInline
 final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
-    /// The root storage. The graph keeps it; the root keeps the graph only weakly (through its root cell).
+    /// The root storage. The graph keeps it; the root keeps the graph only weakly (in its scope cache).
     @usableFromInline let root: any PropertyStorage<Root>
-    /// The last root value delivered. Host only.
-    @usableFromInline @exclusivity(unchecked) var delivered: Root?
     /// The subscription to the root, while some cell is observed. Host only.
     @usableFromInline @exclusivity(unchecked) var rootSubscription: Subscription?
     /// Counts the root subscriptions, so that a delivery still queued for a cancelled one is ignored.
@@ -132,43 +128,38 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
     }
 
     @usableFromInline
-    override func withDeliveredRoot(_ body: (UnsafeRawPointer) -> Void) -> Bool {
-        guard delivered != nil else { return false }
-        withUnsafePointer(to: &delivered) { optional in
-            // `Optional<Root>.some` stores the value at the optional's own address.
-            body(UnsafeRawPointer(optional))
-        }
-        return true
-    }
-
-    @usableFromInline
     override func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
         let value = root.value
         withUnsafePointer(to: value) { body(UnsafeRawPointer($0)) }
     }
 
     @usableFromInline
-    override func prime(retry: @escaping () -> Void) -> Bool {
-        if delivered != nil { return true }
+    override func activate(_ activate: @escaping (UnsafeRawPointer) -> Void) {
         if rootSubscription == nil {
             generation &+= 1
             let generation = self.generation
-            // On the host, a root's subscribe is queued (its first delivery too), so `retry`, queued
-            // next, runs after the graph has the value. A constant delivers at once.
             rootSubscription = root.subscribe(Observer(
                 next: { [self] value in receive(value, generation: generation) },
                 end: { [self] termination in finish(termination, generation: generation) }
             ))
-            if delivered != nil { return true }
         }
-        host.run(retry)
-        return false
+        let once = HostBox<Subscription?>(nil)
+        let done = HostBox(false)
+        let subscription = root.subscribe(Observer(
+            next: { value in
+                guard !done.value else { return }
+                done.value = true
+                withUnsafePointer(to: value) { activate(UnsafeRawPointer($0)) }
+                once.value?.cancel()
+            },
+            end: { _ in }
+        ))
+        if done.value { subscription.cancel() } else { once.value = subscription }
     }
 
     @usableFromInline
     override func stopObservingRoot() {
         generation &+= 1
-        delivered = nil
         let subscription = rootSubscription
         rootSubscription = nil
         subscription?.cancel()
@@ -178,7 +169,6 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
     @usableFromInline
     func receive(_ value: Root, generation: UInt64) {
         guard generation == self.generation else { return }
-        delivered = value
         withUnsafePointer(to: value) { run(UnsafeRawPointer($0)) }
     }
 
@@ -191,6 +181,13 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
             unsafeBitCast(entry.cell.takeUnretainedValue(), to: AnyCellEnd.self).endObservers(termination)
         }
     }
+}
+
+/// A reference the closures of one activation share; touched only by the root's deliverer.
+@usableFromInline
+final class HostBox<Value>: @unchecked Sendable {
+    @usableFromInline @exclusivity(unchecked) var value: Value
+    @usableFromInline init(_ value: Value) { self.value = value }
 }
 
 /// A cell's way of ending its observers without its value type.
@@ -219,6 +216,9 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     @usableFromInline let recompute: (UnsafeRawPointer, UInt64, DerivedCell) -> Bool
     /// Computes the value afresh from a root value (for ``value``), with no memory of epochs.
     @usableFromInline let compute: (UnsafeRawPointer) -> Value
+    /// ``pass(_:_:)`` of a cell given by address: made in the initialiser, so it is specialised where the
+    /// cell is made. It captures nothing.
+    @usableFromInline let passThunk: (UnsafeRawPointer, UnsafeRawPointer, UInt64) -> Void
     @usableFromInline let scopes = ScopeCache()
 
     /// The epoch this cell was last asked about. Host only.
@@ -231,6 +231,8 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     @usableFromInline @exclusivity(unchecked) var latest: Value?
     @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
     @usableFromInline @exclusivity(unchecked) var isActive = false
+    /// Observers waiting for the cell to become active. Host only.
+    @usableFromInline @exclusivity(unchecked) var waiting: [ObserverBox<Value>] = []
     @usableFromInline @exclusivity(unchecked) var stop: Termination?
 
     @inlinable
@@ -243,6 +245,9 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         self.rank = rank
         self.recompute = recompute
         self.compute = compute
+        self.passThunk = { cell, root, epoch in
+            Unmanaged<DerivedCell>.fromOpaque(cell)._withUnsafeGuaranteedRef { $0.pass(root, epoch) }
+        }
     }
 
     deinit {
@@ -296,19 +301,35 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         return Subscription(box)
     }
 
-    /// Host only: makes the cell observed if it was not (its graph then observes the root), brings its
-    /// value up to the graph's epoch, and hands `box` that value, then adds it.
+    /// Host only: hands `box` the cell's value, then adds it. A cell nobody observed first becomes
+    /// active (its graph then observes the root), at a point of the root's order where it can compute its
+    /// value from the root; observers arriving meanwhile wait for that.
     @usableFromInline
     func attach(_ box: ObserverBox<Value>) {
-        if !isActive, graph.stop == nil {
-            guard graph.prime(retry: { [self] in attach(box) }) else { return }
-            isActive = true
-            graph.insert(.init(cell: Unmanaged.passRetained(self), rank: rank, pass: { cell, root, epoch in
-                Unmanaged<DerivedCell>.fromOpaque(cell)._withUnsafeGuaranteedRef { $0.pass(root, epoch) }
-            }))
-            let epoch = graph.epoch
-            _ = graph.withDeliveredRoot { _ = update($0, epoch) }
+        if isActive || graph.stop != nil || stop != nil {
+            add(box)
+            return
         }
+        waiting.append(box)
+        guard waiting.count == 1 else { return }
+        graph.activate { [self] root in
+            isActive = true
+            graph.insert(.init(cell: Unmanaged.passRetained(self), rank: rank, pass: passThunk))
+            _ = update(root, graph.epoch)
+            let boxes = waiting
+            waiting = []
+            for box in boxes { add(box) }
+            if observers.isEmpty {
+                // Every waiting observer left before the cell became active.
+                isActive = false
+                graph.remove(self)
+            }
+        }
+    }
+
+    /// Host only: hands `box` the value (or, after the end, only the end) and adds it.
+    @usableFromInline
+    func add(_ box: ObserverBox<Value>) {
         if latest == nil {
             // The root ended before this cell was ever observed: its last value is read afresh.
             latest = value
