@@ -81,6 +81,8 @@ struct Stopwatch {
     private(set) var allocations = 0
     /// Something the run wants shown beside its figures (W6: the changeset's size and validity).
     var note: String?
+    /// How many delivered values the run's glitch check found computed from a mix of two states (W7).
+    var glitches: Int?
 
     @inline(__always)
     mutating func measure<R>(_ body: () throws -> R) rethrows -> R {
@@ -128,6 +130,8 @@ struct Result {
     var allocationsPerOperation: Double?
     /// The contender's note, or the last note a run left on its stopwatch.
     var note: String
+    /// The most glitches one round counted, for workloads that check for them.
+    var glitches: Int?
 
     var median: Double? { samples.isEmpty ? nil : samples.sorted()[samples.count / 2] }
     var min: Double? { samples.min() }
@@ -154,6 +158,9 @@ func runAll(_ workloads: [Workload], scale: Scale, progress: (String) -> Void) -
                 results[index].samples.append(nanoseconds / Double(workload.operations))
                 results[index].checksums.append(checksum)
                 if let note = stopwatch.note { results[index].note = note }
+                if let glitches = stopwatch.glitches {
+                    results[index].glitches = Swift.max(results[index].glitches ?? 0, glitches)
+                }
             }
         }
         if workload.countsAllocations && countAllocations {
@@ -201,4 +208,12 @@ func checksumFailures(_ results: [Result]) -> [String] {
         }
     }
     return failures
+}
+
+/// Every contender that glitched: all must be glitch-free but the peer, whose glitches are only reported.
+func glitchFailures(_ results: [Result]) -> [String] {
+    results.compactMap { result in
+        guard let glitches = result.glitches, glitches > 0, result.contender.kind != .openCombine else { return nil }
+        return "\(result.workload.name) \(result.contender.name): \(glitches) values computed from a mix of two states"
+    }
 }

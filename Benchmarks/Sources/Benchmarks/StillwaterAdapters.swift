@@ -1,9 +1,10 @@
 import Stillwater
 
-// The parts of the Stillwater benchmarks that depend on APIs still being built. Each has two bodies:
-// the stand-in used today, and the real one behind a compilation condition. Turn a condition on in
-// Package.swift (`stillwaterParts`) or for one run with `-Xswiftc -DSTILLWATER_STORE`; nothing else
-// changes. The table names which form ran ("Stillwater (Store)", "Stillwater (BehaviorRelay + reducer)").
+// The Stillwater side of the workloads that need more than a subject. W4–W6 were written before their
+// APIs existed, so each has two bodies: the stand-in used then, and the real one behind a compilation
+// condition. Turn a condition on in Package.swift (`stillwaterParts`) or for one run with
+// `-Xswiftc -DSTILLWATER_STORE`; nothing else changes. The table names which form ran ("Stillwater
+// (Store)", "Stillwater (BehaviorRelay + reducer)"). W7 came after its API, and has one body.
 
 // MARK: - W4: a state holder with one deduplicated observer per slot
 
@@ -122,3 +123,28 @@ enum StillwaterDiff {
     }
 }
 #endif
+
+// MARK: - W7: derived properties of a store
+
+extension Bump: Stillwater.Action {}
+
+/// W7 through `Store`: observer i observes `Property.combine` of `select { $0.items[i] }` and one
+/// `select { $0.flag }` shared by all; glitch-free because all of them derive from the store's state.
+final class StillwaterDerived: DerivedStore {
+    static let label = "Store + select + combine"
+    private let store: Store<DerivedState>
+    private let flag: Property<Bool>
+
+    init(_ initial: DerivedState) {
+        store = Store(initial)
+        flag = store.select { $0.flag }
+    }
+
+    var state: DerivedState { store.state.value }
+
+    func dispatch(_ action: Bump) { store.dispatch(action) }
+
+    func observe(item index: Int, _ onChange: @escaping (Int) -> Void) -> Any {
+        Property.combine(store.select { $0.items[index] }, flag, transform: combined).observe(onChange)
+    }
+}
