@@ -265,13 +265,13 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         return true
     }
 
-    /// Stores `value` as computed at `epoch`; returns `false` when `isEqual` says it equals the value
-    /// before. Host only.
+    /// Stores `value` as computed at `epoch`; returns `false` when `Test` says it is the same as the
+    /// value before. Host only.
     @inlinable @inline(__always)
-    func store(_ value: Value, at epoch: UInt64, isEqual: (Value, Value) -> Bool) -> Bool {
+    func store<Test: ChangeTest<Value>>(_ value: Value, at epoch: UInt64, _ test: Test.Type) -> Bool {
         let isFirst = computedAt == 0
         computedAt = epoch
-        if !isFirst, isEqual(latest.unsafelyUnwrapped, value) { return false }
+        if !isFirst, Test.same(latest.unsafelyUnwrapped, value) { return false }
         latest = value
         return true
     }
@@ -372,7 +372,7 @@ extension DerivedCell {
         DerivedCell(
             graph: graph, rank: 0,
             recompute: { root, epoch, cell in
-                cell.store(root.assumingMemoryBound(to: Value.self).pointee, at: epoch, isEqual: { _, _ in false })
+                cell.store(root.assumingMemoryBound(to: Value.self).pointee, at: epoch, EveryValue.self)
             },
             compute: { $0.assumingMemoryBound(to: Value.self).pointee }
         )
@@ -383,14 +383,14 @@ extension DerivedCell {
     var isRoot: Bool { rank == 0 }
 
     /// A cell whose value is `transform` of this cell's. It counts as changed when this cell changed and
-    /// `isEqual` says the new result differs from the last (pass `{ _, _ in false }` for every change).
+    /// `Test` says the new result is not the same as the last.
     @inlinable
-    func mapped<T>(_ transform: @escaping (Value) -> T, isEqual: @escaping (T, T) -> Bool) -> DerivedCell<T> {
+    func mapped<T, Test: ChangeTest<T>>(_ transform: @escaping (Value) -> T, by test: Test.Type) -> DerivedCell<T> {
         if isRoot {
             return DerivedCell<T>(
                 graph: graph, rank: 1,
                 recompute: { root, epoch, cell in
-                    cell.store(transform(root.assumingMemoryBound(to: Value.self).pointee), at: epoch, isEqual: isEqual)
+                    cell.store(transform(root.assumingMemoryBound(to: Value.self).pointee), at: epoch, test)
                 },
                 compute: { transform($0.assumingMemoryBound(to: Value.self).pointee) }
             )
@@ -400,7 +400,7 @@ extension DerivedCell {
             recompute: { [self] root, epoch, cell in
                 _ = update(root, epoch)
                 guard changedAt > cell.computedAt else { return false }
-                return cell.store(transform(latest.unsafelyUnwrapped), at: epoch, isEqual: isEqual)
+                return cell.store(transform(latest.unsafelyUnwrapped), at: epoch, test)
             },
             compute: { [compute] in transform(compute($0)) }
         )
@@ -409,14 +409,35 @@ extension DerivedCell {
     /// A cell whose value is `transform` of this cell's, told to observers on every change of this one.
     @inlinable
     func mapped<T>(_ transform: @escaping (Value) -> T) -> DerivedCell<T> {
-        mapped(transform, isEqual: { _, _ in false })
+        mapped(transform, by: EveryValue.self)
     }
 
     /// A cell whose value is `transform` of this cell's, told to observers only when it changed.
     @inlinable
     func mapped<T: Equatable>(deduplicating transform: @escaping (Value) -> T) -> DerivedCell<T> {
-        mapped(transform, isEqual: ==)
+        mapped(transform, by: EqualValues.self)
     }
+}
+
+/// How a cell decides whether a new value is a change: by type, so the test is inlined where the cell
+/// is made rather than called through a closure.
+@usableFromInline
+protocol ChangeTest<Value> {
+    associatedtype Value
+    /// Whether `new` is the same as `old`, so observers need not be told.
+    static func same(_ old: Value, _ new: Value) -> Bool
+}
+
+/// Every new value is a change (results that are not `Equatable`).
+@usableFromInline
+enum EveryValue<Value>: ChangeTest {
+    @inlinable static func same(_ old: Value, _ new: Value) -> Bool { false }
+}
+
+/// A new value is a change when it differs by `==` (deduplicated results).
+@usableFromInline
+enum EqualValues<Value: Equatable>: ChangeTest {
+    @inlinable static func same(_ old: Value, _ new: Value) -> Bool { old == new }
 }
 
 /// Whether every cell of `cells` is in one graph.
@@ -454,19 +475,38 @@ func updateAll<each V>(_ cells: repeat DerivedCell<each V>, root: UnsafeRawPoint
 }
 
 /// A cell in `graph` whose value is `transform` of the values of `cells` (all of that graph), told to
-/// observers when a cell changed and `isEqual` says the result differs from the last.
+/// observers when a cell changed and `Test` says the result is not the same as the last.
 @inlinable
-func combinedCell<each V, T>(
+func combinedCell<each V, T, Test: ChangeTest<T>>(
     _ cells: repeat DerivedCell<each V>, graph: DerivationGraphBase,
-    transform: @escaping (repeat each V) -> T, isEqual: @escaping (T, T) -> Bool
+    transform: @escaping (repeat each V) -> T, by test: Test.Type
 ) -> DerivedCell<T> {
     let sources = (repeat each cells)
     return DerivedCell<T>(
         graph: graph, rank: highestRank(repeat each cells) + 1,
         recompute: { root, epoch, cell in
             guard updateAll(repeat each sources, root: root, epoch: epoch, since: cell.computedAt) else { return false }
-            return cell.store(transform(repeat (each sources).latest.unsafelyUnwrapped), at: epoch, isEqual: isEqual)
+            return cell.store(transform(repeat (each sources).latest.unsafelyUnwrapped), at: epoch, test)
         },
         compute: { root in transform(repeat (each sources).compute(root)) }
+    )
+}
+
+/// ``combinedCell(_:graph:transform:by:)`` for two cells, written out: the optimiser specialises it for
+/// the caller's types, which it does not do for a closure over a parameter pack.
+@inlinable
+func combinedCell<A, B, T, Test: ChangeTest<T>>(
+    _ a: DerivedCell<A>, _ b: DerivedCell<B>, graph: DerivationGraphBase,
+    transform: @escaping (A, B) -> T, by test: Test.Type
+) -> DerivedCell<T> {
+    DerivedCell<T>(
+        graph: graph, rank: Swift.max(a.rank, b.rank) + 1,
+        recompute: { root, epoch, cell in
+            _ = a.update(root, epoch)
+            _ = b.update(root, epoch)
+            guard a.changedAt > cell.computedAt || b.changedAt > cell.computedAt else { return false }
+            return cell.store(transform(a.latest.unsafelyUnwrapped, b.latest.unsafelyUnwrapped), at: epoch, test)
+        },
+        compute: { root in transform(a.compute(root), b.compute(root)) }
     )
 }

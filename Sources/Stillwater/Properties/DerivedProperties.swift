@@ -150,7 +150,7 @@ extension Property where Value == Any {
     public static func combine<each Source: PropertyProtocol, Result>(
         _ sources: repeat each Source, transform: @escaping (repeat (each Source).Value) -> Result
     ) -> Property<Result> {
-        combined(repeat (each sources).asProperty(), transform: transform, isEqual: { _, _ in false })
+        combined(repeat (each sources).asProperty(), transform: transform, by: EveryValue.self, isEqual: { _, _ in false })
     }
 
     /// A read-only property whose value is `transform` of the sources' values, told to its observers
@@ -179,7 +179,7 @@ extension Property where Value == Any {
     public static func combine<each Source: PropertyProtocol, Result: Equatable>(
         _ sources: repeat each Source, transform: @escaping (repeat (each Source).Value) -> Result
     ) -> Property<Result> {
-        combined(repeat (each sources).asProperty(), transform: transform, isEqual: ==)
+        combined(repeat (each sources).asProperty(), transform: transform, by: EqualValues.self, isEqual: ==)
     }
 
     /// A read-only property of the sources' values as a tuple, told to its observers whenever a source
@@ -200,23 +200,55 @@ extension Property where Value == Any {
         latest(repeat (each sources).asProperty())
     }
 
+    /// ``combine(_:transform:)`` for two sources, told to its observers whenever a source changes; the
+    /// pack form's guarantees, with code the optimiser specialises for the sources' types.
+    @_disfavoredOverload
+    @inlinable
+    public static func combine<A: PropertyProtocol, B: PropertyProtocol, Result>(
+        _ a: A, _ b: B, transform: @escaping (A.Value, B.Value) -> Result
+    ) -> Property<Result> {
+        combinedPair(a.asProperty(), b.asProperty(), transform: transform, by: EveryValue.self, isEqual: { _, _ in false })
+    }
+
+    /// ``combine(_:transform:)`` for two sources, told to its observers only when the result changed;
+    /// the pack form's guarantees, with code the optimiser specialises for the sources' types.
+    @inlinable
+    public static func combine<A: PropertyProtocol, B: PropertyProtocol, Result: Equatable>(
+        _ a: A, _ b: B, transform: @escaping (A.Value, B.Value) -> Result
+    ) -> Property<Result> {
+        combinedPair(a.asProperty(), b.asProperty(), transform: transform, by: EqualValues.self, isEqual: ==)
+    }
+
+    /// The combination of two properties: a specialised cell of their graph when they share a root.
+    @inlinable
+    static func combinedPair<A, B, Result, Test: ChangeTest<Result>>(
+        _ a: Property<A>, _ b: Property<B>, transform: @escaping (A, B) -> Result,
+        by test: Test.Type, isEqual: @escaping (Result, Result) -> Bool
+    ) -> Property<Result> {
+        let (cellA, cellB) = (a.storage.derivation, b.storage.derivation)
+        guard cellA.graph === cellB.graph else {
+            return combined(a, b, transform: transform, by: test, isEqual: isEqual)
+        }
+        return Property<Result>(storage: combinedCell(cellA, cellB, graph: cellA.graph, transform: transform, by: test))
+    }
+
     /// ``combineLatest(_:)`` over properties.
     @inlinable
     static func latest<each V>(_ sources: repeat Property<each V>) -> Property<(repeat each V)> {
-        combined(repeat each sources, transform: packTuple, isEqual: { _, _ in false })
+        combined(repeat each sources, transform: packTuple, by: EveryValue.self, isEqual: { _, _ in false })
     }
 
     /// The combination of `sources`: a cell of their graph when they share a root, otherwise a
     /// ``CombinedStorage`` that follows each root.
     @inlinable
-    static func combined<each V, Result>(
+    static func combined<each V, Result, Test: ChangeTest<Result>>(
         _ sources: repeat Property<each V>, transform: @escaping (repeat each V) -> Result,
-        isEqual: @escaping (Result, Result) -> Bool
+        by test: Test.Type, isEqual: @escaping (Result, Result) -> Bool
     ) -> Property<Result> {
         let cells = (repeat (each sources).storage.derivation)
         if let graph = shareOneGraph(repeat each cells) {
             return Property<Result>(storage: combinedCell(
-                repeat each cells, graph: graph, transform: transform, isEqual: isEqual))
+                repeat each cells, graph: graph, transform: transform, by: test))
         }
         return Property<Result>(storage: CombinedStorage(repeat each sources, transform: transform, isEqual: isEqual))
     }
