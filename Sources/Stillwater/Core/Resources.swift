@@ -2,6 +2,7 @@ import Synchronization
 
 /// Counts of what Stillwater holds right now, so tests can see leaks.
 ///
+/// <!-- doc-test: skip the count is process-wide and the doc tests run in parallel; ResourcesTests checks this in an exit test -->
 /// ```swift
 /// let before = Resources.liveSubscriptions
 /// let subject = PublishSubject<Int>()
