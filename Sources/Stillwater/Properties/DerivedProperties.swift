@@ -1,5 +1,5 @@
 /// A value that changes over time and can be read as a ``Property``: ``Property`` and
-/// ``MutableProperty``. Derived properties (``Property/combine(_:_:)``,
+/// ``MutableProperty``. Derived properties (``Property/combine(_:transform:)-6tuie``,
 /// ``Property/combineLatest(_:)``) accept any mix of them.
 public protocol PropertyProtocol<Value>: ObservableType {
     /// The current value.
@@ -144,7 +144,7 @@ extension Property where Value == Any {
     /// whenever a source changes.
     ///
     /// For an `Equatable` result, the deduplicating overload is chosen. See
-    /// ``combine(_:transform:)`` for the guarantees.
+    /// ``combine(_:transform:)-6tuie`` for the guarantees.
     @_disfavoredOverload
     @inlinable
     public static func combine<each Source: PropertyProtocol, Result>(
@@ -183,7 +183,7 @@ extension Property where Value == Any {
     }
 
     /// A read-only property of the sources' values as a tuple, told to its observers whenever a source
-    /// changes; glitch-free for sources of one root, as ``combine(_:transform:)``.
+    /// changes; glitch-free for sources of one root, as ``combine(_:transform:)-6tuie``.
     ///
     /// ```swift
     /// let width = MutableProperty(2)
@@ -200,7 +200,7 @@ extension Property where Value == Any {
         latest(repeat (each sources).asProperty())
     }
 
-    /// ``combine(_:transform:)`` for two sources, told to its observers whenever a source changes; the
+    /// ``combine(_:transform:)-6tuie`` for two sources, told to its observers whenever a source changes; the
     /// pack form's guarantees, with code the optimiser specialises for the sources' types.
     @_disfavoredOverload
     @inlinable
@@ -210,7 +210,7 @@ extension Property where Value == Any {
         combinedPair(a.asProperty(), b.asProperty(), transform: transform, by: EveryValue.self, isEqual: { _, _ in false })
     }
 
-    /// ``combine(_:transform:)`` for two sources, told to its observers only when the result changed;
+    /// ``combine(_:transform:)-6tuie`` for two sources, told to its observers only when the result changed;
     /// the pack form's guarantees, with code the optimiser specialises for the sources' types.
     @inlinable
     public static func combine<A: PropertyProtocol, B: PropertyProtocol, Result: Equatable>(
