@@ -66,11 +66,8 @@ package struct Lock<State>: ~Copyable {
 /// The calling thread's identity, as a number no other live thread has (never 0).
 @inlinable @inline(__always)
 func currentThread() -> UInt {
-    #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
-    #else
-    UInt(pthread_self())
-    #endif
+    // `pthread_t` is an integer on Glibc and a pointer on Darwin and Musl: one word either way.
+    unsafeBitCast(pthread_self(), to: UInt.self)
 }
 
 /// Carries a value into or out of a `Mutex`. The lock itself provides the synchronisation.

@@ -41,6 +41,9 @@ class DerivationGraphBase: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var active: ContiguousArray<ActiveCell> = []
     /// How the root ended, once it has. Host only.
     @usableFromInline @exclusivity(unchecked) var stop: Termination?
+    /// Cells waiting for their activation's root value. Host only. The graph keeps observing its root
+    /// while any wait, even when no cell is active.
+    @usableFromInline @exclusivity(unchecked) var activating = 0
 
     @usableFromInline
     init(host: any DeliveryHost) {
@@ -91,7 +94,7 @@ class DerivationGraphBase: @unchecked Sendable {
         guard let index = active.firstIndex(where: { $0.cell.toOpaque() == Unmanaged.passUnretained(cell).toOpaque() })
         else { return }
         let entry = active.remove(at: index)
-        if active.isEmpty { stopObservingRoot() }
+        if active.isEmpty, activating == 0 { stopObservingRoot() }
         entry.cell.release()
     }
 
@@ -143,14 +146,17 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
                 end: { [self] termination in finish(termination, generation: generation) }
             ))
         }
+        activating += 1
         let once = HostBox<Subscription?>(nil)
         let done = HostBox(false)
         let subscription = root.subscribe(Observer(
-            next: { value in
+            next: { [self] value in
                 guard !done.value else { return }
                 done.value = true
+                activating -= 1
                 withUnsafePointer(to: value) { activate(UnsafeRawPointer($0)) }
                 once.value?.cancel()
+                if active.isEmpty, activating == 0 { stopObservingRoot() }
             },
             end: { _ in }
         ))

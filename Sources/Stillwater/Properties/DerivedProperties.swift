@@ -262,22 +262,37 @@ func packTuple<each V>(_ values: repeat each V) -> (repeat each V) {
 
 // MARK: - Sources of several roots
 
-/// One source's latest delivered value inside a ``CombinedStorage``, guarded by the storage's
-/// `slots` lock.
+/// One source's values inside a ``CombinedStorage``, guarded by the storage's `slots` lock: the value the
+/// combination reads, and one delivered but not yet committed with the other sources of its root.
 @usableFromInline
 final class Slot<Value>: @unchecked Sendable {
+    /// The source's root deliverer: slots of one root are committed together.
+    @usableFromInline let host: ObjectIdentifier
     @usableFromInline var value: Value?
+    @usableFromInline var pending: Value?
 
-    @inlinable init() {}
+    @inlinable init(host: ObjectIdentifier) { self.host = host }
+
+    /// Moves a pending value of a source of `root` into place; returns whether there was one.
+    @inlinable
+    func commit(root: ObjectIdentifier) -> Bool {
+        guard host == root, let pending else { return false }
+        value = pending
+        self.pending = nil
+        return true
+    }
 }
 
 /// A combination of properties of different roots: a root of its own, whose value is recomputed after
 /// each root change of a source, once per change of that root.
 ///
-/// While observed, it observes each source. A source's delivery stores the source's value in its slot
-/// and asks the source's deliverer to recompute after the delivery in progress, so sources of one root,
-/// all delivered in one turn, are recomputed together once. A recomputation carries the slots' version,
-/// and only a newer version is stored, so recomputations racing on several threads keep the newest.
+/// While observed, it observes each source. A source's delivery stores the source's value in its slot as
+/// pending, and asks the source's deliverer to commit after the delivery in progress: by then every source
+/// of that root has its value of the same change pending, and the commit moves them into place together
+/// and recombines once. A recombination reads committed values only, so it never pairs a new part of one
+/// root with an old part of the same root. It carries the slots' version, and only a newer version is
+/// stored, so recombinations racing on several threads keep the newest. When the last observer leaves,
+/// the slots are emptied, so a later observer never sees values from before.
 ///
 /// `@unchecked Sendable`: the slots are read and written under `slots`; `appliedVersion` under the
 /// core's lock; `activity` is a lock.
@@ -297,9 +312,11 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let current: () -> Value
     /// The slots' values, combined, with the slots' version; `nil` while a slot is empty. Takes `slots`.
     @usableFromInline let combineSlots: () -> (Value, UInt64)?
+    /// Empties every slot. Takes `slots`.
+    @usableFromInline let clearSlots: () -> Void
     /// Subscribes to one source each, storing into its slot.
     @usableFromInline let observeSources: [(CombinedStorage) -> Subscription]
-    /// The slots' version: one more for every stored value. Guards the slots.
+    /// The slots' version: one more for every commit. Guards the slots.
     @usableFromInline let slots: SharedLock<UInt64>
     /// The version of the last value stored in `core`. Under the core's lock.
     @usableFromInline @exclusivity(unchecked) var appliedVersion: UInt64 = 0
@@ -311,27 +328,35 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
         isEqual: @escaping (Value, Value) -> Bool
     ) {
         let properties = (repeat each sources)
-        let slots = (repeat Slot<each V>())
+        let slots = (repeat Slot<each V>(host: ObjectIdentifier((each sources).storage.host)))
         let lock = SharedLock<UInt64>(0)
         let current = { transform(repeat (each properties).value) }
         self.current = current
         self.isEqual = isEqual
         self.slots = lock
         core = SourceCore(replayLimit: 1, initial: [current()])
+        let commit = { (root: ObjectIdentifier) -> Bool in
+            lock.withLock { version in
+                var committed = false
+                for slot in repeat each slots {
+                    if slot.commit(root: root) { committed = true }
+                }
+                if committed { version &+= 1 }
+                return committed
+            }
+        }
         var observeSources: [(CombinedStorage) -> Subscription] = []
         for (source, slot) in repeat (each properties, each slots) {
             observeSources.append { storage in
                 let host = source.storage.host
-                let recompute = { storage.recompute() }
+                let root = ObjectIdentifier(host)
+                // Queued behind the delivery in progress on the source's root: the other sources of
+                // that root have their values pending by then, and one commit serves them all.
+                let commitAndRecompute = { if commit(root) { storage.recompute() } }
                 return source.storage.subscribe(Observer(
                     next: { value in
-                        lock.withLock { version in
-                            slot.value = value
-                            version &+= 1
-                        }
-                        // Queued behind the delivery in progress on the source's root: the other
-                        // sources of that root are stored first, and one recomputation serves them all.
-                        host.run(recompute)
+                        lock.withLock { _ in slot.pending = value }
+                        host.run(commitAndRecompute)
                     },
                     end: { _ in }
                 ))
@@ -344,6 +369,15 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
                 if value == nil { return nil }
             }
             return (transform(repeat (each values).unsafelyUnwrapped), version)
+        }
+        clearSlots = {
+            lock.withLock { version in
+                for slot in repeat each slots {
+                    slot.value = nil
+                    slot.pending = nil
+                }
+                version &+= 1
+            }
         }
     }
 
@@ -392,6 +426,7 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
                 activity.observers -= 1
                 guard activity.observers == 0 else { return [] }
                 defer { activity.subscriptions = [] }
+                clearSlots()
                 return activity.subscriptions
             }
             for source in ended { source.cancel() }
