@@ -288,11 +288,16 @@ final class Slot<Value>: @unchecked Sendable {
 ///
 /// While observed, it observes each source. A source's delivery stores the source's value in its slot as
 /// pending, and asks the source's deliverer to commit after the delivery in progress: by then every source
-/// of that root has its value of the same change pending, and the commit moves them into place together
-/// and recombines once. A recombination reads committed values only, so it never pairs a new part of one
-/// root with an old part of the same root. It carries the slots' version, and only a newer version is
-/// stored, so recombinations racing on several threads keep the newest. When the last observer leaves,
-/// the slots are emptied, so a later observer never sees values from before.
+/// of that root has its value of the same change pending, and the commit moves them into place together.
+/// The recombination is queued behind the commits already waiting there, so when one combination feeds
+/// another, both have committed before either passes a value on. A recombination reads committed values
+/// only, so it never pairs a new part of one root with an old part of the same root. It carries the slots'
+/// version, and only a newer version is stored, so recombinations racing on several threads keep the
+/// newest.
+///
+/// Each period of being observed is a generation: when the last observer leaves, the slots are emptied
+/// and the generation ends, and whatever the old subscriptions still deliver or commit is ignored. No lock
+/// is held while sources are subscribed, cancelled or released, or while the user's transform runs.
 ///
 /// `@unchecked Sendable`: the slots are read and written under `slots`; `appliedVersion` under the
 /// core's lock; `activity` is a lock.
@@ -301,7 +306,17 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline
     struct Activity {
         @usableFromInline var observers = 0
+        @usableFromInline var generation: UInt64 = 0
         @usableFromInline var subscriptions: [Subscription] = []
+        @inlinable init() {}
+    }
+
+    /// What the slots lock guards besides the slots: their version (one more for every commit or
+    /// clearing) and the generation whose deliveries they accept.
+    @usableFromInline
+    struct SlotState {
+        @usableFromInline var version: UInt64 = 0
+        @usableFromInline var generation: UInt64 = 0
         @inlinable init() {}
     }
 
@@ -312,12 +327,13 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let current: () -> Value
     /// The slots' values, combined, with the slots' version; `nil` while a slot is empty. Takes `slots`.
     @usableFromInline let combineSlots: () -> (Value, UInt64)?
-    /// Empties every slot. Takes `slots`.
-    @usableFromInline let clearSlots: () -> Void
-    /// Subscribes to one source each, storing into its slot.
-    @usableFromInline let observeSources: [(CombinedStorage) -> Subscription]
-    /// The slots' version: one more for every commit. Guards the slots.
-    @usableFromInline let slots: SharedLock<UInt64>
+    /// Empties every slot and starts accepting generation `to`, unless `from` is given and the slots
+    /// accept another generation already (a later start overtook the departure that asks). Returns the
+    /// old values, to be released after the lock. Takes `slots`.
+    @usableFromInline let resetSlots: (_ from: UInt64?, _ to: UInt64) -> [Any]
+    /// Subscribes to one source each, for the generation given, storing into its slot.
+    @usableFromInline let observeSources: [(CombinedStorage, UInt64) -> Subscription]
+    @usableFromInline let slots: SharedLock<SlotState>
     /// The version of the last value stored in `core`. Under the core's lock.
     @usableFromInline @exclusivity(unchecked) var appliedVersion: UInt64 = 0
     @usableFromInline let activity = Lock(Activity())
@@ -329,33 +345,41 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
     ) {
         let properties = (repeat each sources)
         let slots = (repeat Slot<each V>(host: ObjectIdentifier((each sources).storage.host)))
-        let lock = SharedLock<UInt64>(0)
+        let lock = SharedLock(SlotState())
         let current = { transform(repeat (each properties).value) }
         self.current = current
         self.isEqual = isEqual
         self.slots = lock
         core = SourceCore(replayLimit: 1, initial: [current()])
-        let commit = { (root: ObjectIdentifier) -> Bool in
-            lock.withLock { version in
+        let commit = { (root: ObjectIdentifier, generation: UInt64) -> Bool in
+            lock.withLock { state in
+                guard state.generation == generation else { return false }
                 var committed = false
                 for slot in repeat each slots {
                     if slot.commit(root: root) { committed = true }
                 }
-                if committed { version &+= 1 }
+                if committed { state.version &+= 1 }
                 return committed
             }
         }
-        var observeSources: [(CombinedStorage) -> Subscription] = []
+        var observeSources: [(CombinedStorage, UInt64) -> Subscription] = []
         for (source, slot) in repeat (each properties, each slots) {
-            observeSources.append { storage in
+            observeSources.append { storage, generation in
                 let host = source.storage.host
                 let root = ObjectIdentifier(host)
+                let recompute = { storage.recompute() }
                 // Queued behind the delivery in progress on the source's root: the other sources of
                 // that root have their values pending by then, and one commit serves them all.
-                let commitAndRecompute = { if commit(root) { storage.recompute() } }
+                let commitAndRecompute = { if commit(root, generation) { host.run(recompute) } }
                 return source.storage.subscribe(Observer(
                     next: { value in
-                        lock.withLock { _ in slot.pending = value }
+                        // The value a slot gives up (or a refused one) is released here, unlocked.
+                        var released = Optional(value)
+                        lock.withLock { state in
+                            guard state.generation == generation else { return }
+                            swap(&released, &slot.pending)
+                        }
+                        _ = released
                         host.run(commitAndRecompute)
                     },
                     end: { _ in }
@@ -364,19 +388,25 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
         }
         self.observeSources = observeSources
         combineSlots = {
-            let (values, version) = lock.withLock { version in ((repeat (each slots).value), version) }
+            let (values, version) = lock.withLock { state in ((repeat (each slots).value), state.version) }
             for value in repeat each values {
                 if value == nil { return nil }
             }
             return (transform(repeat (each values).unsafelyUnwrapped), version)
         }
-        clearSlots = {
-            lock.withLock { version in
+        resetSlots = { from, generation in
+            lock.withLock { state -> [Any] in
+                if let from, state.generation != from { return [] }
+                var old: [Any] = []
                 for slot in repeat each slots {
+                    if let value = slot.value { old.append(value) }
+                    if let pending = slot.pending { old.append(pending) }
                     slot.value = nil
                     slot.pending = nil
                 }
-                version &+= 1
+                state.version &+= 1
+                state.generation = generation
+                return old
             }
         }
     }
@@ -406,30 +436,53 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
 
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {
-        activity.withLock { activity in
+        let starting: UInt64? = activity.withLock { activity in
             activity.observers += 1
-            guard activity.observers == 1 else { return }
-            // The first observer: start from the sources' current values, then follow them.
-            let fresh = current()
-            let isEqual = self.isEqual
-            core.updateCurrent { value in
-                if isEqual(value, fresh) { return false }
-                value = fresh
-                return true
-            }
-            activity.subscriptions = observeSources.map { $0(self) }
+            guard activity.observers == 1 else { return nil }
+            activity.generation &+= 1
+            return activity.generation
         }
+        if let generation = starting { start(generation) }
         let subscription = core.subscribe(observer)
         return Subscription { [self] in
             subscription.cancel()
-            let ended = activity.withLock { activity -> [Subscription] in
+            let ended = activity.withLock { activity -> (UInt64, [Subscription])? in
                 activity.observers -= 1
-                guard activity.observers == 0 else { return [] }
-                defer { activity.subscriptions = [] }
-                clearSlots()
-                return activity.subscriptions
+                guard activity.observers == 0 else { return nil }
+                defer {
+                    activity.generation &+= 1
+                    activity.subscriptions = []
+                }
+                return (activity.generation, activity.subscriptions)
             }
-            for source in ended { source.cancel() }
+            guard let (generation, sources) = ended else { return }
+            for source in sources { source.cancel() }
+            // Accepts no generation until the next start; the old values are released here, unlocked.
+            _ = resetSlots(generation, 0)
         }
+    }
+
+    /// The first observer arrived: start from the sources' current values, then follow them. Runs
+    /// without a lock held; a start that a departure overtook cancels what it made.
+    @usableFromInline
+    func start(_ generation: UInt64) {
+        let previous = resetSlots(nil, generation)
+        _ = previous
+        let fresh = current()
+        let isEqual = self.isEqual
+        core.updateCurrent { value in
+            // Combinations from before the start must not overwrite the fresh value.
+            appliedVersion = slots.withLock { $0.version }
+            if isEqual(value, fresh) { return false }
+            value = fresh
+            return true
+        }
+        let subscriptions = observeSources.map { $0(self, generation) }
+        let stale = activity.withLock { activity -> [Subscription] in
+            guard activity.generation == generation else { return subscriptions }
+            activity.subscriptions = subscriptions
+            return []
+        }
+        for source in stale { source.cancel() }
     }
 }

@@ -446,5 +446,57 @@ struct DerivedActivationTests {
     }
 }
 
+extension DerivedActivationTests {
+    @Test("an observer of one part that writes another root mid-delivery never sees a mix of that part's root")
+    func writeOtherRootMidDelivery() {
+        struct Pair { var left = 0, right = 0 }
+        let pair = MutableProperty(Pair())
+        let other = MutableProperty(0)
+        let line = Property.combine(pair.scope(\.left), pair.scope(\.right), other) { left, right, other in
+            "\(left == right) \(other)"
+        }
+        let recorder = Recorder(line)
+        let writer = pair.scope(\.left).observe { left in if left > 0 { other.value = left } }
+        pair.value = Pair(left: 1, right: 1)
+        pair.value = Pair(left: 2, right: 2)
+        #expect(recorder.values.allSatisfy { $0.hasPrefix("true") })
+        #expect(recorder.values.last == "true 2")
+        writer.cancel()
+    }
+
+    @Test("a combination of several roots that feeds another: the outer one never pairs new with old")
+    func nestedIndependentCombinations() {
+        let a = MutableProperty(0)
+        let b = MutableProperty(10)
+        let sum = Property.combine(a, b) { $0 + $1 }
+        let back = Property.combine(sum, a) { sum, a in sum - a }   // always b's value
+        let recorder = Recorder(back)
+        for value in 1...5 { a.value = value }
+        b.value = 20
+        #expect(recorder.values.allSatisfy { $0 == 10 || $0 == 20 })
+        #expect(recorder.values.first == 10)
+        #expect(back.value == 20)
+    }
+
+    @Test("observed, unobserved and observed again from two threads at once, it still follows its sources")
+    func churnAcrossThreads() {
+        let x = MutableProperty(0)
+        let y = MutableProperty(0)
+        let sum = Property.combine(x, y) { $0 + $1 }
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            for round in 0..<500 {
+                let subscription = sum.observe { _ in }
+                if index == 0 { x.value = round } else { y.value = round }
+                subscription.cancel()
+            }
+        }
+        let recorder = Recorder(sum)
+        x.value = 1_000
+        y.value = 2_000
+        #expect(recorder.values.last == 3_000)
+        #expect(sum.value == 3_000)
+    }
+}
+
 /// Keeps a subscription made inside a delivery for `cancelWhileWaiting`.
 private let keep = Shared<Subscription?>(nil)
