@@ -66,8 +66,12 @@ package struct Lock<State>: ~Copyable {
 /// The calling thread's identity, as a number no other live thread has (never 0).
 @inlinable @inline(__always)
 func currentThread() -> UInt {
-    // `pthread_t` is an integer on Glibc and a pointer on Darwin and Musl: one word either way.
-    unsafeBitCast(pthread_self(), to: UInt.self)
+    // `pthread_t` is an integer on Glibc and a pointer on Darwin and Musl.
+    #if canImport(Glibc)
+    UInt(pthread_self())
+    #else
+    UInt(bitPattern: pthread_self())
+    #endif
 }
 
 /// Carries a value into or out of a `Mutex`. The lock itself provides the synchronisation.
