@@ -147,8 +147,8 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
             ))
         }
         activating += 1
-        let once = HostBox<Subscription?>(nil)
-        let done = HostBox(false)
+        let once = OperatorState<Subscription?>(nil)
+        let done = OperatorState(false)
         let subscription = root.subscribe(Observer(
             next: { [self] value in
                 guard !done.value else { return }
@@ -187,13 +187,6 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
             unsafeBitCast(entry.cell.takeUnretainedValue(), to: AnyCellEnd.self).endObservers(termination)
         }
     }
-}
-
-/// A reference the closures of one activation share; touched only by the root's deliverer.
-@usableFromInline
-final class HostBox<Value>: @unchecked Sendable {
-    @usableFromInline @exclusivity(unchecked) var value: Value
-    @usableFromInline init(_ value: Value) { self.value = value }
 }
 
 /// A cell's way of ending its observers without its value type.

@@ -27,12 +27,6 @@ enum SearchAction: Action {
     }
 }
 
-/// Counts calls of a closure from any one delivering thread at a time.
-final class CallCount: @unchecked Sendable {
-    var count = 0
-    func tick() { count += 1 }
-}
-
 @Suite("Derived properties")
 struct DerivedPropertyTests {
     // MARK: map and select
@@ -84,17 +78,17 @@ struct DerivedPropertyTests {
     @Test("a select of a store runs its selector once per new state, however many observers it has")
     func selectComputesOncePerState() {
         let store = Store(SearchState())
-        let calls = CallCount()
+        let calls = Counter()
         let count = store.select { state -> Int in
-            calls.tick()
+            calls.value += 1
             return state.results.count
         }
         let recorders = (0..<50).map { _ in Recorder(count) }
-        let afterSubscribing = calls.count
+        let afterSubscribing = calls.value
         #expect(afterSubscribing == 1)
         store.dispatch(SearchAction.finished(query: "a", results: ["x"]))
         store.dispatch(SearchAction.started("b"))
-        #expect(calls.count == afterSubscribing + 2)
+        #expect(calls.value == afterSubscribing + 2)
         for recorder in recorders { #expect(recorder.values == [0, 1]) }
     }
 
@@ -103,18 +97,18 @@ struct DerivedPropertyTests {
     @Test("an unobserved derived property computes nothing when its root changes")
     func lazyWhenUnobserved() {
         let root = MutableProperty(0)
-        let calls = CallCount()
+        let calls = Counter()
         let derived = root.map { value -> Int in
-            calls.tick()
+            calls.value += 1
             return value + 1
         }
         for value in 1...10 { root.value = value }
-        #expect(calls.count == 0)
+        #expect(calls.value == 0)
         let recorder = Recorder(derived)
-        #expect(calls.count == 1)
+        #expect(calls.value == 1)
         recorder.cancel()
         for value in 11...20 { root.value = value }
-        #expect(calls.count == 1)
+        #expect(calls.value == 1)
         #expect(recorder.values == [11])
     }
 
@@ -190,15 +184,15 @@ struct DerivedPropertyTests {
         let a = MutableProperty(1)
         let b = a.map { $0 * 10 }
         let c = a.map { $0 + 1 }
-        let calls = CallCount()
+        let calls = Counter()
         let d = Property.combine(b, c) { b, c -> String in
-            calls.tick()
+            calls.value += 1
             return "\(b)/\(c)"
         }
         let recorder = Recorder(d)
         for value in 2...5 { a.value = value }
         #expect(recorder.values == ["10/2", "20/3", "30/4", "40/5", "50/6"])
-        #expect(calls.count == 5)
+        #expect(calls.value == 5)
     }
 
     @Test("a 3-deep chain and a diamond on top of it emit once per change")
@@ -220,15 +214,15 @@ struct DerivedPropertyTests {
     func unchangedSourcesSkipWork() {
         let store = Store(SearchState())
         let query = store.select(\.query)
-        let calls = CallCount()
+        let calls = Counter()
         let shouted = query.map { query -> String in
-            calls.tick()
+            calls.value += 1
             return query.uppercased()
         }
         let recorder = Recorder(shouted)
         store.dispatch(SearchAction.finished(query: "", results: ["x"]))
         store.dispatch(SearchAction.started("a"))
-        #expect(calls.count == 2)
+        #expect(calls.value == 2)
         #expect(recorder.values == ["", "A"])
     }
 
@@ -495,6 +489,53 @@ extension DerivedActivationTests {
         y.value = 2_000
         #expect(recorder.values.last == 3_000)
         #expect(sum.value == 3_000)
+    }
+}
+
+extension DerivedActivationTests {
+    @Test("a combination of two roots frees what its transform captured, and the roots, once it is gone")
+    func independentRootsRelease() {
+        weak var weakToken: Token?
+        weak var weakRoot: MutableProperty<Int>?
+        var recorder: Recorder<Int>?
+        do {
+            let token = Token(100)
+            weakToken = token
+            let x = MutableProperty(1)
+            weakRoot = x
+            let y = MutableProperty(2)
+            let sum = Property.combine(x, y) { $0 + $1 + token.id }
+            recorder = Recorder(sum)
+            x.value = 3
+        }
+        #expect(recorder?.values == [103, 105])
+        #expect(weakToken != nil)
+        recorder?.cancel()
+        recorder = nil
+        #expect(weakToken == nil)
+        #expect(weakRoot == nil)
+    }
+
+    @Test("the root and the graph of a chain of one root are freed once its properties and observers are gone")
+    func oneRootRelease() {
+        weak var weakRoot: MutableProperty<Int>?
+        weak var weakToken: Token?
+        var recorder: Recorder<String>?
+        do {
+            let token = Token(1)
+            weakToken = token
+            let root = MutableProperty(0)
+            weakRoot = root
+            let a = root.map { $0 + token.id }
+            let b = root.select { $0 * 2 }
+            recorder = Recorder(Property.combine(a, b) { "\($0)/\($1)" })
+            root.value = 2
+        }
+        #expect(recorder?.values == ["1/0", "3/4"])
+        recorder?.cancel()
+        recorder = nil
+        #expect(weakRoot == nil)
+        #expect(weakToken == nil)
     }
 }
 
