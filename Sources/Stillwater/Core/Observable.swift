@@ -13,7 +13,7 @@ import Synchronization
 public struct Observable<Value>: ObservableType {
     /// The recipe, in the package's split form: values and the end reach the observer separately.
     @usableFromInline
-    let attachHandler: (Observer<Value>) -> Subscription
+    let run: (Observer<Value>) -> Subscription
 
     /// Creates a stream from a function that connects an observer and returns the subscription that
     /// disconnects it.
@@ -22,39 +22,39 @@ public struct Observable<Value>: ObservableType {
     /// code usually prefers ``create(_:)``.
     @inlinable
     public init(_ subscribe: @escaping (@escaping (Event<Value>) -> Void) -> Subscription) {
-        self.attachHandler = { observer in subscribe(observer.eventHandler) }
+        self.run = { observer in subscribe(observer.eventHandler) }
     }
 
     /// The split-form recipe, wrapped so that its initialiser never competes with the public one for a
     /// trailing closure.
     @usableFromInline
     struct Recipe {
-        @usableFromInline let attach: (Observer<Value>) -> Subscription
+        @usableFromInline let subscribe: (Observer<Value>) -> Subscription
 
-        @inlinable init(_ attach: @escaping (Observer<Value>) -> Subscription) { self.attach = attach }
+        @inlinable init(_ subscribe: @escaping (Observer<Value>) -> Subscription) { self.subscribe = subscribe }
     }
 
     @inlinable
     init(recipe: Recipe) {
-        self.attachHandler = recipe.attach
+        self.run = recipe.subscribe
     }
 
     /// A stream from a recipe in the split form (the package's own operators and sources).
     @inlinable
-    static func attaching(_ attach: @escaping (Observer<Value>) -> Subscription) -> Observable {
-        Observable(recipe: Recipe(attach))
+    static func recipe(_ subscribe: @escaping (Observer<Value>) -> Subscription) -> Observable {
+        Observable(recipe: Recipe(subscribe))
     }
 
     /// Runs this stream's recipe for `observer`.
     @inlinable
     public func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        attachHandler(Observer(observer))
+        run(Observer(observer))
     }
 
     /// Runs this stream's recipe for `observer`, in the split form.
     @inlinable
-    func attach(_ observer: Observer<Value>) -> Subscription {
-        attachHandler(observer)
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        run(observer)
     }
 
     /// Returns `self`.
@@ -129,7 +129,7 @@ extension Observable {
 
     /// A stream that never sends anything.
     public static func never() -> Observable<Value> {
-        Observable.attaching({ _ in .empty })
+        Observable.recipe({ _ in .empty })
     }
 
     /// A stream that fails at once with `error`.
@@ -157,7 +157,7 @@ public final class Emitter<Value>: Cancellable, @unchecked Sendable {
             observer(event)
             return !event.isTerminal
         }
-        Resources.attached()
+        Resources.observerAdded()
     }
 
     /// Whether the emitter still forwards events (no terminal event yet, not cancelled).
@@ -183,7 +183,7 @@ public final class Emitter<Value>: Cancellable, @unchecked Sendable {
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         serializer.submit(event)
         producer.cancel()
-        Resources.detached()
+        Resources.observerRemoved()
     }
 
     /// Stops the emitter for its subscriber: later calls are ignored, events not yet delivered are
@@ -192,6 +192,6 @@ public final class Emitter<Value>: Cancellable, @unchecked Sendable {
         producer.cancel()
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         serializer.cancel()
-        Resources.detached()
+        Resources.observerRemoved()
     }
 }

@@ -42,8 +42,8 @@ extension ObservableType {
     /// sources implement it natively, so no event closure is built in between; the default goes through
     /// `subscribe(_:)`.
     @inlinable
-    func attach(_ observer: Observer<Value>) -> Subscription {
-        asObservable().attach(observer)
+    func subscribe(_ observer: Observer<Value>) -> Subscription {
+        asObservable().subscribe(observer)
     }
 
     /// Calls `onNext` with each value, and ignores the terminal event.
@@ -58,7 +58,7 @@ extension ObservableType {
     /// - Returns: A subscription; releasing it cancels it.
     @inlinable
     public func observe(_ onNext: @escaping (Value) -> Void) -> Subscription {
-        attach(Observer(next: onNext, end: { _ in }))
+        subscribe(Observer(next: onNext, end: { _ in }))
     }
 
     /// Calls the handler that matches each event; a `nil` handler ignores that kind of event.
@@ -78,7 +78,7 @@ extension ObservableType {
         onError: ((any Error) -> Void)? = nil,
         onCompleted: (() -> Void)? = nil
     ) -> Subscription {
-        attach(Observer(
+        subscribe(Observer(
             next: { onNext?($0) },
             end: { termination in
                 switch termination {

@@ -26,12 +26,12 @@ public enum Resources {
     }
 
     @inlinable
-    static func attached() {
+    static func observerAdded() {
         observerCount.add(1, ordering: .relaxed)
     }
 
     @inlinable
-    static func detached(_ count: Int = 1) {
+    static func observerRemoved(_ count: Int = 1) {
         observerCount.subtract(count, ordering: .relaxed)
     }
 }

@@ -13,7 +13,7 @@
 /// ```
 ///
 /// A bag is safe to use from any thread.
-public final class SubscriptionBag: @unchecked Sendable {
+public final class SubscriptionBag: Sendable {
     private let subscriptions = Lock<[Subscription]>([])
 
     /// Creates an empty bag.

@@ -21,9 +21,13 @@ import Darwin
 /// itself. The lock remembers its holder for that: one relaxed store when it is taken, one when it is
 /// released, and one relaxed load before it is taken.
 ///
+/// A `Lock` is `Sendable` whatever its state: the mutex is what makes sharing that state safe. So a class
+/// whose stored properties are only locks and other `Sendable` values is checked `Sendable` with no
+/// `@unchecked`.
+///
 /// `package` so that StillwaterTesting uses the same lock rather than a copy of it.
 @usableFromInline
-package struct Lock<State>: ~Copyable {
+package struct Lock<State>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<UncheckedTransfer<State>>
     /// The thread holding the lock, or 0.
     @usableFromInline let holder = Atomic<UInt>(0)
@@ -84,7 +88,7 @@ struct UncheckedTransfer<Value>: @unchecked Sendable {
 
 /// A ``Lock`` in a class, for state that closures share.
 @usableFromInline
-final class SharedLock<State>: @unchecked Sendable {
+final class SharedLock<State>: Sendable {
     @usableFromInline let lock: Lock<State>
 
     @inlinable

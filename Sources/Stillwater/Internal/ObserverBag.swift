@@ -76,19 +76,19 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var token: UInt64 = 0
     /// Set once, by `cancel()`, from any thread; read before every delivery.
     @usableFromInline let isDisposed = Atomic<Bool>(false)
-    /// What the box is registered with: a ``SourceCore`` or a ``ScopeEngine``.
+    /// What the box is registered with: a ``SourceCore`` or a ``ScopeFollower``.
     @usableFromInline let source: AnyObject
-    /// `source.detach(box)`, made where the box is made. `cancel()` is reached through the
+    /// `source.remove(box)`, made where the box is made. `cancel()` is reached through the
     /// `Cancellable` existential, where `Value` is unknown; calling the source from there would run the
-    /// unspecialised detach path (a generic-metadata lookup per step). This closure captures nothing, so
+    /// unspecialised removal path (a generic-metadata lookup per step). This closure captures nothing, so
     /// it costs no allocation, and it was specialised for `Value` by the code that subscribed.
-    @usableFromInline let detach: (ObserverBox<Value>) -> Void
+    @usableFromInline let remove: (ObserverBox<Value>) -> Void
 
     @inlinable
-    init(observer: Observer<Value>, source: AnyObject, detach: @escaping (ObserverBox<Value>) -> Void) {
+    init(observer: Observer<Value>, source: AnyObject, remove: @escaping (ObserverBox<Value>) -> Void) {
         self.handler = Unmanaged.passRetained(ObserverHandler(observer))
         self.source = source
-        self.detach = detach
+        self.remove = remove
     }
 
     deinit {
@@ -98,7 +98,7 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     @inlinable
     func cancel() {
         guard !isDisposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        detach(self)
+        remove(self)
     }
 
     /// Whether the subscription was cancelled (from any thread).
@@ -215,7 +215,7 @@ struct ObserverBag<Value> {
     /// Adds `box` after handing it `replay`; after the source's `stop`, hands it only the end instead.
     /// A box cancelled before or during its replay is released and not added.
     @inlinable
-    mutating func attach<Replay: Sequence<Value>>(_ box: ObserverBox<Value>, replay: Replay, stop: Termination?) {
+    mutating func add<Replay: Sequence<Value>>(_ box: ObserverBox<Value>, replay: Replay, stop: Termination?) {
         guard !box.isCancelled else {
             box.release()
             return
@@ -241,7 +241,7 @@ struct ObserverBag<Value> {
         if count == capacity { grow() }
         base.unsafelyUnwrapped[count] = Unmanaged.passRetained(box)
         count += 1
-        Resources.attached()
+        Resources.observerAdded()
     }
 
     @usableFromInline
@@ -280,7 +280,7 @@ struct ObserverBag<Value> {
         count -= 1
         box.release()
         removed.release()
-        Resources.detached()
+        Resources.observerRemoved()
     }
 
     /// Empties the bag and returns its boxes, in order.
@@ -290,7 +290,7 @@ struct ObserverBag<Value> {
         guard let base else { return all }
         all.reserveCapacity(count)
         for index in 0..<count { all.append(base[index].takeRetainedValue()) }
-        Resources.detached(count)
+        Resources.observerRemoved(count)
         count = 0
         return all
     }

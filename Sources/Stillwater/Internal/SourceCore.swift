@@ -16,8 +16,8 @@ final class SourceCore<Value>: @unchecked Sendable {
         case event(Event<Value>)
         /// `replay` is `nil` for a source written only by its deliverer (a store's state): the retained
         /// values are read when the attach runs, after the writes queued before it.
-        case attach(ObserverBox<Value>, replay: ContiguousArray<Value>?)
-        case detach(ObserverBox<Value>)
+        case add(ObserverBox<Value>, replay: ContiguousArray<Value>?)
+        case remove(ObserverBox<Value>)
         /// Work that must run as the deliverer, in queue order (a store's reduce of a queued action).
         case perform(() -> Void)
     }
@@ -223,20 +223,20 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// `asObservable()` returns).
     @inlinable
     var observable: Observable<Value> {
-        Observable.attaching({ [self] observer in subscribe(observer) })
+        Observable.recipe({ [self] observer in subscribe(observer) })
     }
 
     /// Registers `observer`, as the event-closure form above does.
     @inlinable
     func subscribe(_ observer: Observer<Value>) -> Subscription {
         let box = ObserverBox(observer: observer, source: self) { box in
-            unsafeDowncast(box.source, to: SourceCore.self).detach(box)
+            unsafeDowncast(box.source, to: SourceCore.self).remove(box)
         }
         if replayLimit == 0 {
             if queue.tryAcquire() {
-                attachOwned(box, replay: [])
+                addOwned(box, replay: [])
                 finishDelivering()
-            } else if queue.enqueue(.attach(box, replay: [])) {
+            } else if queue.enqueue(.add(box, replay: [])) {
                 finishDelivering()
             }
         } else {
@@ -244,9 +244,9 @@ final class SourceCore<Value>: @unchecked Sendable {
             let (replay, mustDrain) = retained.withLock { retained -> (ContiguousArray<Value>?, Bool) in
                 let replay = retained.isStopped && !replaysAfterStop ? [] : retained.buffer
                 if queue.tryAcquire() { return (replay, true) }
-                return (nil, queue.enqueue(.attach(box, replay: writesWhileDelivering ? nil : replay)))
+                return (nil, queue.enqueue(.add(box, replay: writesWhileDelivering ? nil : replay)))
             }
-            if let replay { attachOwned(box, replay: replay) }
+            if let replay { addOwned(box, replay: replay) }
             if mustDrain { finishDelivering() }
         }
         return Subscription(box)
@@ -254,11 +254,11 @@ final class SourceCore<Value>: @unchecked Sendable {
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
     @inlinable
-    func detach(_ box: ObserverBox<Value>) {
+    func remove(_ box: ObserverBox<Value>) {
         if queue.tryAcquire() {
             observers.remove(box)
             finishDelivering()
-        } else if queue.enqueue(.detach(box)) {
+        } else if queue.enqueue(.remove(box)) {
             finishDelivering()
         }
     }
@@ -293,8 +293,8 @@ final class SourceCore<Value>: @unchecked Sendable {
     }
 
     @inlinable
-    func attachOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
-        observers.attach(box, replay: replay, stop: stopEvent)
+    func addOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
+        observers.add(box, replay: replay, stop: stopEvent)
     }
 
     /// Runs the work that arrived while this thread was delivering, until none is left, then releases the
@@ -311,8 +311,8 @@ final class SourceCore<Value>: @unchecked Sendable {
             for item in work {
                 switch item {
                 case .event(let event): deliverOwned(event)
-                case .attach(let box, let replay): attachOwned(box, replay: replay ?? currentReplay())
-                case .detach(let box): observers.remove(box)
+                case .add(let box, let replay): addOwned(box, replay: replay ?? currentReplay())
+                case .remove(let box): observers.remove(box)
                 case .perform(let body): body()
                 }
             }

@@ -3,7 +3,7 @@
 ///
 /// Putting a subscription into a cancelled slot cancels it at once; replacing one cancels the old one.
 @usableFromInline
-final class SubscriptionSlot: Cancellable, @unchecked Sendable {
+final class SubscriptionSlot: Cancellable, Sendable {
     @usableFromInline
     struct State {
         @usableFromInline var current: Subscription?

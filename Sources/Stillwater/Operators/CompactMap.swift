@@ -10,9 +10,9 @@ extension ObservableType {
     /// ```
     @inlinable
     public func compactMap<NewValue>(_ transform: @escaping (Value) -> NewValue?) -> Observable<NewValue> {
-        Observable<NewValue>.attaching({ observer in
+        Observable<NewValue>.recipe({ observer in
             let next = observer.next
-            return self.attach(Observer(
+            return self.subscribe(Observer(
                 next: { value in if let kept = transform(value) { next(kept) } },
                 end: observer.end
             ))

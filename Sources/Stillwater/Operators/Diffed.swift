@@ -30,7 +30,7 @@ extension ObservableType {
         isEqual: @escaping (Element, Element) -> Bool
     ) -> Observable<ListDiff<Element>> where Value == [Element], Element: Diffable {
         Observable { observer in
-            let previous = OperatorState<[Element]>([])
+            let previous = DelivererBox<[Element]>([])
             return self.subscribe { event in
                 observer(event.map { current in
                     let old = previous.value

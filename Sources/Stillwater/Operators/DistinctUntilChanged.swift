@@ -11,10 +11,10 @@ extension ObservableType where Value: Equatable {
     /// - Complexity: One comparison per value; no allocation per value.
     @inlinable
     public func distinctUntilChanged() -> Observable<Value> {
-        Observable.attaching({ observer in
-            let previous = OperatorState<Value?>(Value?.none)
+        Observable.recipe({ observer in
+            let previous = DelivererBox<Value?>(Value?.none)
             let next = observer.next
-            return self.attach(Observer(
+            return self.subscribe(Observer(
                 next: { value in
                     if let last = previous.value, last == value { return }
                     previous.value = value
@@ -65,10 +65,10 @@ extension ObservableType {
     func distinct<Key>(
         key: @escaping (Value) -> Key, isEquivalent: @escaping (Key, Key) -> Bool
     ) -> Observable<Value> {
-        Observable.attaching({ observer in
-            let previous = OperatorState<Key?>(Key?.none)
+        Observable.recipe({ observer in
+            let previous = DelivererBox<Key?>(Key?.none)
             let next = observer.next
-            return self.attach(Observer(
+            return self.subscribe(Observer(
                 next: { value in
                     let current = key(value)
                     if let last = previous.value, isEquivalent(last, current) { return }

@@ -12,9 +12,9 @@ extension ObservableType {
     /// - Complexity: One call of `isIncluded` per value; no allocation per value.
     @inlinable
     public func filter(_ isIncluded: @escaping (Value) -> Bool) -> Observable<Value> {
-        Observable.attaching({ observer in
+        Observable.recipe({ observer in
             let next = observer.next
-            return self.attach(Observer(next: { if isIncluded($0) { next($0) } }, end: observer.end))
+            return self.subscribe(Observer(next: { if isIncluded($0) { next($0) } }, end: observer.end))
         })
     }
 }

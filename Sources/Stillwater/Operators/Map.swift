@@ -11,9 +11,9 @@ extension ObservableType {
     /// - Complexity: One call of `transform` per value; no allocation per value.
     @inlinable
     public func map<NewValue>(_ transform: @escaping (Value) -> NewValue) -> Observable<NewValue> {
-        Observable<NewValue>.attaching({ observer in
+        Observable<NewValue>.recipe({ observer in
             let next = observer.next
-            return self.attach(Observer(next: { next(transform($0)) }, end: observer.end))
+            return self.subscribe(Observer(next: { next(transform($0)) }, end: observer.end))
         })
     }
 

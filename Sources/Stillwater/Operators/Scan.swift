@@ -15,10 +15,10 @@ extension ObservableType {
     public func scan<Result>(
         _ initial: Result, _ accumulate: @escaping (Result, Value) -> Result
     ) -> Observable<Result> {
-        Observable<Result>.attaching({ observer in
-            let accumulated = OperatorState(initial)
+        Observable<Result>.recipe({ observer in
+            let accumulated = DelivererBox(initial)
             let next = observer.next
-            return self.attach(Observer(
+            return self.subscribe(Observer(
                 next: { value in
                     accumulated.value = accumulate(accumulated.value, value)
                     next(accumulated.value)

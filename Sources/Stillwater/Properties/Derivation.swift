@@ -147,8 +147,8 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
             ))
         }
         activating += 1
-        let once = OperatorState<Subscription?>(nil)
-        let done = OperatorState(false)
+        let once = DelivererBox<Subscription?>(nil)
+        let done = DelivererBox(false)
         let subscription = root.subscribe(Observer(
             next: { [self] value in
                 guard !done.value else { return }
@@ -294,9 +294,9 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {
         let box = ObserverBox(observer: observer, source: self) { box in
-            unsafeDowncast(box.source, to: DerivedCell.self).detach(box)
+            unsafeDowncast(box.source, to: DerivedCell.self).remove(box)
         }
-        graph.host.run { [self] in attach(box) }
+        graph.host.run { [self] in add(box) }
         return Subscription(box)
     }
 
@@ -304,9 +304,9 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// active (its graph then observes the root), at a point of the root's order where it can compute its
     /// value from the root; observers arriving meanwhile wait for that.
     @usableFromInline
-    func attach(_ box: ObserverBox<Value>) {
+    func add(_ box: ObserverBox<Value>) {
         if isActive || graph.stop != nil || stop != nil {
-            add(box)
+            addNow(box)
             return
         }
         waiting.append(box)
@@ -317,7 +317,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
             _ = update(root, graph.epoch)
             let boxes = waiting
             waiting = []
-            for box in boxes { add(box) }
+            for box in boxes { addNow(box) }
             if observers.isEmpty {
                 // Every waiting observer left before the cell became active.
                 isActive = false
@@ -328,12 +328,12 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
 
     /// Host only: hands `box` the value (or, after the end, only the end) and adds it.
     @usableFromInline
-    func add(_ box: ObserverBox<Value>) {
+    func addNow(_ box: ObserverBox<Value>) {
         if latest == nil {
             // The root ended before this cell was ever observed: its last value is read afresh.
             latest = value
         }
-        observers.attach(box, replay: CollectionOfOne(latest.unsafelyUnwrapped), stop: stop ?? graph.stop)
+        observers.add(box, replay: CollectionOfOne(latest.unsafelyUnwrapped), stop: stop ?? graph.stop)
     }
 
     /// One epoch's step: update, and tell the observers when the value changed. Host only.
@@ -345,7 +345,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
     @usableFromInline
-    func detach(_ box: ObserverBox<Value>) {
+    func remove(_ box: ObserverBox<Value>) {
         graph.host.run { [self] in
             observers.remove(box)
             guard observers.isEmpty, isActive else { return }

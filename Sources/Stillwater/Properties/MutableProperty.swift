@@ -87,7 +87,7 @@ extension MutableProperty {
     /// The same as `Property(self).scope(keyPath)`: scopes of one key path share one node.
     @inlinable
     public func scope<Sub: Equatable>(_ keyPath: KeyPath<Value, Sub>) -> Property<Sub> {
-        Property<Sub>(storage: ScopeNode.shared(parent: storage, keyPath: keyPath))
+        Property<Sub>(storage: ScopeStorage.shared(parent: storage, keyPath: keyPath))
     }
 
     /// A writable property of one part of this value (a lens): it reads and writes through this property.
@@ -106,7 +106,7 @@ extension MutableProperty {
     /// ```
     public func binding<Sub: Equatable>(_ keyPath: WritableKeyPath<Value, Sub>) -> MutableProperty<Sub> {
         MutableProperty<Sub>(storage: LensStorage(
-            parent: storage, keyPath: keyPath, observation: ScopeNode.shared(parent: storage, keyPath: keyPath)))
+            parent: storage, keyPath: keyPath, observation: ScopeStorage.shared(parent: storage, keyPath: keyPath)))
     }
 
     /// A writable property of one part of this value (a lens) whose type is not `Equatable`: its

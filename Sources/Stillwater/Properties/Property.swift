@@ -78,6 +78,6 @@ extension Property {
     ///   of the scope when the part changed.
     @inlinable
     public func scope<Sub: Equatable>(_ keyPath: KeyPath<Value, Sub>) -> Property<Sub> {
-        Property<Sub>(storage: ScopeNode.shared(parent: storage, keyPath: keyPath))
+        Property<Sub>(storage: ScopeStorage.shared(parent: storage, keyPath: keyPath))
     }
 }

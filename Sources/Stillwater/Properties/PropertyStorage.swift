@@ -63,7 +63,7 @@ extension PropertyStorage {
     /// first is dropped.
     @usableFromInline
     func subscribeToChanges(_ observer: Observer<Value>) -> Subscription {
-        let isFirst = OperatorState(true)
+        let isFirst = DelivererBox(true)
         let next = observer.next
         return subscribe(Observer(
             next: { value in
@@ -82,12 +82,12 @@ extension PropertyStorage {
     /// `asObservable()` returns).
     @usableFromInline
     var observable: Observable<Value> {
-        Observable.attaching({ [self] observer in subscribe(observer) })
+        Observable.recipe({ [self] observer in subscribe(observer) })
     }
 
     @usableFromInline
     var changes: Observable<Value> {
-        Observable.attaching({ self.subscribeToChanges($0) })
+        Observable.recipe({ self.subscribeToChanges($0) })
     }
 
 }

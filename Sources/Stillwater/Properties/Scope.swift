@@ -1,6 +1,6 @@
 /// The shared node behind `scope(\.path)`: one per key path per property, however many observers.
 ///
-/// The node observes its parent once, through its ``ScopeEngine``. On each parent change the engine reads
+/// The node observes its parent once, through its ``ScopeFollower``. On each parent change the engine reads
 /// its slice once and compares it once with the last slice; only a changed slice reaches the node's own
 /// observers. The parent keeps the node weakly (in its ``ScopeCache``), so a node lives while a `Property`
 /// or a subscription uses it, and is freed, with its subscription to the parent, when the last one goes.
@@ -9,9 +9,9 @@
 /// reference and the engine needs no side table for its reference counts: weak references cost a
 /// slow-path retain and release on every delivery.
 @usableFromInline
-final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Sendable {
+final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let parent: any PropertyStorage<Root>
-    @usableFromInline let engine: ScopeEngine<Root, Value>
+    @usableFromInline let engine: ScopeFollower<Root, Value>
     @usableFromInline let scopes = ScopeCache()
     @usableFromInline let parentSubscription: Subscription
 
@@ -21,14 +21,14 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
     /// delivery path specialises in the caller's module (a generic `Self` would keep it unspecialised,
     /// paying a generic-metadata lookup per delivery).
     @inlinable
-    static func shared(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) -> ScopeNode {
-        parent.scopes.node(for: keyPath) { ScopeNode(parent: parent, keyPath: keyPath) }
+    static func shared(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) -> ScopeStorage {
+        parent.scopes.node(for: keyPath) { ScopeStorage(parent: parent, keyPath: keyPath) }
     }
 
     @inlinable
     init(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) {
         self.parent = parent
-        let engine = ScopeEngine(keyPath: keyPath, initial: parent.value[keyPath: keyPath], host: parent.host)
+        let engine = ScopeFollower(keyPath: keyPath, initial: parent.value[keyPath: keyPath], host: parent.host)
         self.engine = engine
         // The parent's first delivery is its current value; if it moved since `initial` was read, the
         // engine's comparison passes it on, otherwise it is dropped as unchanged. It is queued on the
@@ -70,14 +70,14 @@ final class ScopeNode<Root, Value: Equatable>: PropertyStorage, @unchecked Senda
     }
 }
 
-/// The delivery half of a ``ScopeNode``: the last slice and the observers of the scope.
+/// The delivery half of a ``ScopeStorage``: the last slice and the observers of the scope.
 ///
 /// It has no queue and no lock. Everything it does runs on its root's deliverer (its ``host``): the
 /// parent's deliveries reach ``receive(_:)`` there, and ``subscribe(_:)`` and cancelling are run there
 /// in turn. So a change reaches the scope's observers as part of the root's delivery, in the root's
 /// order, with no atomic operation of its own.
 @usableFromInline
-final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
+final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     @usableFromInline let keyPath: KeyPath<Root, Value>
     /// Where the slice lives inside a `Root` value when the key path names stored properties of structs
     /// only; `nil` otherwise. Reading at an offset skips the key path's interpretation, which asks the
@@ -174,28 +174,28 @@ final class ScopeEngine<Root, Value: Equatable>: @unchecked Sendable {
     @inlinable
     func subscribe(_ observer: Observer<Value>) -> Subscription {
         let box = ObserverBox(observer: observer, source: self) { box in
-            unsafeDowncast(box.source, to: ScopeEngine.self).detach(box)
+            unsafeDowncast(box.source, to: ScopeFollower.self).remove(box)
         }
-        host.run { [self] in attach(box) }
+        host.run { [self] in add(box) }
         return Subscription(box)
     }
 
     /// Host only: hands `box` the last slice (or, after the end, only the end) and adds it.
     @inlinable
-    func attach(_ box: ObserverBox<Value>) {
-        observers.attach(box, replay: stop == nil ? [last] : [], stop: stop)
+    func add(_ box: ObserverBox<Value>) {
+        observers.add(box, replay: stop == nil ? [last] : [], stop: stop)
     }
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
     @inlinable
-    func detach(_ box: ObserverBox<Value>) {
+    func remove(_ box: ObserverBox<Value>) {
         host.run { [self] in observers.remove(box) }
     }
 }
 
 /// A property's scope nodes by key path, held weakly so unused nodes are freed.
 @usableFromInline
-final class ScopeCache: @unchecked Sendable {
+final class ScopeCache: Sendable {
     @usableFromInline
     struct WeakNode {
         @usableFromInline weak var node: AnyObject?

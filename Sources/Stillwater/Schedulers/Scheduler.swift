@@ -65,7 +65,7 @@ public protocol Scheduler: Sendable {
 ///
 /// `run()` and `cancel()` are safe from any thread at once. The closure is called outside the lock, so it
 /// may cancel its own work.
-public final class ScheduledWork: Cancellable, @unchecked Sendable {
+public final class ScheduledWork: Cancellable, Sendable {
     private struct State {
         var work: (() -> Void)?
     }

@@ -3,7 +3,7 @@
 /// A captured `var` would be checked for exclusive access on every event; this box is touched only by the
 /// source's deliveries, which never overlap, so the check is switched off.
 @usableFromInline
-final class OperatorState<Value> {
+final class DelivererBox<Value> {
     @usableFromInline @exclusivity(unchecked) var value: Value
 
     @inlinable
