@@ -18,9 +18,15 @@ public enum Resources {
     @usableFromInline
     static let observerCount = Atomic<Int>(0)
 
-    /// The number of observers attached to Stillwater sources (subjects, relays, properties, handles and
-    /// the internal nodes of operators) at this moment. It drops when a subscription is cancelled or
-    /// released, and when its source ends.
+    /// The number of observers Stillwater sources hold at this moment.
+    ///
+    /// It counts each observer registered with a subject, relay, property, store, handle or scope: the
+    /// ones you register (`observe`, `subscribe`, `bind(to:)`, a `Recorder`), and the ones that operators
+    /// (`merge`, `combineLatest`, `flatMapLatest`, `share`, `create`, …) and derived properties register
+    /// upstream on your behalf while you are subscribed. Operators that only transform values (`map`,
+    /// `filter`, `scan`, …) ride inside your observer and add nothing. It does not count a scope's link
+    /// to its parent: a scope or binding that is held but not observed counts 0. An observer stops
+    /// counting when its subscription is cancelled or released, or when its source ends.
     public static var liveSubscriptions: Int {
         observerCount.load(ordering: .relaxed)
     }

@@ -42,7 +42,7 @@
 ///   of a concurrent caller that is already delivering; with a parameter that is not `Sendable`, call the
 ///   handle from one isolation domain only.
 public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked Sendable {
-    @usableFromInline let core = SourceCore<Parameter>(replayLimit: 0)
+    @usableFromInline let core = SourceCore<Parameter>(.none)
 
     /// Creates a handle with no observers; it is equal only to itself.
     public init() {}

@@ -10,20 +10,44 @@ import Synchronization
 /// thread safety (one observer never sees two events at once), one order for all observers, and reentrancy
 /// without nesting or stack growth.
 ///
-/// Cost on the uncontended path: one compare-and-swap to acquire and one to release.
+/// Cost on the uncontended path: one compare-and-swap to acquire and one to release, no lock. Under
+/// contention a sender takes the short `pending` lock to append its work (and the deliverer takes it to
+/// collect the work): nobody ever waits for a *delivery*, only, briefly, for another thread's append. So
+/// the queue is lock-free on the fast path and uses a lock, never held while user code runs, when
+/// threads meet.
 ///
 /// The status word: `0` idle, `1` a deliverer is running, `2` a deliverer is running and work is pending.
+///
+/// Debug builds also remember the deliverer's thread, so that state owned by the deliverer can check its
+/// rule (``checkOwned(_:)``); release builds keep no such field.
 @usableFromInline
 struct DeliveryQueue<Work>: ~Copyable {
     @usableFromInline let status = Atomic<Int>(0)
     @usableFromInline let pending = Lock<[Work]>([])
+    #if DEBUG
+    /// The deliverer's thread (``currentThread()``), or 0 when nobody delivers. Debug builds only.
+    @usableFromInline let owner = Atomic<UInt>(0)
+    #endif
 
     @inlinable init() {}
 
     /// Becomes the deliverer when nobody is delivering. Returns `false` without waiting otherwise.
     @inlinable @inline(__always)
     func tryAcquire() -> Bool {
-        status.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+        let acquired = status.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+        #if DEBUG
+        if acquired { owner.store(currentThread(), ordering: .relaxed) }
+        #endif
+        return acquired
+    }
+
+    /// Stops the program with `rule` unless the calling thread is the deliverer. Debug builds only;
+    /// compiles to nothing in release builds.
+    @inlinable @inline(__always)
+    func checkOwned(_ rule: StaticString) {
+        #if DEBUG
+        if owner.load(ordering: .relaxed) != currentThread() { brokenRule(rule) }
+        #endif
     }
 
     /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
@@ -39,7 +63,12 @@ struct DeliveryQueue<Work>: ~Copyable {
                 // Become the deliverer with work pending (2), so `releaseOrTake` hands the work over.
                 let (exchanged, original) = status.compareExchange(
                     expected: 0, desired: 2, ordering: .sequentiallyConsistent)
-                if exchanged { return true }
+                if exchanged {
+                    #if DEBUG
+                    owner.store(currentThread(), ordering: .relaxed)
+                    #endif
+                    return true
+                }
                 current = original
             case 1:
                 let (exchanged, original) = status.compareExchange(
@@ -57,7 +86,14 @@ struct DeliveryQueue<Work>: ~Copyable {
     /// is still the deliverer and must run that work, then call this again.
     @inlinable @inline(__always)
     func releaseOrTake(into buffer: inout [Work]) -> Bool {
+        #if DEBUG
+        // Cleared before the release: once the status is 0, another thread may become the deliverer.
+        let thread = owner.exchange(0, ordering: .relaxed)
         if status.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return false }
+        owner.store(thread, ordering: .relaxed)
+        #else
+        if status.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return false }
+        #endif
         return takePending(into: &buffer)
     }
 
@@ -68,4 +104,10 @@ struct DeliveryQueue<Work>: ~Copyable {
         pending.withLock { swap(&$0, &buffer) }
         return true
     }
+}
+
+/// Stops the program with `rule`, an engine rule the calling code broke.
+@usableFromInline @inline(never)
+func brokenRule(_ rule: StaticString) -> Never {
+    fatalError(rule.description)
 }

@@ -58,8 +58,16 @@ final class Serializer<Work>: @unchecked Sendable {
 
     @inlinable
     func run(_ work: Work) {
+        queue.checkOwned(Serializer.ownershipRule)
         guard let handler else { return }
         if isCancelled.load(ordering: .acquiring) || !handler(work) { self.handler = nil }
+    }
+
+    /// What a thread that runs the serializer's work without owning it is told before it stops (debug
+    /// builds).
+    @usableFromInline
+    static var ownershipRule: StaticString {
+        "Stillwater engine rule broken: a serializer's handler and buffer are touched only by the thread that won its DeliveryQueue; submit work with submit(_:) instead."
     }
 
     @inlinable

@@ -1,73 +1,100 @@
 import Synchronization
 
-/// The shared engine of every hot source: subjects, relays, properties and handles.
+/// What a ``SourceCore`` keeps of what it sent, for the subscribers that come later.
+@usableFromInline
+enum ReplayPolicy: Equatable {
+    /// Nothing: a subscriber receives what is sent after it joins, and after the end only the end
+    /// (publish subjects and relays, action handles).
+    case none
+    /// The current value: a subscriber receives it first, then every change; after the end, only the end
+    /// (behaviour subjects and relays, properties).
+    case latestValue
+    /// The last `n` values (n ≥ 1): a subscriber receives them first, even after the end, which follows
+    /// them (replay subjects, `share(replay:)`).
+    case lastValues(Int)
+    /// A store's state: a current value that is changed in place, and only by the source's deliverer
+    /// (the store's reduce runs as queued work). So a subscriber that waited behind queued work receives
+    /// the state as it is when it joins, not as it was when it asked; see
+    /// `SourceCore+StoreState.swift`.
+    case storeState
+
+    /// How many values the policy keeps: 0, 1 or n.
+    @inlinable
+    var limit: Int {
+        switch self {
+        case .none: 0
+        case .latestValue, .storeState: 1
+        case .lastValues(let count): count
+        }
+    }
+}
+
+/// The shared engine of every hot source: subjects, relays, properties, handles and a store's state.
 ///
-/// It keeps the observers, serialises delivery through a ``DeliveryQueue``, remembers the terminal event,
-/// and, for sources that replay (`replayLimit > 0`), the last values a new subscriber receives first.
+/// It keeps the observers (an ``ObserverBag``), serialises everything that touches them through a
+/// ``DeliveryQueue``, remembers the terminal event, and keeps what its ``ReplayPolicy`` says for later
+/// subscribers. The life of a send, a subscribe and a cancel through it is told in
+/// `Sources/Stillwater/Internal/README.md`.
 ///
-/// Ownership: `observers`, `isStopped`, `stopEvent` and `work` belong to whichever thread is the
-/// deliverer; nobody else touches them, so delivery needs no lock. The replay buffer lives under its own
-/// lock because `value` is read from any thread and a write must be visible at once, even while its
-/// delivery waits its turn.
+/// Ownership: the members marked *Owned* (`observers`, `isStopped`, `stopEvent`, `work`, and the
+/// methods whose names end in `Owned`) belong to whichever thread is the deliverer; nobody else touches
+/// them, so delivery takes no lock. Debug builds check this (``checkOwned()``). The replay buffer lives
+/// under its own lock, `retained`, because `value` is read from any thread and a write must be visible
+/// at once, even while its delivery waits its turn.
+// @unchecked: its mutable fields are owned by the deliverer of its `DeliveryQueue`, which the compiler
+// cannot see; debug builds check the rule.
 @usableFromInline
 final class SourceCore<Value>: @unchecked Sendable {
+    /// What a thread that is not the deliverer leaves in the queue for the deliverer to do.
     @usableFromInline
     enum Work {
         case event(Event<Value>)
-        /// `replay` is `nil` for a source written only by its deliverer (a store's state): the retained
-        /// values are read when the attach runs, after the writes queued before it.
+        /// A new observer, with the values it receives first. `replay` is `nil` for a store's state: the
+        /// value is read when the observer is added, after the writes queued before it.
         case add(ObserverBox<Value>, replay: ContiguousArray<Value>?)
+        /// A cancelled observer.
         case remove(ObserverBox<Value>)
-        /// Work that must run as the deliverer, in queue order (a store's reduce of a queued action).
+        /// Work that must run as the deliverer, in queue order (a store's reduce of a queued action, a
+        /// scope's subscribe or cancel).
         case perform(() -> Void)
     }
 
+    /// The kept values and whether the source has ended, under `retained`.
     @usableFromInline
     struct Retained {
-        @usableFromInline var buffer: ContiguousArray<Value>
+        @usableFromInline var values: ReplayBuffer<Value>
         @usableFromInline var isStopped = false
 
-        @inlinable init(buffer: ContiguousArray<Value>) { self.buffer = buffer }
+        @inlinable init(values: ReplayBuffer<Value>) { self.values = values }
     }
 
     @usableFromInline let queue = DeliveryQueue<Work>()
+    /// Owned.
     @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
+    /// Owned: whether the terminal event was delivered.
     @usableFromInline @exclusivity(unchecked) var isStopped = false
+    /// Owned: the terminal event, once delivered; a late subscriber receives it.
     @usableFromInline @exclusivity(unchecked) var stopEvent: Termination?
+    /// Owned: the work taken from the queue, run in order.
     @usableFromInline @exclusivity(unchecked) var work: [Work] = []
     @usableFromInline let retained: Lock<Retained>
-    /// How many of the latest values a new subscriber receives first: 0, 1 (a current value) or more.
-    @usableFromInline let replayLimit: Int
-    /// Whether a subscriber that arrives after the terminal event still receives the retained values
-    /// (a replay subject) or only the terminal event (a behaviour subject).
-    @usableFromInline let replaysAfterStop: Bool
-    /// Whether the retained values change only while their writer is the deliverer (a store, whose
-    /// queued actions are reduced in turn). Then a subscriber queued behind such work must be handed the
-    /// values as they are when it attaches, not as they were when it asked.
-    @usableFromInline let writesWhileDelivering: Bool
+    @usableFromInline let policy: ReplayPolicy
 
+    /// A source that keeps what `policy` says. `current` is the first current value, which
+    /// ``ReplayPolicy/latestValue`` and ``ReplayPolicy/storeState`` need and the others must not have.
+    /// ``ReplayPolicy/lastValues(_:)`` of 0 is ``ReplayPolicy/none``.
     @inlinable
-    init(
-        replayLimit: Int, initial: ContiguousArray<Value> = [], replaysAfterStop: Bool = false,
-        writesWhileDelivering: Bool = false
-    ) {
-        self.replayLimit = replayLimit
-        self.replaysAfterStop = replaysAfterStop
-        self.writesWhileDelivering = writesWhileDelivering
+    init(_ policy: ReplayPolicy, current: Value? = nil) {
+        let policy = policy == .lastValues(0) ? .none : policy
+        precondition(policy.limit >= 0, "SourceCore: a replay of \(policy.limit) values; pass 0 or more")
+        precondition(
+            (current != nil) == (policy == .latestValue || policy == .storeState),
+            "SourceCore: a current value is given exactly to the sources that keep one")
+        self.policy = policy
         self.retained = Lock(
-            Retained(buffer: initial),
-            misuse: writesWhileDelivering ? SourceCore.storeReentered : SourceCore.propertyReentered
+            Retained(values: ReplayBuffer(capacity: Swift.max(policy.limit, 1), initial: current)),
+            misuse: policy == .storeState ? SourceCore.storeReentered : SourceCore.propertyReentered
         )
-    }
-
-    deinit {
-        observers.deallocate()
-    }
-
-    /// What a store's action is told when its `reduce` touches the store's state.
-    @usableFromInline
-    static var storeReentered: StaticString {
-        "Stillwater: an Action's reduce read its own store (state.value, a scope's or select's value, or a new scope) while the store was reducing it. reduce runs under the store's lock: read what it needs from its inout state and from the action, and dispatch follow-up actions from an observer or a DynamicAction."
     }
 
     /// What a property's `modify` body is told when it touches its own property.
@@ -81,7 +108,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Delivers `event` to every observer, or queues it when a delivery is in progress.
     @inlinable
     func send(_ event: Event<Value>) {
-        if replayLimit == 0 {
+        if policy == .none {
             if queue.tryAcquire() {
                 deliverOwned(event)
                 finishDelivering()
@@ -93,23 +120,15 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
     }
 
-    /// A replaying source records the event and claims its place in the delivery order under one lock, so
-    /// the order of deliveries is the order of writes.
+    /// A source that keeps values records the event and claims its place in the delivery order under one
+    /// lock, so the order of deliveries is the order of writes.
     @inlinable
     func sendRetaining(_ event: Event<Value>) {
-        let limit = replayLimit
         let mustDeliver = retained.withLock { retained -> Bool? in
             guard !retained.isStopped else { return nil }
             switch event {
             case .next(let value):
-                if limit == 1, !retained.buffer.isEmpty {
-                    retained.buffer[0] = value
-                } else {
-                    retained.buffer.append(value)
-                    if retained.buffer.count > limit {
-                        retained.buffer.removeFirst(retained.buffer.count - limit)
-                    }
-                }
+                retained.values.append(value)
             case .error, .completed:
                 retained.isStopped = true
             }
@@ -133,9 +152,8 @@ final class SourceCore<Value>: @unchecked Sendable {
     @inlinable
     func modifyCurrent<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         let (result, mustDeliver, newValue): (Result, Bool?, Value) = try retained.withLock { retained in
-            let last = retained.buffer.count - 1
-            let result = try body(&retained.buffer[last])
-            let value = retained.buffer[last]
+            let result = try body(&retained.values.latest)
+            let value = retained.values.latest
             if retained.isStopped { return (result, nil, value) }
             if queue.tryAcquire() { return (result, true, value) }
             return (result, queue.enqueue(.event(.next(value))) ? false : nil, value)
@@ -149,9 +167,8 @@ final class SourceCore<Value>: @unchecked Sendable {
     @inlinable
     func updateCurrent(_ body: (inout Value) -> Bool) {
         let written: (Bool?, Value)? = retained.withLock { retained in
-            let last = retained.buffer.count - 1
-            guard !retained.isStopped, body(&retained.buffer[last]) else { return nil }
-            let value = retained.buffer[last]
+            guard !retained.isStopped, body(&retained.values.latest) else { return nil }
+            let value = retained.values.latest
             if queue.tryAcquire() { return (true, value) }
             return (queue.enqueue(.event(.next(value))) ? false : nil, value)
         }
@@ -173,47 +190,16 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
     }
 
-    /// Changes the current value in place with `body` and delivers the result. Deliverer only: the caller
-    /// won ``DeliveryQueue/tryAcquire()`` or runs inside a ``Work/perform(_:)`` item, so no other write
-    /// and no other delivery can come between the change and its delivery.
-    ///
-    /// Observers with an ``InPlaceReader`` (a store's scopes) read the new value where it lies, under the
-    /// lock, and deliver their slice after it; the others receive one copy, made only if there are any.
-    @inlinable @inline(__always)
-    func modifyAndDeliverOwned(_ body: (inout Value) -> Void) {
-        let copy: Value? = retained.withLock { retained in
-            withUnsafeMutablePointer(to: &retained.buffer[retained.buffer.count - 1]) { value in
-                body(&value.pointee)
-                guard !isStopped else { return nil }
-                var needsCopy = false
-                observers.forEach { box in
-                    if !box.isCancelled, !box.prepare(UnsafeRawPointer(value)) { needsCopy = true }
-                }
-                return needsCopy ? value.pointee : nil
-            }
-        }
-        guard !isStopped else { return }
-        if let copy {
-            observers.forEach { box in
-                if !box.isCancelled { box.flush(orDeliver: copy) }
-            }
-        } else {
-            observers.forEach { box in
-                if !box.isCancelled { box.flush() }
-            }
-        }
-    }
-
-    /// The latest retained value. Only for sources created with a current value.
+    /// The current value. Only for sources that keep one (``ReplayPolicy/latestValue``,
+    /// ``ReplayPolicy/storeState``).
     @inlinable
     var currentValue: Value {
-        retained.withLock { $0.buffer[$0.buffer.count - 1] }
+        retained.withLock { $0.values.latest }
     }
 
     // MARK: Subscribing
 
-    /// Registers `handler`; a replaying source first hands it the retained values, and a stopped source
-    /// hands it only the terminal event (after the replay).
+    /// Registers `handler`, as ``subscribe(_:)-(Observer<Value>)`` does.
     @inlinable
     func subscribe(_ handler: @escaping (Event<Value>) -> Void) -> Subscription {
         subscribe(Observer(handler))
@@ -226,13 +212,15 @@ final class SourceCore<Value>: @unchecked Sendable {
         Observable.recipe({ [self] observer in subscribe(observer) })
     }
 
-    /// Registers `observer`, as the event-closure form above does.
+    /// Registers `observer`: it first receives what the policy kept (after the end, only what
+    /// ``ReplayPolicy/lastValues(_:)`` replays), then every event, or only the end when the source has
+    /// ended. The observer is added now when nobody is delivering, otherwise by the deliverer in turn.
     @inlinable
     func subscribe(_ observer: Observer<Value>) -> Subscription {
         let box = ObserverBox(observer: observer, source: self) { box in
             unsafeDowncast(box.source, to: SourceCore.self).remove(box)
         }
-        if replayLimit == 0 {
+        if policy == .none {
             if queue.tryAcquire() {
                 addOwned(box, replay: [])
                 finishDelivering()
@@ -240,11 +228,10 @@ final class SourceCore<Value>: @unchecked Sendable {
                 finishDelivering()
             }
         } else {
-            let replaysAfterStop = self.replaysAfterStop
             let (replay, mustDrain) = retained.withLock { retained -> (ContiguousArray<Value>?, Bool) in
-                let replay = retained.isStopped && !replaysAfterStop ? [] : retained.buffer
+                let replay = replayed(from: retained)
                 if queue.tryAcquire() { return (replay, true) }
-                return (nil, queue.enqueue(.add(box, replay: writesWhileDelivering ? nil : replay)))
+                return (nil, queue.enqueue(.add(box, replay: policy == .storeState ? nil : replay)))
             }
             if let replay { addOwned(box, replay: replay) }
             if mustDrain { finishDelivering() }
@@ -252,21 +239,44 @@ final class SourceCore<Value>: @unchecked Sendable {
         return Subscription(box)
     }
 
-    /// Called by an ``ObserverBox`` when its subscription is cancelled.
+    /// What a subscriber joining now receives first. Under `retained`.
+    @inlinable
+    func replayed(from retained: borrowing Retained) -> ContiguousArray<Value> {
+        if retained.isStopped, case .lastValues = policy { return retained.values.elements }
+        return retained.isStopped ? [] : retained.values.elements
+    }
+
+    /// Called by an ``ObserverBox`` when its subscription is cancelled: the observer leaves now when
+    /// nobody is delivering, otherwise by the deliverer in turn (so it may still receive the event being
+    /// delivered to the others, never a later one).
     @inlinable
     func remove(_ box: ObserverBox<Value>) {
         if queue.tryAcquire() {
-            observers.remove(box)
+            removeOwned(box)
             finishDelivering()
         } else if queue.enqueue(.remove(box)) {
             finishDelivering()
         }
     }
 
-    // MARK: Delivering (deliverer only)
+    // MARK: Delivering (the deliverer only)
+
+    /// Stops the program when the calling thread is not this source's deliverer. Debug builds only; see
+    /// ``DeliveryQueue/checkOwned(_:)``.
+    @inlinable @inline(__always)
+    func checkOwned() {
+        queue.checkOwned(SourceCore.ownershipRule)
+    }
+
+    /// What a thread that breaks the ownership rule is told before it stops.
+    @usableFromInline
+    static var ownershipRule: StaticString {
+        "Stillwater engine rule broken: a source's observers, end state and queued work (its ...Owned members) are touched only by the thread delivering for it, which won its DeliveryQueue; this thread did not. Reach them through send, subscribe, cancel or run, which queue the work for the deliverer."
+    }
 
     @inlinable
     func deliverOwned(_ event: Event<Value>) {
+        checkOwned()
         guard !isStopped else { return }
         switch event {
         case .next(let value):
@@ -285,16 +295,16 @@ final class SourceCore<Value>: @unchecked Sendable {
         observers.end(termination)
     }
 
-    /// The values a subscriber attaching now receives first (deliverer only, for deferred attaches).
     @inlinable
-    func currentReplay() -> ContiguousArray<Value> {
-        let replaysAfterStop = self.replaysAfterStop
-        return retained.withLock { $0.isStopped && !replaysAfterStop ? [] : $0.buffer }
+    func addOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
+        checkOwned()
+        observers.add(box, replay: replay, stop: stopEvent)
     }
 
     @inlinable
-    func addOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
-        observers.add(box, replay: replay, stop: stopEvent)
+    func removeOwned(_ box: ObserverBox<Value>) {
+        checkOwned()
+        observers.remove(box)
     }
 
     /// Runs the work that arrived while this thread was delivering, until none is left, then releases the
@@ -311,8 +321,8 @@ final class SourceCore<Value>: @unchecked Sendable {
             for item in work {
                 switch item {
                 case .event(let event): deliverOwned(event)
-                case .add(let box, let replay): addOwned(box, replay: replay ?? currentReplay())
-                case .remove(let box): observers.remove(box)
+                case .add(let box, let replay): addOwned(box, replay: replay ?? retained.withLock { replayed(from: $0) })
+                case .remove(let box): removeOwned(box)
                 case .perform(let body): body()
                 }
             }
@@ -321,13 +331,26 @@ final class SourceCore<Value>: @unchecked Sendable {
     }
 }
 
+/// What a thread that touches a scope's or a derived property's state off its root's deliverer is told
+/// before it stops (debug builds).
+@usableFromInline
+var hostOnlyRule: StaticString {
+    "Stillwater engine rule broken: a scope's or derived property's observers and last value (its 'Host only' members) are touched only on its root's deliverer, reached through DeliveryHost.run or the root's own delivery; this thread is not delivering for the root."
+}
+
 /// A source whose deliverer can run other work in its order: a scope's subscribes, cancels and
-/// deliveries all run on its root's deliverer, so the scope needs no queue or lock of its own.
+/// deliveries, and a derived property's, all run on their root's deliverer, so they need no queue or
+/// lock of their own.
 @usableFromInline
 protocol DeliveryHost: AnyObject, Sendable {
     /// Runs `body` as this source's deliverer: at once when no delivery is in progress, otherwise after
     /// the work queued before it.
     func run(_ body: @escaping () -> Void)
+
+    /// Stops the program with `rule` when the calling thread is not this source's deliverer. Debug builds
+    /// only: what runs on a host (a scope's follower, a derived cell) checks with it that it was reached
+    /// through ``run(_:)`` or the source's own delivery.
+    func checkOwned(_ rule: StaticString)
 }
 
 extension SourceCore: DeliveryHost {
@@ -339,5 +362,10 @@ extension SourceCore: DeliveryHost {
         } else if queue.enqueue(.perform(body)) {
             finishDelivering()
         }
+    }
+
+    @inlinable
+    func checkOwned(_ rule: StaticString) {
+        queue.checkOwned(rule)
     }
 }

@@ -52,7 +52,7 @@ final class SharedConnection<Value>: @unchecked Sendable {
             if let subject = state.subject, let upstream = state.upstream {
                 return (subject, upstream, false)
             }
-            let subject = SourceCore<Value>(replayLimit: replay, replaysAfterStop: true)
+            let subject = SourceCore<Value>(.lastValues(replay))
             let upstream = SubscriptionSlot()
             state.subject = subject
             state.upstream = upstream

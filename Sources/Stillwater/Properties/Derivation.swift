@@ -81,6 +81,7 @@ class DerivationGraphBase: @unchecked Sendable {
     /// Adds an observed cell after the cells of lower or equal rank. Host only.
     @usableFromInline
     func insert(_ entry: ActiveCell) {
+        host.checkOwned(hostOnlyRule)
         var index = active.count
         while index > 0, active[index - 1].rank > entry.rank { index -= 1 }
         active.insert(entry, at: index)
@@ -91,6 +92,7 @@ class DerivationGraphBase: @unchecked Sendable {
     /// - Complexity: O(n) in the number of observed cells of the graph.
     @usableFromInline
     func remove(_ cell: AnyObject) {
+        host.checkOwned(hostOnlyRule)
         guard let index = active.firstIndex(where: { $0.cell.toOpaque() == Unmanaged.passUnretained(cell).toOpaque() })
         else { return }
         let entry = active.remove(at: index)
@@ -101,6 +103,7 @@ class DerivationGraphBase: @unchecked Sendable {
     /// Runs one epoch over the observed cells, for the root value at `root`. Host only.
     @inlinable
     func run(_ root: UnsafeRawPointer) {
+        host.checkOwned(hostOnlyRule)
         epoch &+= 1
         let epoch = self.epoch
         // Subscribes and cancels made by observers during the pass are queued on the host, so the list
@@ -249,10 +252,6 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         }
     }
 
-    deinit {
-        observers.deallocate()
-    }
-
     /// The value at `epoch` for the root value at `root`, computed at most once per epoch; returns
     /// whether it changed at this epoch. Host only.
     @inlinable @inline(__always)
@@ -305,6 +304,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// value from the root; observers arriving meanwhile wait for that.
     @usableFromInline
     func add(_ box: ObserverBox<Value>) {
+        graph.host.checkOwned(hostOnlyRule)
         if isActive || graph.stop != nil || stop != nil {
             addNow(box)
             return
@@ -329,6 +329,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// Host only: hands `box` the value (or, after the end, only the end) and adds it.
     @usableFromInline
     func addNow(_ box: ObserverBox<Value>) {
+        graph.host.checkOwned(hostOnlyRule)
         if latest == nil {
             // The root ended before this cell was ever observed: its last value is read afresh.
             latest = value
@@ -347,6 +348,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     @usableFromInline
     func remove(_ box: ObserverBox<Value>) {
         graph.host.run { [self] in
+            graph.host.checkOwned(hostOnlyRule)
             observers.remove(box)
             guard observers.isEmpty, isActive else { return }
             isActive = false

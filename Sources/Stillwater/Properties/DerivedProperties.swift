@@ -350,7 +350,7 @@ final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
         self.current = current
         self.isEqual = isEqual
         self.slots = lock
-        core = SourceCore(replayLimit: 1, initial: [current()])
+        core = SourceCore(.latestValue, current: current())
         let commit = { (root: ObjectIdentifier, generation: UInt64) -> Bool in
             lock.withLock { state in
                 guard state.generation == generation else { return false }

@@ -104,15 +104,15 @@ protocol MutablePropertyStorage<Value>: PropertyStorage {
 
 /// A root property: the value and its observers live in a ``SourceCore`` that replays the current value.
 @usableFromInline
-final class RootStorage<Value>: MutablePropertyStorage, @unchecked Sendable {
+final class RootStorage<Value>: MutablePropertyStorage, Sendable {
     @usableFromInline let core: SourceCore<Value>
     @usableFromInline let scopes = ScopeCache()
 
-    /// - Parameter writesWhileDelivering: `true` for a store's state, which is written only by the thread
-    ///   running its delivery queue (see ``SourceCore/writesWhileDelivering``).
+    /// - Parameter policy: ``ReplayPolicy/latestValue`` for a property, ``ReplayPolicy/storeState`` for a
+    ///   store's state, which only the thread running its delivery queue writes.
     @inlinable
-    init(_ initial: Value, writesWhileDelivering: Bool = false) {
-        core = SourceCore(replayLimit: 1, initial: [initial], writesWhileDelivering: writesWhileDelivering)
+    init(_ initial: Value, policy: ReplayPolicy = .latestValue) {
+        core = SourceCore(policy, current: initial)
     }
 
     @inlinable
@@ -147,7 +147,7 @@ final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let scopes = ScopeCache()
     /// A constant never delivers after subscribing; its scopes still need a deliverer for their own
     /// subscribers, so it has an idle one.
-    @usableFromInline let host: any DeliveryHost = SourceCore<Void>(replayLimit: 0)
+    @usableFromInline let host: any DeliveryHost = SourceCore<Void>(.none)
 
     @usableFromInline
     init(_ value: Value) {

@@ -1,17 +1,17 @@
 /// The shared node behind `scope(\.path)`: one per key path per property, however many observers.
 ///
-/// The node observes its parent once, through its ``ScopeFollower``. On each parent change the engine reads
+/// The node observes its parent once, through its ``ScopeFollower``. On each parent change the follower reads
 /// its slice once and compares it once with the last slice; only a changed slice reaches the node's own
 /// observers. The parent keeps the node weakly (in its ``ScopeCache``), so a node lives while a `Property`
 /// or a subscription uses it, and is freed, with its subscription to the parent, when the last one goes.
 ///
-/// The parent's subscription holds the engine strongly and never the node, so delivery loads no weak
-/// reference and the engine needs no side table for its reference counts: weak references cost a
+/// The parent's subscription holds the follower strongly and never the node, so delivery loads no weak
+/// reference and the follower needs no side table for its reference counts: weak references cost a
 /// slow-path retain and release on every delivery.
 @usableFromInline
-final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, @unchecked Sendable {
+final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, Sendable {
     @usableFromInline let parent: any PropertyStorage<Root>
-    @usableFromInline let engine: ScopeFollower<Root, Value>
+    @usableFromInline let follower: ScopeFollower<Root, Value>
     @usableFromInline let scopes = ScopeCache()
     @usableFromInline let parentSubscription: Subscription
 
@@ -28,41 +28,41 @@ final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, @unchecked Se
     @inlinable
     init(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) {
         self.parent = parent
-        let engine = ScopeFollower(keyPath: keyPath, initial: parent.value[keyPath: keyPath], host: parent.host)
-        self.engine = engine
+        let follower = ScopeFollower(keyPath: keyPath, initial: parent.value[keyPath: keyPath], host: parent.host)
+        self.follower = follower
         // The parent's first delivery is its current value; if it moved since `initial` was read, the
-        // engine's comparison passes it on, otherwise it is dropped as unchanged. It is queued on the
+        // follower's comparison passes it on, otherwise it is dropped as unchanged. It is queued on the
         // host before any subscriber of this node can be, so every subscriber sees a settled `last`.
         parentSubscription = parent.subscribe(Observer(
-            next: { root in engine.receive(root) },
-            end: { termination in engine.finish(termination) },
+            next: { root in follower.receive(root) },
+            end: { termination in follower.finish(termination) },
             inPlace: InPlaceReader(
-                prepare: { address in engine.prepare(address) },
-                flush: { engine.flush() }
+                prepare: { address in follower.prepare(address) },
+                flush: { follower.flush() }
             )
         ))
     }
 
     deinit {
         parentSubscription.cancel()
-        parent.scopes.removeReleased(engine.keyPath)
+        parent.scopes.removeReleased(follower.keyPath)
     }
 
     @usableFromInline
-    var value: Value { parent.value[keyPath: engine.keyPath] }
+    var value: Value { parent.value[keyPath: follower.keyPath] }
 
     @usableFromInline
-    var host: any DeliveryHost { engine.host }
+    var host: any DeliveryHost { follower.host }
 
     /// A cell of the root's graph that reads the same key path: what a map or combination of this scope
     /// derives from, so that it updates in the root's epoch, never between the scope's own deliveries.
     @usableFromInline
-    var derivation: DerivedCell<Value> { derivation(deduplicating: engine.keyPath, of: parent) }
+    var derivation: DerivedCell<Value> { derivation(deduplicating: follower.keyPath, of: parent) }
 
     /// Registers `observer`; the subscription keeps the node (and so its parent link) alive.
     @usableFromInline
     func subscribe(_ observer: Observer<Value>) -> Subscription {
-        let subscription = engine.subscribe(observer)
+        let subscription = follower.subscribe(observer)
         return Subscription { [self] in
             _ = self
             subscription.cancel()
@@ -107,10 +107,6 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
         self.host = host
     }
 
-    deinit {
-        observers.deallocate()
-    }
-
     /// The slice of `root`: `root[keyPath: keyPath]`, read directly at ``offset`` when there is one.
     @inlinable
     func slice(of root: Root) -> Value {
@@ -136,6 +132,7 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     /// ``flush()`` when it differs from the last one. Host only.
     @inlinable
     func prepare(_ address: UnsafeRawPointer) {
+        host.checkOwned(hostOnlyRule)
         let slice: Value
         if let offset {
             slice = address.load(fromByteOffset: offset, as: Value.self)
@@ -155,6 +152,7 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     /// Delivers the slice ``prepare(_:)`` kept, if any. Host only.
     @inlinable
     func flush() {
+        host.checkOwned(hostOnlyRule)
         retired = nil
         guard let slice = pending else { return }
         pending = nil
@@ -183,13 +181,17 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     /// Host only: hands `box` the last slice (or, after the end, only the end) and adds it.
     @inlinable
     func add(_ box: ObserverBox<Value>) {
+        host.checkOwned(hostOnlyRule)
         observers.add(box, replay: stop == nil ? [last] : [], stop: stop)
     }
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
     @inlinable
     func remove(_ box: ObserverBox<Value>) {
-        host.run { [self] in observers.remove(box) }
+        host.run { [self] in
+            host.checkOwned(hostOnlyRule)
+            observers.remove(box)
+        }
     }
 }
 

@@ -40,7 +40,7 @@ public final class Store<State> {
     ///   - middleware: Run in order for every dispatched action, before it is reduced; each passes the
     ///     action on to the next (or replaces or drops it). See ``Middleware``.
     public init(_ initialState: State, middleware: [Middleware<State>] = []) {
-        storage = RootStorage(initialState, writesWhileDelivering: true)
+        storage = RootStorage(initialState, policy: .storeState)
         state = Property(storage: storage)
         guard !middleware.isEmpty else { return }
         var next: (any Action<State>) -> Void = { [weak self] action in self?.reduce(action) }

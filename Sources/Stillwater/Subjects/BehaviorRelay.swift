@@ -14,7 +14,7 @@ public final class BehaviorRelay<Value>: ObservableType {
 
     /// Creates a relay whose current value is `initial`.
     public init(_ initial: Value) {
-        core = SourceCore(replayLimit: 1, initial: [initial])
+        core = SourceCore(.latestValue, current: initial)
     }
 
     /// The latest accepted value (or the initial value).

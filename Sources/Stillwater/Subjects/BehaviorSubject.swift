@@ -16,7 +16,7 @@ public final class BehaviorSubject<Value>: ObservableType {
 
     /// Creates a subject whose current value is `initial`.
     public init(_ initial: Value) {
-        core = SourceCore(replayLimit: 1, initial: [initial])
+        core = SourceCore(.latestValue, current: initial)
     }
 
     /// The latest value sent (or the initial value).

@@ -13,7 +13,7 @@
 ///
 /// Safe from any thread; reentrant accepts are queued like a subject's sends.
 public final class PublishRelay<Value>: ObservableType {
-    @usableFromInline let core = SourceCore<Value>(replayLimit: 0)
+    @usableFromInline let core = SourceCore<Value>(.none)
 
     /// Creates a relay with no observers.
     public init() {}

@@ -17,7 +17,7 @@
 /// - Complexity: A send costs one compare-and-swap to start delivering and one to finish, plus one call
 ///   per observer; it allocates nothing.
 public final class PublishSubject<Value>: ObservableType {
-    @usableFromInline let core = SourceCore<Value>(replayLimit: 0)
+    @usableFromInline let core = SourceCore<Value>(.none)
 
     /// Creates a subject with no observers.
     public init() {}

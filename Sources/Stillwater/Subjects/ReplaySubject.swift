@@ -25,7 +25,7 @@ public final class ReplaySubject<Value>: ObservableType {
         precondition(
             bufferSize >= 0,
             "ReplaySubject(bufferSize:) needs a bufferSize of 0 or more, got \(bufferSize); pass 0 to replay nothing.")
-        core = SourceCore(replayLimit: bufferSize, replaysAfterStop: true)
+        core = SourceCore(.lastValues(bufferSize))
     }
 
     /// Sends `value` to every observer and keeps it for later subscribers.

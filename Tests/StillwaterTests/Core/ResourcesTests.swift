@@ -45,6 +45,28 @@ struct ResourcesTests {
             guard Resources.liveSubscriptions == 0 else { exit(5) }
         }
     }
+
+    @Test("a scope or binding that is held but not observed is not a live subscription; its observers are")
+    func heldScopesAreNotCounted() async {
+        await #expect(processExitsWith: .success) {
+            struct Form { var name = ""; var age = 0 }
+            let form = MutableProperty(Form())
+            let name = form.scope(\.name)
+            let age = form.binding(\.age)
+            let store = Store(Form())
+            let storeName = store.scope(\.name)
+            guard Resources.liveSubscriptions == 0 else { exit(2) }
+            let first = name.observe { _ in }
+            let second = age.observe { _ in }
+            let third = storeName.observe { _ in }
+            guard Resources.liveSubscriptions == 3 else { exit(3) }
+            first.cancel()
+            second.cancel()
+            third.cancel()
+            guard Resources.liveSubscriptions == 0 else { exit(4) }
+            withExtendedLifetime((name, age, storeName)) {}
+        }
+    }
 }
 
 /// The chains whose subscriptions the exit tests count.

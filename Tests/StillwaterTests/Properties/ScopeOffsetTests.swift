@@ -20,7 +20,7 @@ struct ScopeOffsetTests {
     }
 
     func engineOffset<Sub: Equatable>(_ scope: Property<Sub>) -> Int?? {
-        (scope.storage as? ScopeStorage<Root, Sub>).map { $0.engine.offset }
+        (scope.storage as? ScopeStorage<Root, Sub>).map { $0.follower.offset }
     }
 
     @Test("stored properties of structs, nested, in tuples and in generic structs have an offset")

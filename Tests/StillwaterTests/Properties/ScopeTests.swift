@@ -76,7 +76,7 @@ struct ScopeTests {
         do {
             let scope = screen.scope(\.title)
             weakNode = scope.storage
-            weakEngine = (scope.storage as? ScopeStorage<Screen, String>)?.engine
+            weakEngine = (scope.storage as? ScopeStorage<Screen, String>)?.follower
             let subscription = scope.observe { _ in }
             subscription.cancel()
         }
