@@ -78,7 +78,10 @@ func currentThread() -> UInt {
     #endif
 }
 
-/// Carries a value into or out of a `Mutex`. The lock itself provides the synchronisation.
+/// Carries a value into or out of a `Mutex`.
+///
+/// `@unchecked Sendable`: the state of a ``Lock`` need not be `Sendable`; the mutex around it is what
+/// makes sharing it safe.
 @usableFromInline
 struct UncheckedTransfer<Value>: @unchecked Sendable {
     @usableFromInline var value: Value

@@ -61,6 +61,8 @@ final class ObserverHandler<Value> {
 
 /// One registered observer of a ``SourceCore``: its handler, its place in the bag, and whether it was
 /// cancelled. It is also what the observer's ``Subscription`` cancels.
+///
+/// `@unchecked Sendable`: `handler` and `token` belong to its source's deliverer; `isDisposed` is atomic.
 @usableFromInline
 final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     /// The handler, retained by hand. Owned by the source's deliverer: set to `nil` (and released) when
@@ -175,64 +177,81 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
 /// and removal finds its box by binary search.
 ///
 /// The boxes live in a `ContiguousArray`, which owns them (one strong reference each) and its memory.
-/// The delivery loop (``forEach(_:)``, ``deliver(_:)``) does not go through the array, though: reading
-/// an array kept in a class's `var` around calls to unknown closures makes the compiler retain the
-/// array's buffer for the loop (two atomic operations per event), and reading a class reference out of
-/// it retains each box. Instead the bag keeps the address of the array's elements (``elements``,
-/// refreshed after every change) and loads each box from there as an `Unmanaged` reference, borrowed
-/// for the call. This is sound because the array is changed only by the deliverer and never during a
-/// loop, so the address is stable for the loop's length.
+/// The delivery loop does not go through the array, though: the bag sits in a class's `var`, and reading
+/// a struct that holds a reference out of such a field around calls to unknown closures makes the
+/// compiler copy it, retaining the array's buffer (two atomic operations per event); reading a class
+/// reference out of the array retains each box too. So the loop reads ``members`` instead: the address
+/// of the array's elements and their count, refreshed after every change. It holds no reference, so
+/// reading it costs nothing, and it loads each box as an `Unmanaged` reference, borrowed for the call.
+/// This is sound because the array changes only through the deliverer and never during a loop, so the
+/// address is stable for the loop's length.
+///
+/// Deliver with `observers.members.deliver(value)`, not through a method of the bag itself, which would
+/// copy the bag.
 ///
 /// - Complexity: Delivery: O(n), no retain, release or allocation. Adding: amortised O(1). Removing:
 ///   O(log n) to find the box plus O(n) to close the gap (the boxes after it move one place; O(1) for the
 ///   newest box, the common case of a short-lived subscription). Ending: O(n).
 @usableFromInline
 struct ObserverBag<Value> {
+    /// The boxes as the delivery loop reads them: where ``ObserverBag/boxes`` keeps its elements, and
+    /// how many there are. Valid until the bag changes, which refreshes it.
+    @usableFromInline
+    struct Members {
+        /// The address of the first box, read as `Unmanaged` references; `nil` until the first box.
+        @usableFromInline var elements: UnsafeRawPointer?
+        @usableFromInline var count = 0
+
+        @inlinable init() {}
+
+        @inlinable
+        init(_ boxes: ContiguousArray<ObserverBox<Value>>) {
+            count = boxes.count
+            elements = boxes.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+
+        /// The box at `index`, unretained. `index` must be below ``count``.
+        @inlinable @inline(__always)
+        func box(at index: Int) -> Unmanaged<ObserverBox<Value>> {
+            elements.unsafelyUnwrapped.load(
+                fromByteOffset: index &* MemoryLayout<Unmanaged<ObserverBox<Value>>>.stride,
+                as: Unmanaged<ObserverBox<Value>>.self)
+        }
+
+        /// Calls `body` with each box in subscription order, without retaining them.
+        @inlinable @inline(__always)
+        func forEach(_ body: (ObserverBox<Value>) -> Void) {
+            for index in 0..<count {
+                box(at: index)._withUnsafeGuaranteedRef(body)
+            }
+        }
+
+        /// Hands `value` to every observer whose subscription is not cancelled, in order.
+        @inlinable
+        func deliver(_ value: Value) {
+            for index in 0..<count {
+                box(at: index)._withUnsafeGuaranteedRef { box in
+                    if !box.isCancelled { box.deliver(value) }
+                }
+            }
+        }
+    }
+
     /// The boxes, in token order; the owner of their memory.
     @usableFromInline var boxes: ContiguousArray<ObserverBox<Value>> = []
-    /// Where ``boxes`` keeps its elements, read by the delivery loop as `Unmanaged` references; `nil`
-    /// until the first box arrives. Valid until ``boxes`` changes, which calls ``refresh()``.
-    @usableFromInline var elements: UnsafeRawPointer?
-    /// `boxes.count`, kept beside ``elements`` for the loop.
-    @usableFromInline var count = 0
+    /// What the delivery loop reads; see ``Members``.
+    @usableFromInline var members = Members()
     @usableFromInline var nextToken: UInt64 = 0
 
     @inlinable init() {}
 
     @inlinable
-    var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { members.count == 0 }
 
-    /// Re-reads ``elements`` and ``count`` after ``boxes`` changed.
+    /// Re-reads ``members`` after ``boxes`` changed.
     @inlinable
     mutating func refresh() {
-        count = boxes.count
-        elements = boxes.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-    }
-
-    /// The box at `index`, unretained. `index` must be below ``count``.
-    @inlinable @inline(__always)
-    func box(at index: Int) -> Unmanaged<ObserverBox<Value>> {
-        elements.unsafelyUnwrapped.load(
-            fromByteOffset: index &* MemoryLayout<Unmanaged<ObserverBox<Value>>>.stride,
-            as: Unmanaged<ObserverBox<Value>>.self)
-    }
-
-    /// Calls `body` with each box in subscription order, without retaining them.
-    @inlinable @inline(__always)
-    func forEach(_ body: (ObserverBox<Value>) -> Void) {
-        for index in 0..<count {
-            box(at: index)._withUnsafeGuaranteedRef(body)
-        }
-    }
-
-    /// Hands `value` to every observer whose subscription is not cancelled, in order.
-    @inlinable
-    func deliver(_ value: Value) {
-        for index in 0..<count {
-            box(at: index)._withUnsafeGuaranteedRef { box in
-                if !box.isCancelled { box.deliver(value) }
-            }
-        }
+        members = Members(boxes)
     }
 
     /// Empties the bag, handing `termination` to every observer whose subscription is not cancelled, and
@@ -291,20 +310,21 @@ struct ObserverBag<Value> {
     @inlinable
     func index(of target: ObserverBox<Value>) -> Int? {
         let wanted = Unmanaged.passUnretained(target).toOpaque()
+        let count = members.count
         guard count > 0 else { return nil }
-        if box(at: count - 1).toOpaque() == wanted { return count - 1 }
+        if members.box(at: count - 1).toOpaque() == wanted { return count - 1 }
         let token = target.token
         var low = 0
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            if box(at: middle)._withUnsafeGuaranteedRef({ $0.token }) < token {
+            if members.box(at: middle)._withUnsafeGuaranteedRef({ $0.token }) < token {
                 low = middle + 1
             } else {
                 high = middle
             }
         }
-        guard low < count, box(at: low).toOpaque() == wanted else { return nil }
+        guard low < count, members.box(at: low).toOpaque() == wanted else { return nil }
         return low
     }
 

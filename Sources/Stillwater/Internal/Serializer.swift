@@ -6,6 +6,9 @@ import Synchronization
 /// ``Emitter`` hand every upstream event to a serializer, so their own state is touched by one thread at
 /// a time and their observer never receives two events at once, whichever threads the sources use. Like
 /// a source, it never nests: work submitted while work runs is queued behind it.
+///
+/// `@unchecked Sendable`: `handler` and `buffer` belong to the thread that won its queue (checked in
+/// debug builds).
 @usableFromInline
 final class Serializer<Work>: @unchecked Sendable {
     @usableFromInline
@@ -58,7 +61,9 @@ final class Serializer<Work>: @unchecked Sendable {
 
     @inlinable
     func run(_ work: Work) {
+        #if DEBUG
         queue.checkOwned(Serializer.ownershipRule)
+        #endif
         guard let handler else { return }
         if isCancelled.load(ordering: .acquiring) || !handler(work) { self.handler = nil }
     }
@@ -85,6 +90,9 @@ final class Serializer<Work>: @unchecked Sendable {
 }
 
 /// A weak route to a ``Serializer``, for inner subscriptions that must not keep their node alive.
+///
+/// `@unchecked Sendable`: `target` is written once, by the operator that made the route, before the
+/// route reaches any other thread; afterwards it is only read.
 @usableFromInline
 final class WeakSerializer<Work>: @unchecked Sendable {
     @usableFromInline weak var target: Serializer<Work>?

@@ -26,7 +26,7 @@ extension SourceCore {
                 body(&value.pointee)
                 guard !isStopped else { return nil }
                 var needsCopy = false
-                observers.forEach { box in
+                observers.members.forEach { box in
                     if !box.isCancelled, !box.prepare(UnsafeRawPointer(value)) { needsCopy = true }
                 }
                 return needsCopy ? value.pointee : nil
@@ -34,11 +34,11 @@ extension SourceCore {
         }
         guard !isStopped else { return }
         if let copy {
-            observers.forEach { box in
+            observers.members.forEach { box in
                 if !box.isCancelled { box.flush(orDeliver: copy) }
             }
         } else {
-            observers.forEach { box in
+            observers.members.forEach { box in
                 if !box.isCancelled { box.flush() }
             }
         }

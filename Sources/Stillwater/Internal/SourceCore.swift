@@ -18,6 +18,19 @@ enum ReplayPolicy: Equatable {
     /// `SourceCore+StoreState.swift`.
     case storeState
 
+    /// Whether the policy keeps nothing (``none``). A pattern match, inlined into the send path, rather
+    /// than the synthesised `==`, which is a call.
+    @inlinable
+    var keepsNothing: Bool {
+        if case .none = self { true } else { false }
+    }
+
+    /// Whether this is ``storeState``.
+    @inlinable
+    var isStoreState: Bool {
+        if case .storeState = self { true } else { false }
+    }
+
     /// How many values the policy keeps: 0, 1 or n.
     @inlinable
     var limit: Int {
@@ -41,8 +54,9 @@ enum ReplayPolicy: Equatable {
 /// them, so delivery takes no lock. Debug builds check this (``checkOwned()``). The replay buffer lives
 /// under its own lock, `retained`, because `value` is read from any thread and a write must be visible
 /// at once, even while its delivery waits its turn.
-// @unchecked: its mutable fields are owned by the deliverer of its `DeliveryQueue`, which the compiler
-// cannot see; debug builds check the rule.
+///
+/// `@unchecked Sendable`: its mutable fields belong to the deliverer of its ``DeliveryQueue``, which the
+/// compiler cannot see (debug builds check it).
 @usableFromInline
 final class SourceCore<Value>: @unchecked Sendable {
     /// What a thread that is not the deliverer leaves in the queue for the deliverer to do.
@@ -108,7 +122,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Delivers `event` to every observer, or queues it when a delivery is in progress.
     @inlinable
     func send(_ event: Event<Value>) {
-        if policy == .none {
+        if policy.keepsNothing {
             if queue.tryAcquire() {
                 deliverOwned(event)
                 finishDelivering()
@@ -220,7 +234,7 @@ final class SourceCore<Value>: @unchecked Sendable {
         let box = ObserverBox(observer: observer, source: self) { box in
             unsafeDowncast(box.source, to: SourceCore.self).remove(box)
         }
-        if policy == .none {
+        if policy.keepsNothing {
             if queue.tryAcquire() {
                 addOwned(box, replay: [])
                 finishDelivering()
@@ -231,7 +245,7 @@ final class SourceCore<Value>: @unchecked Sendable {
             let (replay, mustDrain) = retained.withLock { retained -> (ContiguousArray<Value>?, Bool) in
                 let replay = replayed(from: retained)
                 if queue.tryAcquire() { return (replay, true) }
-                return (nil, queue.enqueue(.add(box, replay: policy == .storeState ? nil : replay)))
+                return (nil, queue.enqueue(.add(box, replay: policy.isStoreState ? nil : replay)))
             }
             if let replay { addOwned(box, replay: replay) }
             if mustDrain { finishDelivering() }
@@ -265,7 +279,9 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// ``DeliveryQueue/checkOwned(_:)``.
     @inlinable @inline(__always)
     func checkOwned() {
+        #if DEBUG
         queue.checkOwned(SourceCore.ownershipRule)
+        #endif
     }
 
     /// What a thread that breaks the ownership rule is told before it stops.
@@ -280,7 +296,7 @@ final class SourceCore<Value>: @unchecked Sendable {
         guard !isStopped else { return }
         switch event {
         case .next(let value):
-            observers.deliver(value)
+            observers.members.deliver(value)
         case .error(let error):
             stopOwned(.failed(error))
         case .completed:
@@ -336,6 +352,15 @@ final class SourceCore<Value>: @unchecked Sendable {
 @usableFromInline
 var hostOnlyRule: StaticString {
     "Stillwater engine rule broken: a scope's or derived property's observers and last value (its 'Host only' members) are touched only on its root's deliverer, reached through DeliveryHost.run or the root's own delivery; this thread is not delivering for the root."
+}
+
+/// Stops the program with ``hostOnlyRule`` when the calling thread is not `host`'s deliverer. Debug
+/// builds only: in release builds it is empty, and no call through `host` remains.
+@inlinable @inline(__always)
+func checkHostOwned(_ host: any DeliveryHost) {
+    #if DEBUG
+    host.checkOwned(hostOnlyRule)
+    #endif
 }
 
 /// A source whose deliverer can run other work in its order: a scope's subscribes, cancels and

@@ -81,7 +81,7 @@ class DerivationGraphBase: @unchecked Sendable {
     /// Adds an observed cell after the cells of lower or equal rank. Host only.
     @usableFromInline
     func insert(_ entry: ActiveCell) {
-        host.checkOwned(hostOnlyRule)
+        checkHostOwned(host)
         var index = active.count
         while index > 0, active[index - 1].rank > entry.rank { index -= 1 }
         active.insert(entry, at: index)
@@ -92,7 +92,7 @@ class DerivationGraphBase: @unchecked Sendable {
     /// - Complexity: O(n) in the number of observed cells of the graph.
     @usableFromInline
     func remove(_ cell: AnyObject) {
-        host.checkOwned(hostOnlyRule)
+        checkHostOwned(host)
         guard let index = active.firstIndex(where: { $0.cell.toOpaque() == Unmanaged.passUnretained(cell).toOpaque() })
         else { return }
         let entry = active.remove(at: index)
@@ -103,7 +103,7 @@ class DerivationGraphBase: @unchecked Sendable {
     /// Runs one epoch over the observed cells, for the root value at `root`. Host only.
     @inlinable
     func run(_ root: UnsafeRawPointer) {
-        host.checkOwned(hostOnlyRule)
+        checkHostOwned(host)
         epoch &+= 1
         let epoch = self.epoch
         // Subscribes and cancels made by observers during the pass are queued on the host, so the list
@@ -117,6 +117,8 @@ class DerivationGraphBase: @unchecked Sendable {
 }
 
 /// The graph of one root: it observes the root while any of its cells is observed.
+///
+/// `@unchecked Sendable`, restated from ``DerivationGraphBase`` as Swift requires: the same reason.
 @usableFromInline
 final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
     /// The root storage. The graph keeps it; the root keeps the graph only weakly (in its scope cache).
@@ -304,7 +306,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// value from the root; observers arriving meanwhile wait for that.
     @usableFromInline
     func add(_ box: ObserverBox<Value>) {
-        graph.host.checkOwned(hostOnlyRule)
+        checkHostOwned(graph.host)
         if isActive || graph.stop != nil || stop != nil {
             addNow(box)
             return
@@ -329,7 +331,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// Host only: hands `box` the value (or, after the end, only the end) and adds it.
     @usableFromInline
     func addNow(_ box: ObserverBox<Value>) {
-        graph.host.checkOwned(hostOnlyRule)
+        checkHostOwned(graph.host)
         if latest == nil {
             // The root ended before this cell was ever observed: its last value is read afresh.
             latest = value
@@ -341,14 +343,14 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     @inlinable
     func pass(_ root: UnsafeRawPointer, _ epoch: UInt64) {
         guard update(root, epoch), stop == nil else { return }
-        observers.deliver(latest.unsafelyUnwrapped)
+        observers.members.deliver(latest.unsafelyUnwrapped)
     }
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
     @usableFromInline
     func remove(_ box: ObserverBox<Value>) {
         graph.host.run { [self] in
-            graph.host.checkOwned(hostOnlyRule)
+            checkHostOwned(graph.host)
             observers.remove(box)
             guard observers.isEmpty, isActive else { return }
             isActive = false

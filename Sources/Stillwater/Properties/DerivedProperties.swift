@@ -264,6 +264,9 @@ func packTuple<each V>(_ values: repeat each V) -> (repeat each V) {
 
 /// One source's values inside a ``CombinedStorage``, guarded by the storage's `slots` lock: the value the
 /// combination reads, and one delivered but not yet committed with the other sources of its root.
+///
+/// `@unchecked Sendable`: `value` and `pending` are read and written only under the storage's `slots`
+/// lock.
 @usableFromInline
 final class Slot<Value>: @unchecked Sendable {
     /// The source's root deliverer: slots of one root are committed together.

@@ -141,6 +141,9 @@ final class RootStorage<Value>: MutablePropertyStorage, Sendable {
 }
 
 /// A property that never changes: it sends its value to each subscriber, and nothing more.
+///
+/// `@unchecked Sendable`: it holds a `Value` that need not be `Sendable`, never changed; the `Property`
+/// that exposes it is `Sendable` only when `Value` is.
 @usableFromInline
 final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let value: Value
@@ -166,6 +169,8 @@ final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
 
 /// A writable view of one part of a parent property (a lens): it reads and writes through the parent,
 /// and its observers are told of the parent's changes through `observation`.
+///
+/// `@unchecked Sendable`: its key path is immutable but not `Sendable`; everything else is.
 @usableFromInline
 final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendable {
     @usableFromInline let parent: any MutablePropertyStorage<Root>
@@ -211,6 +216,8 @@ final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendabl
 }
 
 /// Observation of a slice that is not `Equatable`: every parent change is passed on.
+///
+/// `@unchecked Sendable`: its key path is immutable but not `Sendable`; everything else is.
 @usableFromInline
 final class MappedStorage<Root, Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline let parent: any PropertyStorage<Root>

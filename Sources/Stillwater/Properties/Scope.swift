@@ -76,6 +76,8 @@ final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, Sendable {
 /// parent's deliveries reach ``receive(_:)`` there, and ``subscribe(_:)`` and cancelling are run there
 /// in turn. So a change reaches the scope's observers as part of the root's delivery, in the root's
 /// order, with no atomic operation of its own.
+///
+/// `@unchecked Sendable`: its mutable fields belong to its root's deliverer (checked in debug builds).
 @usableFromInline
 final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     @usableFromInline let keyPath: KeyPath<Root, Value>
@@ -125,14 +127,14 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
         guard slice != last else { return }
         last = slice
         guard stop == nil else { return }
-        observers.deliver(slice)
+        observers.members.deliver(slice)
     }
 
     /// Reads the slice of the root value at `address` (a store's state, under its lock) and keeps it for
     /// ``flush()`` when it differs from the last one. Host only.
     @inlinable
     func prepare(_ address: UnsafeRawPointer) {
-        host.checkOwned(hostOnlyRule)
+        checkHostOwned(host)
         let slice: Value
         if let offset {
             slice = address.load(fromByteOffset: offset, as: Value.self)
@@ -152,12 +154,12 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     /// Delivers the slice ``prepare(_:)`` kept, if any. Host only.
     @inlinable
     func flush() {
-        host.checkOwned(hostOnlyRule)
+        checkHostOwned(host)
         retired = nil
         guard let slice = pending else { return }
         pending = nil
         guard stop == nil else { return }
-        observers.deliver(slice)
+        observers.members.deliver(slice)
     }
 
     /// Passes the parent's end on to the scope's observers. Host only.
@@ -181,7 +183,7 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     /// Host only: hands `box` the last slice (or, after the end, only the end) and adds it.
     @inlinable
     func add(_ box: ObserverBox<Value>) {
-        host.checkOwned(hostOnlyRule)
+        checkHostOwned(host)
         observers.add(box, replay: stop == nil ? [last] : [], stop: stop)
     }
 
@@ -189,7 +191,7 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     @inlinable
     func remove(_ box: ObserverBox<Value>) {
         host.run { [self] in
-            host.checkOwned(hostOnlyRule)
+            checkHostOwned(host)
             observers.remove(box)
         }
     }

@@ -55,7 +55,7 @@ struct SubjectValuesTests {
         }
         var iterator = started.makeAsyncIterator()
         await iterator.next()
-        #expect(subject.core.observers.count == 1)
+        #expect(subject.core.observers.members.count == 1)
         loop.cancel()
         let collected = try await loop.value
         #expect(collected == [0])
