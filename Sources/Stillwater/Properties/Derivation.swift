@@ -31,6 +31,9 @@ class DerivationGraphBase: @unchecked Sendable {
         @usableFromInline let cell: Unmanaged<AnyObject>
         @usableFromInline let rank: Int
         @usableFromInline let pass: (UnsafeRawPointer, UnsafeRawPointer, UInt64) -> Void
+        /// The cell's ``RootPass``, for a cell that reads the root value itself; kept by the cell, so
+        /// unretained here (the walk over the list then retains nothing).
+        @usableFromInline let rootPass: Unmanaged<AnyObject>?
     }
 
     /// The root's deliverer, which runs everything a cell of this graph does.
@@ -99,21 +102,6 @@ class DerivationGraphBase: @unchecked Sendable {
         if active.isEmpty, activating == 0 { stopObservingRoot() }
         entry.cell.release()
     }
-
-    /// Runs one epoch over the observed cells, for the root value at `root`. Host only.
-    @inlinable
-    func run(_ root: UnsafeRawPointer) {
-        checkHostOwned(host)
-        epoch &+= 1
-        let epoch = self.epoch
-        // Subscribes and cancels made by observers during the pass are queued on the host, so the list
-        // does not change while it is walked.
-        active.withUnsafeBufferPointer { cells in
-            for entry in cells {
-                entry.pass(UnsafeRawPointer(entry.cell.toOpaque()), root, epoch)
-            }
-        }
-    }
 }
 
 /// The graph of one root: it observes the root while any of its cells is observed.
@@ -180,7 +168,28 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
     @usableFromInline
     func receive(_ value: Root, generation: UInt64) {
         guard generation == self.generation else { return }
-        withUnsafePointer(to: value) { run(UnsafeRawPointer($0)) }
+        checkHostOwned(host)
+        epoch &+= 1
+        let epoch = self.epoch
+        withUnsafePointer(to: value) { pointer in
+            let root = UnsafeRawPointer(pointer)
+            // Subscribes and cancels made by observers during the pass are queued on the host, so the
+            // list does not change while it is walked.
+            active.withUnsafeBufferPointer { cells in
+                for entry in cells {
+                    let cell = UnsafeRawPointer(entry.cell.toOpaque())
+                    if let rootPass = entry.rootPass {
+                        // A cell of the root's value is handed `value` itself, borrowed: reading it
+                        // through `root` would copy it (retaining what it holds) for every such cell.
+                        rootPass._withUnsafeGuaranteedRef {
+                            unsafeDowncast($0, to: RootPass<Root>.self).pass(cell, value, epoch)
+                        }
+                    } else {
+                        entry.pass(cell, root, epoch)
+                    }
+                }
+            }
+        }
     }
 
     /// The root ended: every observed cell's observers are told. Host only.
@@ -191,6 +200,19 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
         for entry in active {
             unsafeBitCast(entry.cell.takeUnretainedValue(), to: AnyCellEnd.self).endObservers(termination)
         }
+    }
+}
+
+/// The step of a cell that reads the root value itself (a map or select of the root), typed by the
+/// root: the graph hands it the root value it received, borrowed, where the untyped step would read a copy
+/// of it through an address. It takes the cell's address, so it keeps no reference to the cell.
+@usableFromInline
+final class RootPass<Root> {
+    @usableFromInline let pass: (UnsafeRawPointer, Root, UInt64) -> Void
+
+    @inlinable
+    init(_ pass: @escaping (UnsafeRawPointer, Root, UInt64) -> Void) {
+        self.pass = pass
     }
 }
 
@@ -223,6 +245,8 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// ``pass(_:_:)`` of a cell given by address: made in the initialiser, so it is specialised where the
     /// cell is made. It captures nothing.
     @usableFromInline let passThunk: (UnsafeRawPointer, UnsafeRawPointer, UInt64) -> Void
+    /// The ``RootPass`` of a cell that reads the root value itself, `nil` for the others.
+    @usableFromInline let rootPass: AnyObject?
     @usableFromInline let scopes = ScopeCache()
 
     /// The epoch this cell was last asked about. Host only.
@@ -243,12 +267,14 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     init(
         graph: DerivationGraphBase, rank: Int,
         recompute: @escaping (UnsafeRawPointer, UInt64, DerivedCell) -> Bool,
-        compute: @escaping (UnsafeRawPointer) -> Value
+        compute: @escaping (UnsafeRawPointer) -> Value,
+        rootPass: AnyObject? = nil
     ) {
         self.graph = graph
         self.rank = rank
         self.recompute = recompute
         self.compute = compute
+        self.rootPass = rootPass
         self.passThunk = { cell, root, epoch in
             Unmanaged<DerivedCell>.fromOpaque(cell)._withUnsafeGuaranteedRef { $0.pass(root, epoch) }
         }
@@ -258,9 +284,16 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// whether it changed at this epoch. Host only.
     @inlinable @inline(__always)
     func update(_ root: UnsafeRawPointer, _ epoch: UInt64) -> Bool {
+        update(epoch) { recompute(root, epoch, self) }
+    }
+
+    /// ``update(_:_:)`` with the computation given: `recompute` runs only when the cell was not yet
+    /// asked at `epoch`. Host only.
+    @inlinable @inline(__always)
+    func update(_ epoch: UInt64, recomputing recompute: () -> Bool) -> Bool {
         if evaluatedAt == epoch { return changedAt == epoch }
         evaluatedAt = epoch
-        guard recompute(root, epoch, self) else { return false }
+        guard recompute() else { return false }
         changedAt = epoch
         return true
     }
@@ -315,7 +348,9 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         guard waiting.count == 1 else { return }
         graph.activate { [self] root in
             isActive = true
-            graph.insert(.init(cell: Unmanaged.passRetained(self), rank: rank, pass: passThunk))
+            graph.insert(.init(
+                cell: Unmanaged.passRetained(self), rank: rank, pass: passThunk,
+                rootPass: rootPass.map { Unmanaged.passUnretained($0) }))
             _ = update(root, graph.epoch)
             let boxes = waiting
             waiting = []
@@ -342,7 +377,13 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// One epoch's step: update, and tell the observers when the value changed. Host only.
     @inlinable
     func pass(_ root: UnsafeRawPointer, _ epoch: UInt64) {
-        guard update(root, epoch), stop == nil else { return }
+        pass(epoch) { recompute(root, epoch, self) }
+    }
+
+    /// ``pass(_:_:)`` with the computation given. Host only.
+    @inlinable @inline(__always)
+    func pass(_ epoch: UInt64, recomputing recompute: () -> Bool) {
+        guard update(epoch, recomputing: recompute), stop == nil else { return }
         observers.members.deliver(latest.unsafelyUnwrapped)
     }
 
@@ -395,7 +436,12 @@ extension DerivedCell {
                 recompute: { root, epoch, cell in
                     cell.store(transform(root.assumingMemoryBound(to: Value.self).pointee), at: epoch, test)
                 },
-                compute: { transform($0.assumingMemoryBound(to: Value.self).pointee) }
+                compute: { transform($0.assumingMemoryBound(to: Value.self).pointee) },
+                rootPass: RootPass<Value> { cell, root, epoch in
+                    Unmanaged<DerivedCell<T>>.fromOpaque(cell)._withUnsafeGuaranteedRef { cell in
+                        cell.pass(epoch) { cell.store(transform(root), at: epoch, test) }
+                    }
+                }
             )
         }
         return DerivedCell<T>(
