@@ -11,10 +11,12 @@ import Darwin
 /// The package's one lock wrapper: a `Synchronization.Mutex` that hands its protected state to a closure.
 ///
 /// Every lock in Stillwater is a `Lock`. Callers say `state.withLock { … }`; observers are never called
-/// while a `Lock` is held (decide under the lock, deliver outside it). Two user bodies do run under a lock,
-/// because they change a value in place and a copy would cost more: `MutableProperty.modify(_:)` and
-/// `Action.reduce(_:)`; both are documented not to touch their own property or store. The state need not be `Sendable`:
-/// the lock is what makes sharing it safe, which the compiler's region analysis cannot see.
+/// while a `Lock` is held (decide under the lock, deliver outside it). Some user code does run under a
+/// lock, because it works on a value in place and a copy would cost more: the bodies of
+/// `MutableProperty.modify(_:)` and `Action.reduce(_:)`, and, during a store's dispatch, each scope's key
+/// path and its slice's `==` (read where the new state lies); all are documented not to touch their own
+/// property or store. The state need not be `Sendable`: the lock is what makes sharing it safe, which the
+/// compiler's region analysis cannot see.
 ///
 /// A thread that asks again for a lock it holds (such a body touching its own property or store) stops
 /// with the lock's ``misuse`` message, which names the mistake and its fix, instead of waiting for

@@ -68,8 +68,9 @@ final class SourceCore<Value>: @unchecked Sendable {
         case add(ObserverBox<Value>, replay: ContiguousArray<Value>?)
         /// A cancelled observer.
         case remove(ObserverBox<Value>)
-        /// Work that must run as the deliverer, in queue order (a store's reduce of a queued action, a
-        /// scope's subscribe or cancel).
+        /// Work that must run as the deliverer, in queue order: a store's reduce of a queued action, and
+        /// what runs on a host through ``DeliveryHost/run(_:)`` (a scope's or derived property's subscribe
+        /// or cancel, a combination's commit).
         case perform(() -> Void)
     }
 

@@ -257,10 +257,13 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     @usableFromInline @exclusivity(unchecked) var computedAt: UInt64 = 0
     /// The value at ``computedAt``. Host only.
     @usableFromInline @exclusivity(unchecked) var latest: Value?
+    /// The cell's observers. Host only.
     @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
+    /// Whether the cell is in its graph's list of observed cells. Host only.
     @usableFromInline @exclusivity(unchecked) var isActive = false
     /// Observers waiting for the cell to become active. Host only.
     @usableFromInline @exclusivity(unchecked) var waiting: [ObserverBox<Value>] = []
+    /// How the cell's observers were ended, once they were. Host only.
     @usableFromInline @exclusivity(unchecked) var stop: Termination?
 
     @inlinable

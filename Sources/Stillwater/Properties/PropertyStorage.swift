@@ -77,7 +77,6 @@ extension PropertyStorage {
         ))
     }
 
-    /// The later changes only, as a stream (`changes` of `Property` and `MutableProperty`).
     /// This value as an ``Observable`` that subscribes straight to it (what a property's
     /// `asObservable()` returns).
     @usableFromInline
@@ -85,6 +84,7 @@ extension PropertyStorage {
         Observable.recipe({ [self] observer in subscribe(observer) })
     }
 
+    /// The later changes only, as a stream (`changes` of `Property` and `MutableProperty`).
     @usableFromInline
     var changes: Observable<Value> {
         Observable.recipe({ self.subscribeToChanges($0) })

@@ -1,4 +1,5 @@
-/// The shared node behind `scope(\.path)`: one per key path per property, however many observers.
+/// The shared storage behind `scope(\.path)`, a scope's node: one per key path per property, however many
+/// observers.
 ///
 /// The node observes its parent once, through its ``ScopeFollower``. On each parent change the follower reads
 /// its slice once and compares it once with the last slice; only a changed slice reaches the node's own
@@ -120,7 +121,9 @@ final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
         return slice
     }
 
-    /// Passes the slice of `root` on when it differs from the last one. Host only.
+    /// Passes the slice of `root` on when it differs from the last one. Host only, though unchecked: a
+    /// constant parent delivers its one value on the thread that made the scope, before anything else can
+    /// reach the follower.
     @inlinable
     func receive(_ root: Root) {
         let slice = slice(of: root)
