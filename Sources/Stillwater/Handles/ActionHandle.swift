@@ -101,9 +101,9 @@ extension ActionHandle where Parameter == Void {
     }
 }
 
-
-extension ObservableType {
-    /// Calls `handle` with every value of this stream. Terminal events end the binding, not the handle.
+extension ActionHandle: BindingTarget {
+    /// Calls the handle with `parameter`: what ``ObservableType/bind(to:)-(Target)`` does with each value
+    /// of a stream bound into the handle.
     ///
     /// ```swift
     /// let keys = PublishSubject<Int>()
@@ -113,10 +113,8 @@ extension ObservableType {
     /// keys.send(2)
     /// // Prints "selected 2"
     /// ```
-    ///
-    /// - Returns: The binding's subscription; releasing it ends the binding. It keeps `handle` alive while
-    ///   the binding lasts.
-    public func bind(to handle: ActionHandle<Value>) -> Subscription {
-        observe { handle($0) }
+    @inlinable
+    public func accept(_ parameter: Parameter) {
+        callAsFunction(parameter)
     }
 }
