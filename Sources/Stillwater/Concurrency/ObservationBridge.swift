@@ -57,7 +57,7 @@ extension Property where Value: Sendable {
 /// property.
 @available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *)
 final class ObservationTracker<Object: AnyObject & Observation.Observable & Sendable, Value: Sendable>:
-    PropertyStorage, @unchecked Sendable
+    PropertyStorage, Sendable
 {
     private let root: RootStorage<Value>
     private let task: Task<Void, Never>

@@ -37,11 +37,12 @@
 ///
 /// - Complexity: A call costs one compare-and-swap to start delivering and one to finish, plus one call
 ///   per observer; it allocates nothing.
-/// - Note: The handle is `Sendable` whatever its `Parameter`, so that a value holding it can travel
-///   anywhere its identity is needed (DESIGN's contract). A call's parameter may be delivered on the thread
-///   of a concurrent caller that is already delivering; with a parameter that is not `Sendable`, call the
-///   handle from one isolation domain only.
-public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked Sendable {
+/// - Note: The handle is `Sendable` when its `Parameter` is (`ActionHandle<Void>`, `ActionHandle<Int>`,
+///   a handle of a `Sendable` struct), so a value holding it can cross into a task or another actor.
+///   A handle of a parameter that is not `Sendable` is not `Sendable` either, and the compiler keeps it
+///   in one isolation domain: a call's parameter may be delivered on the thread of a concurrent caller
+///   that is already delivering, which would share the parameter between threads.
+public final class ActionHandle<Parameter>: ObservableType, Hashable {
     @usableFromInline let core = SourceCore<Parameter>(replayLimit: 0)
 
     /// Creates a handle with no observers; it is equal only to itself.
@@ -85,6 +86,10 @@ public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked
         hasher.combine(ObjectIdentifier(self))
     }
 }
+
+/// A handle is `Sendable` when its parameter is: its calls hand the parameter to whichever thread
+/// delivers, so only a `Sendable` parameter may come from another isolation domain.
+extension ActionHandle: Sendable where Parameter: Sendable {}
 
 extension ActionHandle where Parameter == Void {
     /// Calls the handle: `onTap()` instead of `onTap(())`.

@@ -26,7 +26,7 @@ import Foundation
 /// ``removeAllEntries()`` to start a new record.
 ///
 /// One history serves one store: attaching its middleware to two stores mixes their records.
-public final class History<A: Action>: @unchecked Sendable {
+public final class History<A: Action>: Sendable {
     /// The state type of the store the history records.
     public typealias State = A.State
 
