@@ -22,7 +22,8 @@ let package = Package(
         .executable(name: "todo-fuzz", targets: ["TodoFuzz"]),
     ],
     targets: [
-        .target(name: "Stillwater"),
+        // The engine article (Internal/README.md) is for contributors; it is not part of the module.
+        .target(name: "Stillwater", exclude: ["Internal/README.md"]),
         .target(name: "StillwaterTesting", dependencies: ["Stillwater"]),
         .executableTarget(name: "Basics", dependencies: ["Stillwater"], path: "Playgrounds/Basics"),
         .executableTarget(name: "Counter", dependencies: ["Stillwater"], path: "Playgrounds/Counter"),

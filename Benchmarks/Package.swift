@@ -1,13 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Stillwater parts the benchmarks can use once they exist. Uncomment a line when its part lands (or
-/// try it first with `swift run -c release -Xswiftc -DSTILLWATER_STORE benchmarks`); the code each
-/// switch turns on lives in `Sources/Benchmarks/StillwaterAdapters.swift`.
+/// Which Stillwater body W4 and W5 run. Every part the workloads use is built, and these switches run
+/// it; W4 and W5 were written before `MutableProperty` and `Store` existed, and the stand-ins they used
+/// then (a `BehaviorRelay` with a reducer) are kept for comparison: comment a line out to run its
+/// stand-in instead. The code of both forms lives in `Sources/Benchmarks/StillwaterAdapters.swift`.
 let stillwaterParts: [SwiftSetting] = [
-    .define("STILLWATER_PROPERTY"),  // MutableProperty + scope(\.path)  -> W4
-    .define("STILLWATER_STORE"),     // Store + Action                   -> W5, W5b
-    .define("STILLWATER_DIFF"),      // Changeset + Diffable             -> W6
+    .define("STILLWATER_PROPERTY"),  // MutableProperty + map   -> W4  (off: BehaviorRelay + map)
+    .define("STILLWATER_STORE"),     // Store + Action          -> W5, W5b  (off: BehaviorRelay + reducer)
 ]
 
 let package = Package(

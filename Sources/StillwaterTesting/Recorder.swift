@@ -24,10 +24,10 @@ import Stillwater
 ///
 /// A recorder stays subscribed until ``cancel()`` or until it is released. It is safe to read from any
 /// thread while events arrive.
-public final class Recorder<Value>: @unchecked Sendable {
-    private let storage = Storage()
+public final class Recorder<Value>: Sendable {
+    private let storage: Storage
     private let scheduler: TestScheduler?
-    private var subscription: Subscription?
+    private let subscription: Subscription
 
     /// Subscribes to `source` and starts recording. Every event's time reads `.zero`.
     public convenience init(_ source: some ObservableType<Value>) {
@@ -41,9 +41,10 @@ public final class Recorder<Value>: @unchecked Sendable {
     }
 
     private init(_ source: some ObservableType<Value>, clock scheduler: TestScheduler?) {
+        let storage = Storage()
+        self.storage = storage
         self.scheduler = scheduler
-        subscription = nil
-        subscription = source.subscribe { [storage] event in
+        subscription = source.subscribe { event in
             storage.append(Recorded(time: scheduler?.now ?? .zero, event: event))
         }
     }
@@ -75,7 +76,7 @@ public final class Recorder<Value>: @unchecked Sendable {
 
     /// Stops recording.
     public func cancel() {
-        subscription?.cancel()
+        subscription.cancel()
     }
 
     /// The scheduler's frame, for the marble methods; stops the program when there is no scheduler.
@@ -89,7 +90,7 @@ public final class Recorder<Value>: @unchecked Sendable {
 }
 
 extension Recorder {
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: Sendable {
         private let list = Lock<[Recorded<Value>]>([])
 
         func append(_ entry: Recorded<Value>) {

@@ -24,7 +24,7 @@ import Stillwater
 ///
 /// Cancelled work is released at once and never runs; ``pendingWorkCount`` tells how much is still
 /// scheduled, so a test can check that cancelling a pipeline left nothing behind.
-public final class TestScheduler: Scheduler, @unchecked Sendable {
+public final class TestScheduler: Scheduler, Sendable {
     private struct Item {
         var due: Duration
         var work: ScheduledWork

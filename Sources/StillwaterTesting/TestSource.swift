@@ -12,7 +12,7 @@ import Stillwater
 /// // take(1) cancelled its subscription after the first value:
 /// // Prints "[0 ms ..< 1 ms]"
 /// ```
-public final class TestSource<Value>: ObservableType, @unchecked Sendable {
+public final class TestSource<Value>: ObservableType, Sendable {
     /// When one subscription to a ``TestSource`` began, and when its subscriber cancelled it.
     public struct Period: Equatable, Sendable, CustomStringConvertible {
         /// The virtual time of the subscription.
@@ -36,12 +36,13 @@ public final class TestSource<Value>: ObservableType, @unchecked Sendable {
     }
 
     private let scheduler: TestScheduler
-    private let connect: (@escaping (Event<Value>) -> Void) -> Subscription
+    /// What a subscriber connects to: the diagram's subject (hot) or its recipe (cold).
+    private let events: Observable<Value>
     private let periods = Lock<[Period]>([])
 
-    init(scheduler: TestScheduler, connect: @escaping (@escaping (Event<Value>) -> Void) -> Subscription) {
+    init(scheduler: TestScheduler, events: Observable<Value>) {
         self.scheduler = scheduler
-        self.connect = connect
+        self.events = events
     }
 
     /// Every subscription so far, in order.
@@ -57,7 +58,7 @@ public final class TestSource<Value>: ObservableType, @unchecked Sendable {
             periods.append(Period(subscribed: now))
             return periods.count - 1
         }
-        let inner = connect(observer)
+        let inner = events.subscribe(observer)
         return Subscription { [self] in
             let now = scheduler.now
             periods.withLock { $0[index].cancelled = now }
@@ -99,7 +100,7 @@ extension TestScheduler {
                 }
             }
         }
-        return TestSource(scheduler: self) { subject.subscribe($0) }
+        return TestSource(scheduler: self, events: subject.asObservable())
     }
 
     /// A cold source: each subscription receives the events of `marbles` at their times, counted from the
@@ -137,7 +138,7 @@ extension TestScheduler {
             }
             return Subscription { for work in scheduled { work.cancel() } }
         }
-        return TestSource(scheduler: self) { source.subscribe($0) }
+        return TestSource(scheduler: self, events: source)
     }
 
     /// A hot source whose values are the characters of `marbles` themselves: `hot("-a-b|")` sends "a"

@@ -20,18 +20,15 @@ enum Kind: Int, CaseIterable {
 /// One library's implementation of a workload.
 ///
 /// `run` builds everything the workload needs, times only the hot part through the ``Stopwatch`` it is
-/// handed, and returns the workload's checksum. A contender whose `run` is `nil` is listed with its
-/// `note` (for example a part of Stillwater that is not built yet) and never run.
+/// handed, and returns the workload's checksum.
 struct Contender {
     var kind: Kind
     var name: String
-    var note: String
-    var run: ((inout Stopwatch) -> Int)?
+    var run: (inout Stopwatch) -> Int
 
-    init(_ kind: Kind, name: String? = nil, note: String = "", run: ((inout Stopwatch) -> Int)?) {
+    init(_ kind: Kind, name: String? = nil, run: @escaping (inout Stopwatch) -> Int) {
         self.kind = kind
         self.name = name ?? kind.defaultName
-        self.note = note
         self.run = run
     }
 }
@@ -128,8 +125,8 @@ struct Result {
     var samples: [Double] = []
     var checksums: [Int] = []
     var allocationsPerOperation: Double?
-    /// The contender's note, or the last note a run left on its stopwatch.
-    var note: String
+    /// The last note a run left on its stopwatch, or empty.
+    var note = ""
     /// The most glitches one round counted, for workloads that check for them.
     var glitches: Int?
 
@@ -146,13 +143,12 @@ func runAll(_ workloads: [Workload], scale: Scale, progress: (String) -> Void) -
     let countAllocations = allocationCountingWorks()
     var all: [Result] = []
     for workload in workloads {
-        var results = workload.contenders.map { Result(workload: workload, contender: $0, note: $0.note) }
+        var results = workload.contenders.map { Result(workload: workload, contender: $0) }
         for round in 1...scale.rounds {
             progress("\(workload.name) round \(round)/\(scale.rounds)")
             for index in results.indices {
-                guard let run = results[index].contender.run else { continue }
                 var stopwatch = Stopwatch()
-                let checksum = run(&stopwatch)
+                let checksum = results[index].contender.run(&stopwatch)
                 let nanoseconds = Double(stopwatch.elapsed.components.seconds) * 1e9
                     + Double(stopwatch.elapsed.components.attoseconds) / 1e9
                 results[index].samples.append(nanoseconds / Double(workload.operations))
@@ -165,10 +161,9 @@ func runAll(_ workloads: [Workload], scale: Scale, progress: (String) -> Void) -
         }
         if workload.countsAllocations && countAllocations {
             for index in results.indices {
-                guard let run = results[index].contender.run else { continue }
                 var stopwatch = Stopwatch()
                 mallocCounterSetEnabled(true)
-                _ = run(&stopwatch)
+                _ = results[index].contender.run(&stopwatch)
                 mallocCounterSetEnabled(false)
                 results[index].allocationsPerOperation = Double(stopwatch.allocations) / Double(workload.operations)
             }

@@ -1,10 +1,10 @@
 import Stillwater
 
-// The Stillwater side of the workloads that need more than a subject. W4–W6 were written before their
-// APIs existed, so each has two bodies: the stand-in used then, and the real one behind a compilation
-// condition. Turn a condition on in Package.swift (`stillwaterParts`) or for one run with
-// `-Xswiftc -DSTILLWATER_STORE`; nothing else changes. The table names which form ran ("Stillwater
-// (Store)", "Stillwater (BehaviorRelay + reducer)"). W7 came after its API, and has one body.
+// The Stillwater side of the workloads that need more than a subject. W4 and W5 were written before
+// their APIs existed, so each has two bodies: the real one, behind a compilation condition that
+// Package.swift (`stillwaterParts`) turns on, and the stand-in used before, kept for comparison (turn
+// the condition off to run it). The table names which form ran ("Stillwater (Store)", "Stillwater
+// (BehaviorRelay + reducer)"). W6 and W7 have one body.
 
 // MARK: - W4: a state holder with one deduplicated observer per slot
 
@@ -96,14 +96,11 @@ final class StillwaterStore {
 
 // MARK: - W6: list diff
 
-#if STILLWATER_DIFF
 extension Item: Diffable {
     var diffIdentifier: Int { id }
 }
 
 enum StillwaterDiff {
-    static let isAvailable = true
-
     /// Times `Changeset(from:to:)` alone; the conversion to ``Patch`` is not timed.
     static func changeset(from old: [Item], to new: [Item], stopwatch: inout Stopwatch) -> Patch {
         let changeset = stopwatch.measure { Changeset(from: old, to: new) }
@@ -113,16 +110,6 @@ enum StillwaterDiff {
         )
     }
 }
-#else
-/// Stand-in until `Changeset` lands: W6 lists Stillwater as not available.
-enum StillwaterDiff {
-    static let isAvailable = false
-
-    static func changeset(from old: [Item], to new: [Item], stopwatch: inout Stopwatch) -> Patch {
-        fatalError("Stillwater diffing is not built yet; enable STILLWATER_DIFF in Package.swift when it is")
-    }
-}
-#endif
 
 // MARK: - W7: derived properties of a store
 

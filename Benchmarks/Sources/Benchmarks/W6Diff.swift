@@ -21,13 +21,10 @@ func diffWorkload(_ scale: Scale, count fullCount: Int, label: String) -> Worklo
     return Workload(
         name: "W6 \(label)", title: "diff", operation: "diff", operations: 1, unit: .milliseconds,
         contenders: [
-            Contender(
-                .stillwater, note: StillwaterDiff.isAvailable ? "" : "n/a (diffing not built yet)",
-                run: StillwaterDiff.isAvailable ? { stopwatch in
-                    let patch = StillwaterDiff.changeset(from: input.old, to: input.new, stopwatch: &stopwatch)
-                    return input.check(patch, stopwatch: &stopwatch)
-                } : nil
-            ),
+            Contender(.stillwater) { stopwatch in
+                let patch = StillwaterDiff.changeset(from: input.old, to: input.new, stopwatch: &stopwatch)
+                return input.check(patch, stopwatch: &stopwatch)
+            },
             Contender(.baseline, name: "two dictionaries") { stopwatch in
                 let (oldIndex, newIndex) = stopwatch.measure {
                     (indexByID(input.old), indexByID(input.new))

@@ -1,6 +1,6 @@
 import Stillwater
 
-/// Shows rows as lines of text through the package's diffing: a ``SectionDataController`` diffs each new
+/// Shows rows as lines of text through the package's diffing: a ``ListDataController`` diffs each new
 /// list of rows against the last one, and a ``TextListAdapter`` renders only the rows that were inserted,
 /// moved or changed, and reports only the lines whose text changed.
 ///
@@ -18,7 +18,7 @@ import Stillwater
 ///
 /// Not thread-safe: use it from one thread, like the screen it draws.
 public final class RowListView {
-    private let controller: SectionDataController<TodoRow, TextListAdapter<TodoRow>>
+    private let controller: ListDataController<TodoRow, TextListAdapter<TodoRow>>
 
     /// How many times ``show(_:mode:)`` was called: tells a caller whether its change reached the view.
     public private(set) var showCount = 0
@@ -30,7 +30,7 @@ public final class RowListView {
     ///
     /// - Parameter output: Receives the changes of one update; not called when no line changed.
     public init(output: @escaping ([TextRowChange]) -> Void) {
-        controller = SectionDataController(adapter: TextListAdapter(render: \.text, output: output))
+        controller = ListDataController(adapter: TextListAdapter(render: \.text, output: output))
     }
 
     /// The rows shown.

@@ -53,7 +53,7 @@ extension ObservableType where Value: Sendable {
 /// The meeting point of a subscription and the task that awaits its first value: resumes the task once,
 /// with whichever comes first (a value, the end of the stream, or the task's cancellation), then cancels
 /// the subscription.
-final class FirstValueWaiter<Value: Sendable>: @unchecked Sendable {
+final class FirstValueWaiter<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Value?, any Error>?
         /// Set when cancellation won before the continuation was installed.

@@ -40,7 +40,7 @@ extension ObservableType where Value: Sendable {
 }
 
 /// A stream's values as an `AsyncSequence`; see ``ObservableType/values``.
-public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, @unchecked Sendable {
+public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, Sendable {
     /// The type of the values.
     public typealias Element = Value
 
@@ -82,7 +82,7 @@ public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, 
 }
 
 /// The buffer between a subscription and an async iterator.
-final class ValuesChannel<Value: Sendable>: @unchecked Sendable {
+final class ValuesChannel<Value: Sendable>: Sendable {
     private struct State {
         var buffer = ConsumingQueue<Value>()
         var end: Result<Value?, any Error>?

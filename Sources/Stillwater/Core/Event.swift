@@ -45,8 +45,21 @@ extension Event {
 
     /// The same event with its value transformed; terminal events pass through unchanged.
     ///
-    /// This is the one place where a value transformation meets the event grammar: `map` and every
-    /// operator that rewrites values use it.
+    /// For operators written on whole events, with ``Observable/init(_:)``: a custom operator rewrites
+    /// each event it forwards without spelling out the terminal cases.
+    ///
+    /// ```swift
+    /// let prices = PublishSubject<Int>()
+    /// let labels = Observable<String> { observer in
+    ///     prices.subscribe { event in observer(event.map { "\($0) EUR" }) }
+    /// }
+    /// let subscription = labels.observe { print($0) }
+    /// prices.send(5)
+    /// // Prints "5 EUR"
+    /// ```
+    ///
+    /// In the package, ``ObservableType/diffed(isEqual:)`` uses it. The `map` operator does not: it hands
+    /// each value to the next stage directly, without building an event.
     @inlinable
     public func map<NewValue>(_ transform: (Value) throws -> NewValue) rethrows -> Event<NewValue> {
         switch self {
@@ -85,7 +98,10 @@ extension Event: Equatable where Value: Equatable {
 
 extension Event {
     /// The event with its value kept when `isIncluded` says so; `nil` when the value is dropped. Terminal
-    /// events always pass. Used by `filter`.
+    /// events always pass.
+    ///
+    /// For operators written on whole events, with ``Observable/init(_:)``, like ``map(_:)``. Nothing in
+    /// the package calls it: the `filter` operator tests each value directly, without building an event.
     @inlinable
     public func filter(_ isIncluded: (Value) throws -> Bool) rethrows -> Event? {
         if case .next(let value) = self, try !isIncluded(value) { return nil }
@@ -93,7 +109,11 @@ extension Event {
     }
 
     /// The event with its value transformed, or `nil` when the transform returns `nil`. Terminal events
-    /// pass unchanged. Used by `compactMap`.
+    /// pass unchanged.
+    ///
+    /// For operators written on whole events, with ``Observable/init(_:)``, like ``map(_:)``. Nothing in
+    /// the package calls it: the `compactMap` operator transforms each value directly, without building
+    /// an event.
     @inlinable
     public func compactMap<NewValue>(_ transform: (Value) throws -> NewValue?) rethrows -> Event<NewValue>? {
         switch self {

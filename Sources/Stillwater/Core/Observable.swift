@@ -146,7 +146,7 @@ extension Observable {
 /// It keeps the event grammar: after `complete()`, `fail(_:)` or cancellation it ignores every call. It is
 /// safe to call from any thread: calls are delivered one at a time, in the order they were made, and a
 /// call made from inside the observer is delivered after the current event (never nested).
-public final class Emitter<Value>: Cancellable, @unchecked Sendable {
+public final class Emitter<Value>: Cancellable, Sendable {
     private let serializer: Serializer<Event<Value>>
     private let active = Atomic<Bool>(true)
     /// What the producer returned; cancelled when the emitter ends or its subscriber leaves.

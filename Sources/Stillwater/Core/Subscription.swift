@@ -18,7 +18,7 @@ import Synchronization
 /// `cancel()` is safe from any thread, any number of times; only the first call has an effect. After it
 /// returns, the observer receives nothing more from deliveries on the cancelling thread, and what the
 /// subscription held is released.
-public final class Subscription: Hashable, @unchecked Sendable {
+public final class Subscription: Hashable, Sendable {
     @usableFromInline
     enum Target {
         case none

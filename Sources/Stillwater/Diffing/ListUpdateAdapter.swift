@@ -1,9 +1,9 @@
 /// Something that shows a list (a list view, a terminal list, a connection to a client) and is told by a
-/// ``SectionDataController`` how it changes.
+/// ``ListDataController`` how it changes.
 ///
 /// Each call hands over one ``ListUpdate``. The adapter calls ``ListUpdate/commit()`` at the moment it
 /// applies the change (inside `performBatchUpdates` for a UIKit collection view, just before drawing for a
-/// terminal): until then the controller's ``SectionDataController/items`` are the old items, from then
+/// terminal): until then the controller's ``ListDataController/items`` are the old items, from then
 /// on the new ones, so whatever the adapter's view asks the controller always agrees with what the view
 /// has been told. Then it calls ``ListUpdate/finish()`` once it is done (at once, or when its animation ends).
 ///
@@ -22,11 +22,11 @@ public protocol ListUpdateAdapter<Item>: AnyObject {
     func performBatchUpdates(_ update: ListUpdate<Item>)
 }
 
-/// One change a ``SectionDataController`` hands to its adapter: the old and new items, the changeset
+/// One change a ``ListDataController`` hands to its adapter: the old and new items, the changeset
 /// between them, and the two calls the adapter makes back.
 ///
 /// Both calls may be made from inside the adapter's method or later. For an update a
-/// ``SectionDataController`` made, each takes effect once (calling it again does nothing); an update made
+/// ``ListDataController`` made, each takes effect once (calling it again does nothing); an update made
 /// with ``init(oldItems:newItems:changeset:commit:finish:)`` runs its closure on every call. They must be made on the thread the controller is used on.
 public struct ListUpdate<Item> {
     /// The items the adapter shows now.
@@ -59,7 +59,7 @@ public struct ListUpdate<Item> {
     public func finish() { onFinish() }
 }
 
-/// How ``SectionDataController/update(items:mode:completion:)`` hands a change to its adapter.
+/// How ``ListDataController/update(items:mode:completion:)`` hands a change to its adapter.
 public enum ListUpdateMode: Sendable, Equatable {
     /// One call of ``ListUpdateAdapter/reloadData(_:)``: the adapter redraws everything.
     case fullReload

@@ -11,7 +11,7 @@
 /// let adapter = TextListAdapter<String>(render: { "[ ] \($0)" }, output: { changes in
 ///     for case .draw(let row, let text) in changes { print(row, text) }
 /// })
-/// let controller = SectionDataController(adapter: adapter)
+/// let controller = ListDataController(adapter: adapter)
 /// controller.update(items: ["milk", "eggs"])
 /// controller.update(items: ["milk", "bread"])
 /// print(adapter.lastRedraw)

@@ -37,11 +37,12 @@
 ///
 /// - Complexity: A call costs one compare-and-swap to start delivering and one to finish, plus one call
 ///   per observer; it allocates nothing.
-/// - Note: The handle is `Sendable` whatever its `Parameter`, so that a value holding it can travel
-///   anywhere its identity is needed (DESIGN's contract). A call's parameter may be delivered on the thread
-///   of a concurrent caller that is already delivering; with a parameter that is not `Sendable`, call the
-///   handle from one isolation domain only.
-public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked Sendable {
+/// - Note: The handle is `Sendable` when its `Parameter` is (`ActionHandle<Void>`, `ActionHandle<Int>`,
+///   a handle of a `Sendable` struct), so a value holding it can cross into a task or another actor.
+///   A handle of a parameter that is not `Sendable` is not `Sendable` either, and the compiler keeps it
+///   in one isolation domain: a call's parameter may be delivered on the thread of a concurrent caller
+///   that is already delivering, which would share the parameter between threads.
+public final class ActionHandle<Parameter>: ObservableType, Hashable {
     @usableFromInline let core = SourceCore<Parameter>(.none)
 
     /// Creates a handle with no observers; it is equal only to itself.
@@ -86,6 +87,10 @@ public final class ActionHandle<Parameter>: ObservableType, Hashable, @unchecked
     }
 }
 
+/// A handle is `Sendable` when its parameter is: its calls hand the parameter to whichever thread
+/// delivers, so only a `Sendable` parameter may come from another isolation domain.
+extension ActionHandle: Sendable where Parameter: Sendable {}
+
 extension ActionHandle where Parameter == Void {
     /// Calls the handle: `onTap()` instead of `onTap(())`.
     ///
@@ -101,9 +106,9 @@ extension ActionHandle where Parameter == Void {
     }
 }
 
-
-extension ObservableType {
-    /// Calls `handle` with every value of this stream. Terminal events end the binding, not the handle.
+extension ActionHandle: BindingTarget {
+    /// Calls the handle with `parameter`: what ``ObservableType/bind(to:)-(Target)`` does with each value
+    /// of a stream bound into the handle.
     ///
     /// ```swift
     /// let keys = PublishSubject<Int>()
@@ -113,10 +118,8 @@ extension ObservableType {
     /// keys.send(2)
     /// // Prints "selected 2"
     /// ```
-    ///
-    /// - Returns: The binding's subscription; releasing it ends the binding. It keeps `handle` alive while
-    ///   the binding lasts.
-    public func bind(to handle: ActionHandle<Value>) -> Subscription {
-        observe { handle($0) }
+    @inlinable
+    public func accept(_ parameter: Parameter) {
+        callAsFunction(parameter)
     }
 }

@@ -22,7 +22,7 @@ extension SourceCore {
     func modifyAndDeliverOwned(_ body: (inout Value) -> Void) {
         checkOwned()
         let copy: Value? = retained.withLock { retained in
-            withUnsafeMutablePointer(to: &retained.values.latest) { value in
+            withUnsafeMutablePointer(to: &retained.replay.newest) { value in
                 body(&value.pointee)
                 guard !isStopped else { return nil }
                 var needsCopy = false

@@ -63,9 +63,10 @@ final class SourceCore<Value>: @unchecked Sendable {
     @usableFromInline
     enum Work {
         case event(Event<Value>)
-        /// A new observer, with the values it receives first. `replay` is `nil` for a store's state: the
-        /// value is read when the observer is added, after the writes queued before it.
-        case add(ObserverBox<Value>, replay: ContiguousArray<Value>?)
+        /// A new observer, with the values it receives first (a copy of the replay buffer, which shares
+        /// its storage). `replay` is `nil` for a store's state: the value is read when the observer is
+        /// added, after the writes queued before it.
+        case add(ObserverBox<Value>, replay: RingBuffer<Value>?)
         /// A cancelled observer.
         case remove(ObserverBox<Value>)
         /// Work that must run as the deliverer, in queue order: a store's reduce of a queued action, and
@@ -77,10 +78,12 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// The kept values and whether the source has ended, under `retained`.
     @usableFromInline
     struct Retained {
-        @usableFromInline var values: ReplayBuffer<Value>
+        /// The replay buffer: the values kept for later subscribers, oldest first; the newest is the
+        /// current value.
+        @usableFromInline var replay: RingBuffer<Value>
         @usableFromInline var isStopped = false
 
-        @inlinable init(values: ReplayBuffer<Value>) { self.values = values }
+        @inlinable init(replay: RingBuffer<Value>) { self.replay = replay }
     }
 
     @usableFromInline let queue = DeliveryQueue<Work>()
@@ -105,9 +108,11 @@ final class SourceCore<Value>: @unchecked Sendable {
         precondition(
             (current != nil) == (policy == .latestValue || policy == .storeState),
             "SourceCore: a current value is given exactly to the sources that keep one")
+        var replay = RingBuffer<Value>(capacity: current == nil ? policy.limit : 1)
+        if let current { replay.append(current) }
         self.policy = policy
         self.retained = Lock(
-            Retained(values: ReplayBuffer(capacity: Swift.max(policy.limit, 1), initial: current)),
+            Retained(replay: replay),
             misuse: policy == .storeState ? SourceCore.storeReentered : SourceCore.propertyReentered
         )
     }
@@ -136,14 +141,15 @@ final class SourceCore<Value>: @unchecked Sendable {
     }
 
     /// A source that keeps values records the event and claims its place in the delivery order under one
-    /// lock, so the order of deliveries is the order of writes.
-    @inlinable
+    /// lock, so the order of deliveries is the order of writes. Kept out of line, so that the path of a
+    /// source that keeps nothing stays short where `send` is inlined.
+    @inlinable @inline(never)
     func sendRetaining(_ event: Event<Value>) {
         let mustDeliver = retained.withLock { retained -> Bool? in
             guard !retained.isStopped else { return nil }
             switch event {
             case .next(let value):
-                retained.values.append(value)
+                retained.replay.append(value)
             case .error, .completed:
                 retained.isStopped = true
             }
@@ -167,8 +173,8 @@ final class SourceCore<Value>: @unchecked Sendable {
     @inlinable
     func modifyCurrent<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         let (result, mustDeliver, newValue): (Result, Bool?, Value) = try retained.withLock { retained in
-            let result = try body(&retained.values.latest)
-            let value = retained.values.latest
+            let result = try body(&retained.replay.newest)
+            let value = retained.replay.newest
             if retained.isStopped { return (result, nil, value) }
             if queue.tryAcquire() { return (result, true, value) }
             return (result, queue.enqueue(.event(.next(value))) ? false : nil, value)
@@ -182,8 +188,8 @@ final class SourceCore<Value>: @unchecked Sendable {
     @inlinable
     func updateCurrent(_ body: (inout Value) -> Bool) {
         let written: (Bool?, Value)? = retained.withLock { retained in
-            guard !retained.isStopped, body(&retained.values.latest) else { return nil }
-            let value = retained.values.latest
+            guard !retained.isStopped, body(&retained.replay.newest) else { return nil }
+            let value = retained.replay.newest
             if queue.tryAcquire() { return (true, value) }
             return (queue.enqueue(.event(.next(value))) ? false : nil, value)
         }
@@ -209,7 +215,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// ``ReplayPolicy/storeState``).
     @inlinable
     var currentValue: Value {
-        retained.withLock { $0.values.latest }
+        retained.withLock { $0.replay.newest }
     }
 
     // MARK: Subscribing
@@ -237,13 +243,13 @@ final class SourceCore<Value>: @unchecked Sendable {
         }
         if policy.keepsNothing {
             if queue.tryAcquire() {
-                addOwned(box, replay: [])
+                addOwned(box, replay: EmptyCollection())
                 finishDelivering()
-            } else if queue.enqueue(.add(box, replay: [])) {
+            } else if queue.enqueue(.add(box, replay: RingBuffer(capacity: 0))) {
                 finishDelivering()
             }
         } else {
-            let (replay, mustDrain) = retained.withLock { retained -> (ContiguousArray<Value>?, Bool) in
+            let (replay, mustDrain) = retained.withLock { retained -> (RingBuffer<Value>?, Bool) in
                 let replay = replayed(from: retained)
                 if queue.tryAcquire() { return (replay, true) }
                 return (nil, queue.enqueue(.add(box, replay: policy.isStoreState ? nil : replay)))
@@ -256,9 +262,9 @@ final class SourceCore<Value>: @unchecked Sendable {
 
     /// What a subscriber joining now receives first. Under `retained`.
     @inlinable
-    func replayed(from retained: borrowing Retained) -> ContiguousArray<Value> {
-        if retained.isStopped, case .lastValues = policy { return retained.values.elements }
-        return retained.isStopped ? [] : retained.values.elements
+    func replayed(from retained: borrowing Retained) -> RingBuffer<Value> {
+        if retained.isStopped, case .lastValues = policy { return retained.replay }
+        return retained.isStopped ? RingBuffer(capacity: 0) : retained.replay
     }
 
     /// Called by an ``ObserverBox`` when its subscription is cancelled: the observer leaves now when
@@ -313,7 +319,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     }
 
     @inlinable
-    func addOwned(_ box: ObserverBox<Value>, replay: ContiguousArray<Value>) {
+    func addOwned<Replay: Sequence<Value>>(_ box: ObserverBox<Value>, replay: Replay) {
         checkOwned()
         observers.add(box, replay: replay, stop: stopEvent)
     }

@@ -72,7 +72,7 @@ struct ObserveOnState<Value> {
 
 /// The storage of `observe(on:)`: holds the lock, schedules the drains and calls the observer outside
 /// the lock.
-final class ObserveOnNode<Value, S: Scheduler>: Cancellable, @unchecked Sendable {
+final class ObserveOnNode<Value, S: Scheduler>: Cancellable, Sendable {
     private struct State {
         var machine = ObserveOnState<Value>()
         var observer: ((Event<Value>) -> Void)?

@@ -35,7 +35,7 @@ extension ObservableType {
 
 /// The node of `subscribe(on:)`: subscribes on the scheduler, forwards events until cancelled, and
 /// cancels on the scheduler.
-final class SubscribeOnNode<Value, S: Scheduler>: Cancellable, @unchecked Sendable {
+final class SubscribeOnNode<Value, S: Scheduler>: Cancellable, Sendable {
     private struct State {
         var observer: ((Event<Value>) -> Void)?
         var scheduledSubscribe: (any Cancellable)?

@@ -79,7 +79,7 @@ public final class MutableProperty<Value>: ObservableType {
     }
 }
 
-extension MutableProperty: @unchecked Sendable where Value: Sendable {}
+extension MutableProperty: Sendable where Value: Sendable {}
 
 extension MutableProperty {
     /// A read-only property of one `Equatable` part of this value, notified only when that part changed.

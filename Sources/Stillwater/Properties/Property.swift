@@ -54,7 +54,7 @@ public final class Property<Value>: ObservableType {
     }
 }
 
-extension Property: @unchecked Sendable where Value: Sendable {}
+extension Property: Sendable where Value: Sendable {}
 
 extension Property {
     /// A read-only property of one `Equatable` part of this value, whose observers are notified only when

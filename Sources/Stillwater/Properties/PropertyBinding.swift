@@ -1,6 +1,6 @@
-extension ObservableType {
-    /// Writes every value of this stream into `property`. Terminal events end the binding, not the
-    /// property.
+extension MutableProperty: BindingTarget {
+    /// Makes `value` the property's value and notifies its observers: what
+    /// ``ObservableType/bind(to:)-(Target)`` does with each value of a stream bound into the property.
     ///
     /// ```swift
     /// let input = PublishSubject<String>()
@@ -11,9 +11,10 @@ extension ObservableType {
     /// // Prints "Inbox"
     /// ```
     ///
-    /// - Returns: The binding's subscription; releasing it ends the binding.
-    public func bind(to property: MutableProperty<Value>) -> Subscription {
-        observe { property.value = $0 }
+    /// The same as setting ``value``: it notifies even when `value` equals the current value.
+    @inlinable
+    public func accept(_ value: Value) {
+        self.value = value
     }
 }
 

@@ -72,19 +72,22 @@ public struct DispatchQueueScheduler: Scheduler {
     }
 }
 
-/// Repeating work on a dispatch timer: cancelling it releases the closure and stops the timer.
-private final class RepeatingDispatchWork: Cancellable, @unchecked Sendable {
+/// Repeating work on a dispatch timer: cancelling it releases the closure, stops the timer and lets go of
+/// it.
+private final class RepeatingDispatchWork: Cancellable, Sendable {
     private let work: ScheduledWork
-    private let timer: any DispatchSourceTimer
+    /// The timer until the first cancel takes it. It is under a lock because its type is not `Sendable`
+    /// in every Dispatch (Linux's), so the compiler can check this class; the lock is taken once.
+    private let timer: Lock<(any DispatchSourceTimer)?>
 
     init(work: ScheduledWork, timer: any DispatchSourceTimer) {
         self.work = work
-        self.timer = timer
+        self.timer = Lock(timer)
     }
 
     func cancel() {
         work.cancel()
-        timer.cancel()
+        timer.withLock { $0.take() }?.cancel()
     }
 }
 

@@ -8,7 +8,7 @@ enum TimedInput<Value> {
 
 /// The one timer of a time operator, started by its serializer. Starting it again replaces
 /// (and cancels) the previous run; each run reports its number, so a stale firing can be told apart.
-final class OperatorTimer<Value, S: Scheduler>: @unchecked Sendable {
+final class OperatorTimer<Value, S: Scheduler>: Sendable {
     let scheduler: S
     private let route: WeakSerializer<TimedInput<Value>>
     private let slot = SubscriptionSlot()

@@ -66,6 +66,8 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 /// another thread during a dispatch, is queued and dispatched after the current one, by the thread that is
 /// dispatching. A circular wait never hangs or crashes: the `waitFor` that closes the circle throws
 /// ``DispatchError/circularWait(_:)``, naming the tokens.
+///
+/// `@unchecked Sendable`: `pending` and `round` belong to the dispatching thread (`queue`'s holder) alone.
 public final class Dispatcher<Payload>: @unchecked Sendable {
     typealias Handler = (Payload) throws -> Void
 

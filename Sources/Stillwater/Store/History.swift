@@ -18,13 +18,15 @@ import Foundation
 /// // Prints "1 3"
 /// ```
 ///
-/// Memory: the history keeps up to `undoLimit` past states and as many undone ones (for redo), plus one
-/// entry per recorded action. A state whose large parts are copy-on-write collections costs, per kept
-/// state, only the parts that changed since the next kept state; a state of plain values costs its full
-/// size per kept state. Entries are never dropped; call ``removeAllEntries()`` to start a new record.
+/// Memory: the history keeps up to `undoLimit` states, past ones (for undo) and undone ones (for redo)
+/// together, plus one entry per recorded action. A new action that finds `undoLimit` past states kept
+/// drops the oldest, in constant time whatever the limit. A state whose large parts are copy-on-write
+/// collections costs, per kept state, only the parts that changed since the next kept state; a state of
+/// plain values costs its full size per kept state. Entries are never dropped; call
+/// ``removeAllEntries()`` to start a new record.
 ///
 /// One history serves one store: attaching its middleware to two stores mixes their records.
-public final class History<A: Action>: @unchecked Sendable {
+public final class History<A: Action>: Sendable {
     /// The state type of the store the history records.
     public typealias State = A.State
 
@@ -55,13 +57,17 @@ public final class History<A: Action>: @unchecked Sendable {
 
     struct Record {
         var entries: [Entry] = []
-        var past: [State] = []
+        /// The states before the latest recorded actions, oldest first; the oldest is dropped in O(1)
+        /// when a new one arrives beyond ``undoLimit``.
+        var past: RingBuffer<State>
+        /// The states undone, the next one for redo last. Never more than ``undoLimit`` together with
+        /// `past`: an undo moves a state from `past` to here, a redo moves it back, an action empties it.
         var future: [State] = []
     }
 
     /// How many past states are kept for undo.
     public let undoLimit: Int
-    let record = Lock(Record())
+    let record: Lock<Record>
 
     /// Creates an empty history that keeps up to `undoLimit` past states.
     ///
@@ -70,6 +76,7 @@ public final class History<A: Action>: @unchecked Sendable {
     public init(undoLimit: Int = 100) {
         precondition(undoLimit >= 0, "History(undoLimit:) must not be negative (got \(undoLimit)); use 0 to record without undo")
         self.undoLimit = undoLimit
+        record = Lock(Record(past: RingBuffer(capacity: undoLimit)))
     }
 
     /// Every recorded step, oldest first.
@@ -125,8 +132,7 @@ public final class History<A: Action>: @unchecked Sendable {
                 record.withLock { record in
                     record.entries.append(Entry(.action(action)))
                     guard undoLimit > 0 else { return }
-                    record.past.append(before)
-                    if record.past.count > undoLimit { record.past.removeFirst(record.past.count - undoLimit) }
+                    record.past.append(before)     // beyond undoLimit, drops the oldest state
                     record.future.removeAll()
                 }
             case let step as TimeTravel<A> where step.history === self:

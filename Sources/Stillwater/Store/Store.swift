@@ -158,6 +158,7 @@ public final class Store<State> {
     }
 }
 
+// @unchecked: `chain` is a `var` of a non-`Sendable` closure, set once in `init` before the store is shared.
 extension Store: @unchecked Sendable where State: Sendable {}
 
 extension Store: ObservableType {

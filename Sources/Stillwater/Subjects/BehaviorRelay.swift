@@ -43,4 +43,4 @@ public final class BehaviorRelay<Value>: ObservableType {
     }
 }
 
-extension BehaviorRelay: @unchecked Sendable where Value: Sendable {}
+extension BehaviorRelay: Sendable where Value: Sendable {}

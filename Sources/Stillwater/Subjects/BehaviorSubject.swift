@@ -54,4 +54,4 @@ public final class BehaviorSubject<Value>: ObservableType {
     }
 }
 
-extension BehaviorSubject: @unchecked Sendable where Value: Sendable {}
+extension BehaviorSubject: Sendable where Value: Sendable {}

@@ -38,4 +38,4 @@ public final class PublishRelay<Value>: ObservableType {
     }
 }
 
-extension PublishRelay: @unchecked Sendable where Value: Sendable {}
+extension PublishRelay: Sendable where Value: Sendable {}

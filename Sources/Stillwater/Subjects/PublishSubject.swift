@@ -52,4 +52,4 @@ public final class PublishSubject<Value>: ObservableType {
     }
 }
 
-extension PublishSubject: @unchecked Sendable where Value: Sendable {}
+extension PublishSubject: Sendable where Value: Sendable {}

@@ -58,4 +58,4 @@ public final class ReplaySubject<Value>: ObservableType {
     }
 }
 
-extension ReplaySubject: @unchecked Sendable where Value: Sendable {}
+extension ReplaySubject: Sendable where Value: Sendable {}

@@ -32,10 +32,10 @@ struct TextListAdapterTests {
 
     func render(_ todo: Todo) -> String { "[\(todo.done ? "x" : " ")] \(todo.title)" }
 
-    func make() -> (SectionDataController<Todo, TextListAdapter<Todo>>, TextListAdapter<Todo>, Screen) {
+    func make() -> (ListDataController<Todo, TextListAdapter<Todo>>, TextListAdapter<Todo>, Screen) {
         let screen = Screen()
         let adapter = TextListAdapter<Todo>(render: render, output: screen.receive)
-        return (SectionDataController(adapter: adapter), adapter, screen)
+        return (ListDataController(adapter: adapter), adapter, screen)
     }
 
     @Test("ticking one todo of 18 redraws one row")

@@ -141,20 +141,21 @@ struct DispatchQueueSchedulerTests {
         #expect(start.duration(to: ranAt) >= .milliseconds(49))
     }
 
-    @Test("cancelling delayed work before its deadline releases it at once, and it never runs")
-    func cancelBeforeDeadline() async {
+    @Test("cancelling delayed or repeating work before its deadline releases it at once, it never runs, and cancelling again does nothing",
+          arguments: [false, true])
+    func cancelBeforeDeadline(repeats: Bool) async {
         let queue = labelledQueue("cancelled")
         let scheduler = DispatchQueueScheduler(queue)
         let ran = AtomicCounter()
         var token: Token? = Token()
         weak let weakToken = token
-        let work = scheduler.schedule(after: .milliseconds(30)) { [token] in
-            _ = token
-            ran.increment()
-        }
+        let work = repeats
+            ? scheduler.schedule(after: .milliseconds(30), interval: .milliseconds(5)) { [token] in _ = token; ran.increment() }
+            : scheduler.schedule(after: .milliseconds(30)) { [token] in _ = token; ran.increment() }
         token = nil
         work.cancel()
         #expect(weakToken == nil)
+        work.cancel()
         try? await Task.sleep(for: .milliseconds(80))
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
         #expect(ran.value == 0)

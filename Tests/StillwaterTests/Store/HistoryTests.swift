@@ -158,6 +158,46 @@ struct HistoryTests {
         #expect(history.entries.count == 20)
     }
 
+    @Test("once more actions than undoLimit were recorded, undo and redo step through the latest states in order")
+    func undoAfterDroppingOldest() {
+        let history = History<TallyAction>(undoLimit: 3)
+        let store = Store(Tally(), middleware: [history.middleware])
+        var seen: [Int] = []
+        for _ in 0..<5 { store.dispatch(TallyAction.increment) }   // keeps the states 2, 3 and 4
+        for undoes in [true, true, false] {
+            if undoes { store.dispatch(history.undo) } else { store.dispatch(history.redo) }
+            seen.append(store.state.value.count)
+        }
+        store.dispatch(TallyAction.add(10))                          // keeps 2, 3 and 4
+        store.dispatch(TallyAction.add(10))                          // keeps 3, 4 and 14; drops 2
+        for _ in 0..<4 {
+            store.dispatch(history.undo)
+            seen.append(store.state.value.count)
+        }
+        #expect(seen == [4, 3, 4, 14, 4, 3, 3])
+        for _ in 0..<4 {
+            store.dispatch(history.redo)
+            seen.append(store.state.value.count)
+        }
+        #expect(seen.suffix(4) == [4, 14, 24, 24])
+    }
+
+    @Test("an undo limit of 1 keeps only the state before the last action; 0 keeps none")
+    func smallLimits() {
+        let one = History<TallyAction>(undoLimit: 1)
+        let store = Store(Tally(), middleware: [one.middleware])
+        store.dispatch(TallyAction.add(1))
+        store.dispatch(TallyAction.add(2))
+        store.dispatch(one.undo)
+        store.dispatch(one.undo)
+        #expect(store.state.value.count == 1)
+        let none = History<TallyAction>(undoLimit: 0)
+        let other = Store(Tally(), middleware: [none.middleware])
+        other.dispatch(TallyAction.add(1))
+        other.dispatch(none.undo)
+        #expect(!none.canUndo && other.state.value.count == 1 && none.entries.count == 2)
+    }
+
     @Test("observers see an undo like any other new state")
     func undoIsObserved() {
         let history = History<TallyAction>()

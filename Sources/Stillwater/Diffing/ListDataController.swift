@@ -1,5 +1,5 @@
-/// Holds the items a list shows, and hands each change of them to an adapter as one batch update (or one
-/// full reload).
+/// Holds the items of one flat list (a list without sections), and hands each change of them to an
+/// adapter as one batch update (or one full reload).
 ///
 /// The controller is the list's data source: read ``items`` to answer "how many rows" and "what is in row
 /// *i*". ``update(items:mode:completion:)`` diffs the new items against ``items`` and gives the adapter a
@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// let adapter = TextListAdapter<String>(render: { "- \($0)" }, output: { _ in })
-/// let controller = SectionDataController(adapter: adapter)
+/// let controller = ListDataController(adapter: adapter)
 /// controller.update(items: ["milk", "eggs", "bread"])
 /// controller.update(items: ["milk", "oat milk", "bread"])
 /// print(adapter.lastRedraw)
@@ -20,7 +20,9 @@
 /// of all of them run when it is done.
 ///
 /// - Note: The controller is not thread-safe: use it from one thread (or actor), like the view it drives.
-public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdapter> where Adapter.Item == Item {
+/// - Note: It knows no sections. For a list in sections, diff the sections with ``SectionedChangeset``
+///   and apply it with ``Swift/Array/applying(_:newSections:)``.
+public final class ListDataController<Item: Diffable, Adapter: ListUpdateAdapter> where Adapter.Item == Item {
     /// The adapter that shows the items.
     public let adapter: Adapter
     /// The items the adapter shows (the last committed ones).
@@ -126,3 +128,8 @@ public final class SectionDataController<Item: Diffable, Adapter: ListUpdateAdap
         drain()
     }
 }
+
+/// The earlier name of ``ListDataController``, which never had sections: it holds the items of one flat
+/// list. Code that uses this name compiles unchanged, with a warning that names the new one.
+@available(*, deprecated, renamed: "ListDataController")
+public typealias SectionDataController = ListDataController

@@ -6,7 +6,7 @@ import Testing
 /// it is told, and checks at that moment that the controller's items agree with it.
 final class RecordingAdapter: ListUpdateAdapter {
     typealias Item = DiffItem
-    weak var controller: SectionDataController<DiffItem, RecordingAdapter>?
+    weak var controller: ListDataController<DiffItem, RecordingAdapter>?
     /// What the view shows.
     private(set) var rows: [DiffItem] = []
     private(set) var calls: [String] = []
@@ -44,11 +44,11 @@ final class RecordingAdapter: ListUpdateAdapter {
     }
 }
 
-@Suite("SectionDataController")
-struct SectionDataControllerTests {
-    func make() -> (SectionDataController<DiffItem, RecordingAdapter>, RecordingAdapter) {
+@Suite("ListDataController")
+struct ListDataControllerTests {
+    func make() -> (ListDataController<DiffItem, RecordingAdapter>, RecordingAdapter) {
         let adapter = RecordingAdapter()
-        let controller = SectionDataController(adapter: adapter)
+        let controller = ListDataController(adapter: adapter)
         adapter.controller = controller
         return (controller, adapter)
     }
@@ -144,7 +144,7 @@ struct SectionDataControllerTests {
             func reloadData(_ update: ListUpdate<Int>) { update.finish() }
             func performBatchUpdates(_ update: ListUpdate<Int>) { update.finish() }
         }
-        let controller = SectionDataController(adapter: Forgetful())
+        let controller = ListDataController(adapter: Forgetful())
         controller.update(items: [1, 2])
         #expect(controller.items == [1, 2])
     }
