@@ -25,8 +25,11 @@ public enum Resources {
     /// (`merge`, `combineLatest`, `flatMapLatest`, `share`, `create`, …) and derived properties register
     /// upstream on your behalf while you are subscribed. Operators that only transform values (`map`,
     /// `filter`, `scan`, …) ride inside your observer and add nothing. It does not count a scope's link
-    /// to its parent: a scope or binding that is held but not observed counts 0. An observer stops
-    /// counting when its subscription is cancelled or released, or when its source ends.
+    /// to its parent, which lives while the scope is held, observed or not: a held but unobserved scope
+    /// or `Equatable` binding of a `MutableProperty`, a store or another such scope counts 0. A scope of
+    /// a derived property, of a combination or of a binding whose value is not `Equatable` keeps what is
+    /// under it observed while it is held, and that counts. An observer stops counting when its
+    /// subscription is cancelled or released, or when its source ends.
     public static var liveSubscriptions: Int {
         observerCount.load(ordering: .relaxed)
     }

@@ -31,6 +31,7 @@ struct RingBuffer<Element> {
     /// A buffer that keeps up to `capacity` elements (at least 1), holding `initial` as its only one.
     @inlinable
     init(capacity: Int, initial: Element) {
+        precondition(capacity > 0, "RingBuffer(capacity:initial:) needs a capacity of 1 or more to hold initial (got \(capacity))")
         self.init(capacity: capacity)
         append(initial)
     }
@@ -40,8 +41,14 @@ struct RingBuffer<Element> {
     /// - Complexity: O(1); changing it does not copy it.
     @inlinable
     var newest: Element {
-        get { slots[slot(count - 1)].unsafelyUnwrapped }
-        _modify { yield &slots[slot(count - 1)]! }
+        get {
+            precondition(count > 0, "RingBuffer.newest of an empty buffer")
+            return slots[slot(count - 1)].unsafelyUnwrapped
+        }
+        _modify {
+            precondition(count > 0, "RingBuffer.newest of an empty buffer")
+            yield &slots[slot(count - 1)]!
+        }
     }
 
     /// The slot of the element at `offset` from the oldest.

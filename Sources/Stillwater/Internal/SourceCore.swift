@@ -64,7 +64,7 @@ final class SourceCore<Value>: @unchecked Sendable {
     enum Work {
         case event(Event<Value>)
         /// A new observer, with the values it receives first (a copy of the replay buffer, which shares
-        /// its storage). `replay` is `nil` for a store's state: the value is read when the observer is
+        /// its storage until the buffer's next write, which then copies the buffer once). `replay` is `nil` for a store's state: the value is read when the observer is
         /// added, after the writes queued before it.
         case add(ObserverBox<Value>, replay: RingBuffer<Value>?)
         /// A cancelled observer.

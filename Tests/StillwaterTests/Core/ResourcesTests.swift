@@ -65,6 +65,13 @@ struct ResourcesTests {
             third.cancel()
             guard Resources.liveSubscriptions == 0 else { exit(4) }
             withExtendedLifetime((name, age, storeName)) {}
+            // A scope of a derived property keeps the derived property observed while it is held: the
+            // graph's one observer of the root counts, until the scope is released.
+            var derivedScope: Property<Int>? = form.map { $0.age + 1 }.scope(\.self)
+            guard Resources.liveSubscriptions == 1 else { exit(5) }
+            derivedScope = nil
+            guard Resources.liveSubscriptions == 0 else { exit(6) }
+            withExtendedLifetime(derivedScope) {}
         }
     }
 }
