@@ -41,6 +41,16 @@ final class Serializer<Work>: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` now on this thread and returns `true`, or returns `false` without queueing it when
+    /// another thread (or this one, further up the stack) is running the serializer.
+    @inlinable
+    func tryRun(_ work: Work) -> Bool {
+        guard queue.tryAcquire() else { return false }
+        run(work)
+        finish()
+        return true
+    }
+
     /// Drops the handler after the work already submitted; later submissions are ignored.
     @usableFromInline
     func close() {

@@ -29,6 +29,9 @@ extension ObservableType {
     ///   - dueTime: How long a value must stay the newest before it is sent; zero or more. With zero, a
     ///     value goes out on the scheduler's next turn unless a newer one arrived first.
     ///   - scheduler: The clock, and where the waiting values are sent from.
+    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
+    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
+    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
     public func debounce(for dueTime: Duration, scheduler: some Scheduler) -> Observable<Value> {
         preconditionNotNegative(dueTime, "a dueTime", of: "debounce(for:scheduler:)")
         return timedOperator(scheduler: scheduler) { observer, timer in

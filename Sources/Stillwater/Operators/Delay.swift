@@ -27,6 +27,9 @@ extension ObservableType {
     /// - Parameters:
     ///   - delay: How much later each event is sent; zero or more.
     ///   - scheduler: The clock, and where the events are sent from.
+    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
+    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
+    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
     public func delay(for delay: Duration, scheduler: some Scheduler) -> Observable<Value> {
         preconditionNotNegative(delay, "a delay", of: "delay(for:scheduler:)")
         return timedOperator(scheduler: scheduler) { observer, timer in

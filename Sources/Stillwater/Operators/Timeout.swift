@@ -29,6 +29,9 @@ extension ObservableType {
     /// - Parameters:
     ///   - interval: The longest wait allowed for the next event; zero or more.
     ///   - scheduler: The clock, and where the ``TimeoutError`` is sent from.
+    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
+    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
+    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
     public func timeout(_ interval: Duration, scheduler: some Scheduler) -> Observable<Value> {
         preconditionNotNegative(interval, "an interval", of: "timeout(_:scheduler:)")
         return timedOperator(scheduler: scheduler) { observer, timer in

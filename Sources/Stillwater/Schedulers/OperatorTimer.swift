@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What reaches the serializer of a time operator: its start, an upstream event, or the firing of one of
 /// its timers.
 enum TimedInput<Value> {
@@ -8,10 +10,19 @@ enum TimedInput<Value> {
 
 /// The one timer of a time operator, started by its serializer. Starting it again replaces
 /// (and cancels) the previous run; each run reports its number, so a stale firing can be told apart.
+///
+/// A firing runs the operator on the scheduler, so what the operator sends because of it (a debounced
+/// value, a throttled one, a delayed event, a timeout) is sent from the scheduler, as the operators
+/// document: a UI observer of `.main` is never called off the main thread. When another thread is running
+/// the operator at that moment (a sender), the firing is not queued behind it, which would have the
+/// sender's thread deliver it; it is tried again on the scheduler's next turn instead. A scheduler that
+/// runs work at once (`.immediate`), which has no thread of its own, has the firing queued.
 final class OperatorTimer<Value, S: Scheduler>: Sendable {
     let scheduler: S
     private let route: WeakSerializer<TimedInput<Value>>
     private let slot = SubscriptionSlot()
+    /// The retry of a firing that found the operator busy.
+    private let retry = SubscriptionSlot()
 
     init(scheduler: S, route: WeakSerializer<TimedInput<Value>>) {
         self.scheduler = scheduler
@@ -23,14 +34,40 @@ final class OperatorTimer<Value, S: Scheduler>: Sendable {
 
     /// Starts a run that fires `.timer(id)` after `delay`, cancelling the run in progress.
     func start(after delay: Duration, id: Int = 0) {
+        slot.replace(with: Subscription(scheduler.schedule(after: delay) { [weak self] in self?.fire(id) }))
+    }
+
+    /// Runs the operator's `.timer(id)` step on this thread, the scheduler's; see the type's note.
+    private func fire(_ id: Int) {
+        guard let serializer = route.target, !serializer.tryRun(.timer(id)) else { return }
+        let scheduling = SchedulingFlag()
         let route = self.route
-        slot.replace(with: Subscription(scheduler.schedule(after: delay) { route.submit(.timer(id)) }))
+        let again = scheduler.schedule(after: .zero) { [weak self] in
+            if scheduling.isSet {
+                // The scheduler ran the retry inside `schedule`: it has no thread of its own.
+                route.submit(.timer(id))
+            } else {
+                self?.fire(id)
+            }
+        }
+        scheduling.clear()
+        retry.replace(with: Subscription(again))
     }
 
     /// Cancels the run in progress and every later one.
     func cancel() {
         slot.cancel()
+        retry.cancel()
     }
+}
+
+/// Set while a retry is being scheduled, so the retry can tell whether the scheduler ran it at once.
+private final class SchedulingFlag: Sendable {
+    private let flag = Atomic<Bool>(true)
+
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    func clear() { flag.store(false, ordering: .releasing) }
 }
 
 extension ObservableType {

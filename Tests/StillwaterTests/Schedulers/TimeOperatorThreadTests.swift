@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import Stillwater
+import StillwaterTesting
+
+/// Where each time operator delivers: what its timers release (a debounced or throttled value, a delayed
+/// event, a timeout, a value moved by `observe(on:)`) comes from the scheduler, never from a thread that
+/// happened to be sending when the timer fired. Values an operator passes on at once (throttle's first
+/// value of an interval, timeout's values) arrive on the sender's thread, during its `send`.
+@Suite("time operators: the delivering thread", .timeLimit(.minutes(1)))
+struct TimeOperatorThreadTests {
+    /// What one delivery saw: the value, whether it ran on the scheduler's queue, and the value the
+    /// sender was sending at that moment (-1 when it was not inside `send`).
+    struct Delivery: Sendable {
+        let value: Int
+        let onQueue: Bool
+        let sending: Int
+    }
+
+    enum Checked: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case debounce, throttle, delay, timeout, observeOn
+        var testDescription: String { rawValue }
+
+        func apply(to source: Observable<Int>, on scheduler: DispatchQueueScheduler) -> Observable<Int> {
+            switch self {
+            case .debounce: source.debounce(for: .zero, scheduler: scheduler)
+            case .throttle: source.throttle(for: .microseconds(200), scheduler: scheduler)
+            case .delay: source.delay(for: .zero, scheduler: scheduler)
+            case .timeout: source.timeout(.seconds(30), scheduler: scheduler)
+            case .observeOn: source.observe(on: scheduler)
+            }
+        }
+
+        /// Whether the operator may pass a value on at once, on the sender's thread, inside its `send`.
+        var passesValuesAtOnce: Bool { self == .throttle || self == .timeout }
+    }
+
+    @Test("what a time operator's timers release is sent from its scheduler, even while a sender keeps the operator busy",
+          arguments: Checked.allCases)
+    func timerValuesComeFromTheScheduler(op: Checked) async {
+        let key = DispatchSpecificKey<Bool>()
+        let queue = DispatchQueue(label: "time-operator-scheduler")
+        queue.setSpecific(key: key, value: true)
+        let subject = PublishSubject<Int>()
+        let sending = Atomic<Int>(-1)
+        let deliveries = Mutex<[Delivery]>([])
+        let subscription = op.apply(to: subject.asObservable(), on: DispatchQueueScheduler(queue)).observe { value in
+            let delivery = Delivery(
+                value: value, onQueue: DispatchQueue.getSpecific(key: key) == true,
+                sending: sending.load(ordering: .relaxed))
+            deliveries.withLock { $0.append(delivery) }
+        }
+        // One sender, as fast as it can, while the queue fires the operator's timers.
+        let (finished, finish) = AsyncStream<Void>.makeStream()
+        Thread.detachNewThread {
+            for value in 0..<20_000 {
+                sending.store(value, ordering: .relaxed)
+                subject.send(value)
+                sending.store(-1, ordering: .relaxed)
+            }
+            finish.yield()
+        }
+        var waiting = finished.makeAsyncIterator()
+        await waiting.next()
+        // Let the last timers fire.
+        try? await Task.sleep(for: .milliseconds(50))
+        queue.sync {}
+        let all = deliveries.withLock { $0 }
+        #expect(!all.isEmpty)
+        let fromTheQueue = all.filter(\.onQueue).count
+        let wrong = all.filter { delivery in
+            guard !delivery.onQueue else { return false }
+            // Off the queue is right only for a value passed on at once, during its own send.
+            return !(op.passesValuesAtOnce && delivery.value == delivery.sending)
+        }
+        #expect(wrong.isEmpty, "\(op): \(wrong.count) of \(all.count) values released by a timer arrived off the scheduler (\(fromTheQueue) on it); first: \(wrong.prefix(3).map { ($0.value, $0.sending) })")
+        if !op.passesValuesAtOnce {
+            #expect(fromTheQueue == all.count)
+        }
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("a timeout's error is sent from the scheduler")
+    func timeoutErrorFromTheScheduler() async {
+        let key = DispatchSpecificKey<Bool>()
+        let queue = DispatchQueue(label: "timeout-scheduler")
+        queue.setSpecific(key: key, value: true)
+        let subject = PublishSubject<Int>()
+        let (ended, endedContinuation) = AsyncStream<Bool>.makeStream()
+        let subscription = subject.timeout(.milliseconds(20), scheduler: DispatchQueueScheduler(queue))
+            .subscribe(onError: { _ in endedContinuation.yield(DispatchQueue.getSpecific(key: key) == true) })
+        subject.send(1)
+        var iterator = ended.makeAsyncIterator()
+        let onQueue = await iterator.next()
+        #expect(onQueue == true)
+        withExtendedLifetime(subscription) {}
+    }
+}
