@@ -90,11 +90,15 @@ extension Observable {
     /// // Prints "hi"
     /// ```
     public static func create(_ produce: @escaping (Emitter<Value>) -> Subscription) -> Observable<Value> {
-        Observable { observer in
-            let emitter = Emitter(observer)
+        Observable.recipe({ observer in
+            let emitter = Emitter(observer.eventHandler)
+            let subscription = Subscription(emitter)
+            // Handed over before the producer runs, so an observer that has had enough while the producer
+            // still sends (take) can stop it: see `Observer.early`.
+            observer.early?.replace(with: subscription)
             emitter.producer.replace(with: produce(emitter))
-            return Subscription(emitter)
-        }
+            return subscription
+        })
     }
 
     /// A stream that sends each of `values` in order, then completes.

@@ -27,18 +27,34 @@ struct Observer<Value> {
     @usableFromInline let end: (Termination) -> Void
     /// The event closure this observer was made from, if any.
     @usableFromInline let events: ((Event<Value>) -> Void)?
+    /// What few observers carry besides their closures (``inPlace``, ``early``), in one object, so that
+    /// the common observer, which has neither, stays small and cheap to copy.
+    @usableFromInline let extras: ObserverExtras?
+
     /// How a scope reads a store's new state where it lies, instead of receiving a copy; see
     /// ``InPlaceReader``.
-    @usableFromInline let inPlace: InPlaceReader?
+    @inlinable
+    var inPlace: InPlaceReader? { extras?.inPlace }
+
+    /// Where a source that sends while it is being subscribed (``Observable/create(_:)``, and so
+    /// `from`, `of`, `just`) puts the subscription it will return, before it sends anything. An observer
+    /// that has had enough before `subscribe` returns (`take`) cancels the slot, and the producer stops:
+    /// `Observable.from(an endless sequence).take(3)` returns. A source must put there exactly the
+    /// subscription it returns (the slot keeps it when handed the same one again). Value-stage operators
+    /// pass it on (``stage(_:)``); operators with a serializer do not, so a source behind them is read to
+    /// its end.
+    @inlinable
+    var early: SubscriptionSlot? { extras?.early }
 
     @inlinable
     init(
-        next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void, inPlace: InPlaceReader? = nil
+        next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void, inPlace: InPlaceReader? = nil,
+        early: SubscriptionSlot? = nil
     ) {
         self.next = next
         self.end = end
         self.events = nil
-        self.inPlace = inPlace
+        self.extras = inPlace == nil && early == nil ? nil : ObserverExtras(inPlace: inPlace, early: early)
     }
 
     @inlinable
@@ -46,7 +62,14 @@ struct Observer<Value> {
         self.next = { events(.next($0)) }
         self.end = { events($0.event()) }
         self.events = events
-        self.inPlace = nil
+        self.extras = nil
+    }
+
+    /// The observer a value-stage operator (`map`, `filter`, `scan`, …) subscribes upstream with: `next`
+    /// in place of this observer's, and this observer's end and ``early`` slot unchanged.
+    @inlinable
+    func stage<Upstream>(_ next: @escaping (Upstream) -> Void) -> Observer<Upstream> {
+        Observer<Upstream>(next: next, end: end, early: early)
     }
 
     /// This observer as one event closure.
@@ -62,6 +85,20 @@ struct Observer<Value> {
             case .completed: end(.completed)
             }
         }
+    }
+}
+
+/// The rarely used parts of an ``Observer``: a scope's in-place reader, and the early slot of an
+/// observer that may stop a producer while it is being subscribed.
+@usableFromInline
+final class ObserverExtras {
+    @usableFromInline let inPlace: InPlaceReader?
+    @usableFromInline let early: SubscriptionSlot?
+
+    @inlinable
+    init(inPlace: InPlaceReader?, early: SubscriptionSlot?) {
+        self.inPlace = inPlace
+        self.early = early
     }
 }
 

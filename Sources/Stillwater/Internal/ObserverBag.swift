@@ -35,7 +35,7 @@ final class ObserverHandler<Value> {
         events(.next(value))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     init(_ observer: Observer<Value>) {
         next = observer.next
         end = observer.end
@@ -47,7 +47,7 @@ final class ObserverHandler<Value> {
             takesEvents = false
         }
         // Not `??`: its generic autoclosure would wrap each closure in two reabstraction thunks.
-        if let reader = observer.inPlace {
+        if let extras = observer.extras, let reader = extras.inPlace {
             prepare = reader.prepare
             flush = reader.flush
             readsInPlace = true
@@ -91,10 +91,11 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     /// not.
     @usableFromInline let isCounted: Bool
 
-    @inlinable
+    @inlinable @inline(__always)
     init(observer: Observer<Value>, source: AnyObject, remove: @escaping (ObserverBox<Value>) -> Void) {
-        self.isCounted = observer.inPlace == nil
-        self.handler = Unmanaged.passRetained(ObserverHandler(observer))
+        let handler = ObserverHandler(observer)
+        self.isCounted = !handler.readsInPlace
+        self.handler = Unmanaged.passRetained(handler)
         self.source = source
         self.remove = remove
     }

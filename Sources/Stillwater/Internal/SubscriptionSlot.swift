@@ -15,12 +15,13 @@ final class SubscriptionSlot: Cancellable, Sendable {
     @inlinable init() {}
 
     /// Holds `subscription`, cancelling the one held before (or `subscription` itself if the slot is
-    /// cancelled).
+    /// cancelled). Handed the subscription it holds, it keeps it.
     @usableFromInline
     func replace(with subscription: Subscription?) {
         let toCancel = state.withLock { state -> Subscription? in
             if state.isCancelled { return subscription }
             let old = state.current
+            if let old, old === subscription { return nil }
             state.current = subscription
             return old
         }

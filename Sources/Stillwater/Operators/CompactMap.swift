@@ -12,9 +12,8 @@ extension ObservableType {
     public func compactMap<NewValue>(_ transform: @escaping (Value) -> NewValue?) -> Observable<NewValue> {
         Observable<NewValue>.recipe({ observer in
             let next = observer.next
-            return self.subscribe(Observer(
-                next: { value in if let kept = transform(value) { next(kept) } },
-                end: observer.end
+            return self.subscribe(observer.stage(
+                { value in if let kept = transform(value) { next(kept) } }
             ))
         })
     }

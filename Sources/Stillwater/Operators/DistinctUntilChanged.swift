@@ -14,13 +14,12 @@ extension ObservableType where Value: Equatable {
         Observable.recipe({ observer in
             let previous = DelivererBox<Value?>(Value?.none)
             let next = observer.next
-            return self.subscribe(Observer(
-                next: { value in
+            return self.subscribe(observer.stage(
+                { value in
                     if let last = previous.value, last == value { return }
                     previous.value = value
                     next(value)
-                },
-                end: observer.end
+                }
             ))
         })
     }
@@ -68,14 +67,13 @@ extension ObservableType {
         Observable.recipe({ observer in
             let previous = DelivererBox<Key?>(Key?.none)
             let next = observer.next
-            return self.subscribe(Observer(
-                next: { value in
+            return self.subscribe(observer.stage(
+                { value in
                     let current = key(value)
                     if let last = previous.value, isEquivalent(last, current) { return }
                     previous.value = current
                     next(value)
-                },
-                end: observer.end
+                }
             ))
         })
     }

@@ -14,7 +14,7 @@ extension ObservableType {
     public func filter(_ isIncluded: @escaping (Value) -> Bool) -> Observable<Value> {
         Observable.recipe({ observer in
             let next = observer.next
-            return self.subscribe(Observer(next: { if isIncluded($0) { next($0) } }, end: observer.end))
+            return self.subscribe(observer.stage({ if isIncluded($0) { next($0) } }))
         })
     }
 }

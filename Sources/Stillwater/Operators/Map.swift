@@ -13,7 +13,7 @@ extension ObservableType {
     public func map<NewValue>(_ transform: @escaping (Value) -> NewValue) -> Observable<NewValue> {
         Observable<NewValue>.recipe({ observer in
             let next = observer.next
-            return self.subscribe(Observer(next: { next(transform($0)) }, end: observer.end))
+            return self.subscribe(observer.stage({ next(transform($0)) }))
         })
     }
 

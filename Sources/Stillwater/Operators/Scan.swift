@@ -18,12 +18,11 @@ extension ObservableType {
         Observable<Result>.recipe({ observer in
             let accumulated = DelivererBox(initial)
             let next = observer.next
-            return self.subscribe(Observer(
-                next: { value in
+            return self.subscribe(observer.stage(
+                { value in
                     accumulated.value = accumulate(accumulated.value, value)
                     next(accumulated.value)
-                },
-                end: observer.end
+                }
             ))
         })
     }

@@ -10,36 +10,40 @@ extension ObservableType {
     ///
     /// - Parameter count: How many values to pass on. `0` completes at once without subscribing. Must not
     ///   be negative.
-    /// - Note: The subscription to the stream exists only once `subscribe` returns. A stream that sends
-    ///   all its values synchronously while being subscribed (``Observable/from(_:)-(S)`` over a sequence) is
-    ///   therefore read to its end: the values after `count` are dropped, but they are still produced, and
-    ///   an endless synchronous sequence never returns. Hot sources (subjects, relays, properties) stop at
-    ///   once.
+    /// A stream that sends while it is being subscribed (``Observable/from(_:)-(S)`` over a sequence,
+    /// ``Observable/create(_:)``) stops producing once `count` values have passed, so
+    /// `Observable.from(sequence(first: 1) { $0 + 1 }).take(3)` returns after three values. That holds through
+    /// `map`, `filter`, `compactMap`, `scan` and `distinctUntilChanged`; behind an operator that combines
+    /// streams (`merge`, `flatMapLatest`, …) such a source is read to its end.
     public func take(_ count: Int) -> Observable<Value> {
         precondition(count >= 0, "take(_:) needs a count of 0 or more, got \(count); use take(0) to complete at once.")
         if count == 0 { return .empty() }
-        return Observable { observer in
+        return Observable.recipe({ observer in
             let upstream = SubscriptionSlot()
-            var remaining = count
-            var downstream: ((Event<Value>) -> Void)? = observer
-            let subscription = self.subscribe { event in
-                guard let observer = downstream else { return }
-                switch event {
-                case .next:
-                    remaining -= 1
-                    observer(event)
-                    if remaining == 0 {
-                        downstream = nil
-                        observer(.completed)
+            let remaining = DelivererBox(count)
+            let next = observer.next
+            let end = observer.end
+            // `upstream` is also the early slot: a source that sends while being subscribed puts its
+            // subscription there first, so cancelling the slot after the last value stops it.
+            let subscription = self.subscribe(Observer(
+                next: { value in
+                    guard remaining.value > 0 else { return }
+                    remaining.value -= 1
+                    next(value)
+                    if remaining.value == 0 {
+                        end(.completed)
                         upstream.cancel()
                     }
-                case .error, .completed:
-                    downstream = nil
-                    observer(event)
-                }
-            }
+                },
+                end: { termination in
+                    guard remaining.value > 0 else { return }
+                    remaining.value = 0
+                    end(termination)
+                },
+                early: upstream
+            ))
             upstream.replace(with: subscription)
             return Subscription(upstream)
-        }
+        })
     }
 }

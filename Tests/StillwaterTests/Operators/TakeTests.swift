@@ -116,11 +116,49 @@ struct TakeSynchronousSourceTests {
             return value
         }
         let recorder = Recorder(Observable.from(numbers).take(3))
-        #expect(recorder.values == [1, 2, 3])
-        // The emitter learns of the cancellation only when `subscribe` returns, so `from` runs the whole
-        // sequence (an infinite one would never return). Documented as doubtful, not a contract violation.
-        withKnownIssue("take cannot stop a source that sends synchronously during subscribe") {
-            #expect(pulled.value <= 4, "pulled \(pulled.value) elements for take(3)")
+        #expect(recorder.events == [.next(1), .next(2), .next(3), .completed])
+        // The loop pulls the next element before it sees that the emitter was stopped.
+        #expect(pulled.value <= 4, "pulled \(pulled.value) elements for take(3)")
+    }
+
+    @Test("take stops an endless synchronous sequence, also through value-stage operators")
+    func endlessSequence() {
+        let endless = Observable.from(sequence(first: 1) { $0 + 1 })
+        #expect(Recorder(endless.take(3)).events == [.next(1), .next(2), .next(3), .completed])
+        let staged = endless.map { $0 * 10 }.filter { $0 % 20 == 0 }.compactMap { $0 }.scan(0, +)
+            .distinctUntilChanged().take(2)
+        #expect(Recorder(staged).events == [.next(20), .next(60), .completed])
+    }
+
+    @Test("a create producer sees its emitter stop as soon as take has its count")
+    func producerSeesTheStop() {
+        let sentAfterStop = Shared(0)
+        let counted = Observable<Int>.create { emitter in
+            for value in 1...100 {
+                if !emitter.isActive { sentAfterStop.value += 1 }
+                emitter.send(value)
+            }
+            emitter.complete()
+            return .empty
         }
+        #expect(Recorder(counted.take(2)).values == [1, 2])
+        // Every send after the second finds the emitter stopped.
+        #expect(sentAfterStop.value == 98)
+    }
+
+    @Test("take(0) and a take that ends before its count still end once, and cancel releases the producer")
+    func endsOnce() {
+        #expect(Recorder(Observable.of(1, 2).take(5)).events == [.next(1), .next(2), .completed])
+        #expect(Recorder(Observable<Int>.failure(TestError()).take(1)).events == [.error(TestError())])
+        var token: Token? = Token()
+        weak let weakToken = token
+        let recorder = Recorder(Observable<Int>.create { [token] emitter in
+            _ = token
+            emitter.send(1)
+            return .empty
+        }.take(1))
+        token = nil
+        #expect(recorder.events == [.next(1), .completed])
+        #expect(weakToken == nil)
     }
 }
