@@ -33,11 +33,11 @@ extension ObservableType {
     /// - Parameters:
     ///   - interval: The shortest time between two values sent; zero or more.
     ///   - scheduler: The clock, and where the held values are sent from.
+    ///   - latest: Whether the value sent at the end of an interval is the newest one held (`true`, the
+    ///     default) or the first.
     /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
     ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
     ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
-    ///   - latest: Whether the value sent at the end of an interval is the newest one held (`true`, the
-    ///     default) or the first.
     public func throttle(for interval: Duration, scheduler: some Scheduler, latest: Bool = true) -> Observable<Value> {
         preconditionNotNegative(interval, "an interval", of: "throttle(for:scheduler:latest:)")
         return timedOperator(scheduler: scheduler) { observer, timer in
