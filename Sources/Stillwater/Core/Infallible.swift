@@ -1,7 +1,10 @@
 /// A source that never fails: relays, properties, action handles and ``Infallible`` streams.
 ///
 /// The fact survives the operators that cannot fail (`map`, `filter`, `compactMap`, `scan`,
-/// `distinctUntilChanged`, `startWith`, `skip`, `take`): on these sources they return an ``Infallible``,
+/// `distinctUntilChanged`, `startWith`, `skip`, `take`, `take(while:)`, `skip(while:)`, `take(until:)` of
+/// another infallible stream, `takeLast`, `firstElement`, `lastElement`, `ignoreElements`,
+/// `defaultIfEmpty`, `pairwise`, `buffer(count:)`, `reduce`, `toArray`, and `do` without `onError`):
+/// on these sources they return an ``Infallible``,
 /// whose ``values`` a `for await` loop reads without `try`. Where a plain ``Observable`` is wanted, say so
 /// (`let stream: Observable<Int> = relay.map { $0 }`) or call `asObservable()`.
 public protocol InfallibleType<Value>: ObservableType {}

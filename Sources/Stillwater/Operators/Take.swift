@@ -25,7 +25,7 @@ extension ObservableType {
             let end = observer.end
             // `upstream` is also the early slot: a source that sends while being subscribed puts its
             // subscription there first, so cancelling the slot after the last value stops it.
-            let subscription = self.subscribe(Observer(
+            return self.subscribeEndingEarly(Observer(
                 next: { value in
                     guard remaining.value > 0 else { return }
                     remaining.value -= 1
@@ -41,9 +41,7 @@ extension ObservableType {
                     end(termination)
                 },
                 early: upstream
-            ))
-            upstream.replace(with: subscription)
-            return Subscription(upstream)
+            ), through: upstream, returning: Subscription(upstream), for: observer)
         })
     }
 }

@@ -130,6 +130,17 @@ struct TakeSynchronousSourceTests {
         #expect(Recorder(staged).events == [.next(20), .next(60), .completed])
     }
 
+    @Test("a take further down stops the source through an earlier take")
+    func nestedTakes() {
+        let pulled = Shared(0)
+        let numbers = sequence(first: 1) { value in
+            pulled.value += 1
+            return value + 1
+        }
+        #expect(Recorder(Observable.from(numbers).take(5).take(3)).values == [1, 2, 3])
+        #expect(pulled.value <= 3, "pulled \(pulled.value) elements for take(5).take(3)")
+    }
+
     @Test("a create producer sees its emitter stop as soon as take has its count")
     func producerSeesTheStop() {
         let sentAfterStop = Shared(0)

@@ -6,9 +6,10 @@ import Testing
 import StillwaterTesting
 
 /// Where each time operator delivers: what its timers release (a debounced or throttled value, a delayed
-/// event, a timeout, a value moved by `observe(on:)`) comes from the scheduler, never from a thread that
-/// happened to be sending when the timer fired. Values an operator passes on at once (throttle's first
-/// value of an interval, timeout's values) arrive on the sender's thread, during its `send`.
+/// event, a timeout, a value moved by `observe(on:)`, an array whose timeSpan ended) comes from the
+/// scheduler, never from a thread that happened to be sending when the timer fired. Values an operator
+/// passes on at once (throttle's first value of an interval, timeout's values, a buffer's full array)
+/// arrive on the sender's thread, during its `send`.
 @Suite("time operators: the delivering thread", .timeLimit(.minutes(1)))
 struct TimeOperatorThreadTests {
     /// What one delivery saw: the value, whether it ran on the scheduler's queue, and the value the
@@ -20,7 +21,7 @@ struct TimeOperatorThreadTests {
     }
 
     enum Checked: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case debounce, throttle, delay, timeout, observeOn
+        case debounce, throttle, delay, timeout, observeOn, buffer
         var testDescription: String { rawValue }
 
         func apply(to source: Observable<Int>, on scheduler: DispatchQueueScheduler) -> Observable<Int> {
@@ -30,11 +31,15 @@ struct TimeOperatorThreadTests {
             case .delay: source.delay(for: .zero, scheduler: scheduler)
             case .timeout: source.timeout(.seconds(30), scheduler: scheduler)
             case .observeOn: source.observe(on: scheduler)
+            // An array is seen as its last value (-1 when empty): a full one goes out during the send of
+            // its last value, one a timeSpan ends comes from the queue.
+            case .buffer:
+                source.buffer(timeSpan: .microseconds(100), count: 50, scheduler: scheduler).map { $0.last ?? -1 }
             }
         }
 
         /// Whether the operator may pass a value on at once, on the sender's thread, inside its `send`.
-        var passesValuesAtOnce: Bool { self == .throttle || self == .timeout }
+        var passesValuesAtOnce: Bool { self == .throttle || self == .timeout || self == .buffer }
     }
 
     @Test("what a time operator's timers release is sent from its scheduler, even while a sender keeps the operator busy",

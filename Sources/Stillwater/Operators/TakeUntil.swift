@@ -1,0 +1,93 @@
+extension ObservableType {
+    /// Sends this stream's values until `other` sends its first value, then completes and cancels both
+    /// subscriptions.
+    ///
+    /// Use it to tie a stream to a lifetime: a connection's messages until it closes, a screen's updates
+    /// until it goes away.
+    ///
+    /// ```swift
+    /// let messages = PublishSubject<String>()
+    /// let closed = PublishSubject<Void>()
+    /// let subscription = messages.take(until: closed)
+    ///     .subscribe(onNext: { print($0) }, onCompleted: { print("done") })
+    /// messages.send("hello")
+    /// closed.send(())
+    /// messages.send("too late")
+    /// // Prints "hello", "done"
+    /// ```
+    ///
+    /// As in RxSwift:
+    /// - `other`'s first value completes the result; if `other` fails, the result fails with its error;
+    ///   if `other` completes without a value, nothing happens and this stream goes on.
+    /// - `other` is subscribed first. If it sends a value while being subscribed, the result completes at
+    ///   once and this stream is never subscribed.
+    /// - This stream's end ends the result, and cancels the subscription to `other`.
+    ///
+    /// Once the result has ended, nothing more reaches the observer: a value this stream sends on
+    /// another thread at the moment `other` sends is either delivered before the completion or not at
+    /// all. A stream that sends while it is being subscribed stops as soon as `other` sends (from another
+    /// thread), as it does for ``ObservableType/take(_:)``.
+    ///
+    /// - Note: Every event goes through the operator's serializer (an ``Event`` and two compare-and-swaps
+    ///   per value), which is what keeps the guarantee above.
+    public func take<Other: ObservableType>(until other: Other) -> Observable<Value> {
+        Observable.recipe({ observer in
+            let source = SubscriptionSlot()
+            let stopper = SubscriptionSlot()
+            let next = observer.next
+            let end = observer.end
+            let serializer = Serializer<TakeUntilWork<Value>> { work in
+                switch work {
+                case .value(let value):
+                    next(value)
+                    return true
+                case .end(let termination):
+                    stopper.cancel()
+                    end(termination)
+                    return false
+                case .stop(let termination):
+                    source.cancel()
+                    stopper.cancel()
+                    end(termination)
+                    return false
+                }
+            }
+            let result = Subscription {
+                source.cancel()
+                stopper.cancel()
+                serializer.cancel()
+            }
+            stopper.replace(with: other.subscribe(Observer(
+                next: { _ in serializer.submit(.stop(.completed)) },
+                end: { termination in
+                    if case .failed = termination { serializer.submit(.stop(termination)) }
+                }
+            )))
+            // `other` sent (or failed) while it was being subscribed: the result has already ended.
+            if source.isCancelled { return result }
+            return self.subscribeEndingEarly(
+                Observer(
+                    next: { serializer.submit(.value($0)) },
+                    end: { serializer.submit(.end($0)) },
+                    early: source
+                ),
+                through: source, returning: result, for: observer
+            )
+        })
+    }
+}
+
+extension InfallibleType {
+    /// `take(until:)` that keeps the fact that the stream never fails, when `other` never fails either.
+    public func take<Other: InfallibleType>(until other: Other) -> Infallible<Value> {
+        Infallible(never: asObservable().take(until: other))
+    }
+}
+
+/// What reaches the serializer of `take(until:)`: a value or the end of the source, or the end that
+/// `other` brings (its first value, or its failure).
+enum TakeUntilWork<Value> {
+    case value(Value)
+    case end(Termination)
+    case stop(Termination)
+}
