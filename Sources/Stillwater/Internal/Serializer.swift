@@ -51,6 +51,21 @@ final class Serializer<Work>: @unchecked Sendable {
         return true
     }
 
+    /// Runs `body` now on this thread, in the place of one work item, and returns `true`; or returns
+    /// `false` without running it when another thread (or this one, further up the stack) is running the
+    /// serializer. `body` returns `false` to close the serializer, as the handler does. It is not run once
+    /// the serializer is closed or cancelled.
+    @inlinable
+    func tryRunInPlace(_ body: () -> Bool) -> Bool {
+        guard queue.tryAcquire() else { return false }
+        #if DEBUG
+        queue.checkOwned(Serializer.ownershipRule)
+        #endif
+        if handler != nil, isCancelled.load(ordering: .acquiring) || !body() { handler = nil }
+        finish()
+        return true
+    }
+
     /// Drops the handler after the work already submitted; later submissions are ignored.
     @usableFromInline
     func close() {
