@@ -34,7 +34,10 @@ final class SerializedInput<Value>: WaitingWork, @unchecked Sendable {
 
     /// Handles `event` now if the serializer is free, or makes it wait its turn.
     func send(_ event: Event<Value>) {
-        if serializer.tryRunInPlace({ receive(event) }) { return }
+        if serializer.tryBeginInPlace() {
+            serializer.endInPlace(keepOpen: !serializer.isOpen || receive(event))
+            return
+        }
         waiting.withLock { $0.append(event) }
         serializer.submit(self)
     }
