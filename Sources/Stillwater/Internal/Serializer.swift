@@ -51,6 +51,36 @@ final class Serializer<Work>: @unchecked Sendable {
         return true
     }
 
+    /// Makes this thread the serializer's runner for one item of work done in place (not through the
+    /// handler), and returns `true`; or returns `false` when another thread (or this one, further up the
+    /// stack) is running the serializer. After `true`, do the work only if ``isOpen``, then call
+    /// ``endInPlace(keepOpen:)``. (A closure-taking form would cost a closure context per item.)
+    @inlinable
+    func tryBeginInPlace() -> Bool {
+        guard queue.tryAcquire() else { return false }
+        #if DEBUG
+        queue.checkOwned(Serializer.ownershipRule)
+        #endif
+        return true
+    }
+
+    /// Whether the serializer still runs work: neither closed nor cancelled. For its runner only.
+    @inlinable
+    var isOpen: Bool {
+        // A pattern, not `handler != nil`: comparing an optional closure with nil reabstracts it, which
+        // allocates in unoptimised builds.
+        if case .none = handler { return false }
+        return !isCancelled.load(ordering: .acquiring)
+    }
+
+    /// Ends an item begun with ``tryBeginInPlace()``: closes the serializer unless `keepOpen`, then runs
+    /// the work queued meanwhile and lets go.
+    @inlinable
+    func endInPlace(keepOpen: Bool) {
+        if !keepOpen { handler = nil }
+        finish()
+    }
+
     /// Drops the handler after the work already submitted; later submissions are ignored.
     @usableFromInline
     func close() {

@@ -3,7 +3,8 @@ extension Observable where Value == Any {
     /// at least one value.
     ///
     /// Completes when all sources have completed (or at once when one completes before sending anything);
-    /// fails as soon as one fails. Works for any number of sources.
+    /// fails as soon as one fails, and cancels the others. Works for any number of sources, each of its
+    /// own value type. Events from sources on different threads are delivered one at a time.
     ///
     /// ```swift
     /// let name = BehaviorSubject("Ada")
@@ -13,60 +14,140 @@ extension Observable where Value == Any {
     /// // Prints "Ada 36", "Ada 37"
     /// ```
     ///
-    /// - Complexity: Each value is boxed once while it is the latest; a new tuple is built per event.
+    /// - Complexity: Each source's latest value is kept as itself, in storage of its own type; a value
+    ///   allocates nothing (the tuple is built on the stack).
     public static func combineLatest<each Source: ObservableType>(
         _ sources: repeat each Source
     ) -> Observable<(repeat (each Source).Value)> {
-        var erased: [Observable<Any>] = []
-        for source in repeat each sources {
-            erased.append(source.map { $0 as Any })
-        }
-        let count = erased.count
-        return combineLatestErased(erased).map { values in
-            var index = 0
-            func next<T>(_: T.Type) -> T {
-                defer { index += 1 }
-                return values[index] as! T
+        Observable<(repeat (each Source).Value)>.recipe { observer in
+            let node = CombineLatestNode<repeat (each Source).Value>(observer)
+            guard node.sourceCount > 0 else {
+                observer.end(.completed)
+                return .empty
             }
-            precondition(values.count == count)
-            return (repeat next((each Source).Value.self))
+            var index = 0
+            for (source, latest) in repeat (each sources, each node.latest) {
+                node.connect(source, to: latest, through: node.upstream[index])
+                index += 1
+            }
+            return Subscription(node)
         }
     }
 
-    /// The engine of `combineLatest`: latest values by index, in a serializer.
-    static func combineLatestErased(_ sources: [Observable<Any>]) -> Observable<[Any]> {
-        if sources.isEmpty { return .empty() }
-        return Observable<[Any]> { observer in
-            let upstream = sources.map { _ in SubscriptionSlot() }
-            var latest = [Any?](repeating: nil, count: sources.count)
-            var missing = sources.count
-            var active = sources.count
-            let serializer = Serializer<(index: Int, event: Event<Any>)> { item in
-                switch item.event {
-                case .next(let value):
-                    if latest[item.index] == nil { missing -= 1 }
-                    latest[item.index] = value
-                    if missing == 0 { observer(.next(latest.map { $0! })) }
-                    return true
-                case .completed:
-                    active -= 1
-                    guard active == 0 || latest[item.index] == nil else { return true }
-                    observer(.completed)
-                    for slot in upstream { slot.cancel() }
-                    return false
-                case .error(let error):
-                    observer(.error(error))
-                    for slot in upstream { slot.cancel() }
-                    return false
-                }
+    /// Sends an array of the latest values of all `sources`, in their order, whenever one of them sends,
+    /// once each has sent at least one value.
+    ///
+    /// The collection form of `combineLatest`, for a number of sources of one
+    /// type known only at run time. Completes when all sources have completed (or at once when one
+    /// completes before sending anything); fails as soon as one fails, and cancels the others. An empty
+    /// collection completes at once, without a value (as RxSwift's does).
+    ///
+    /// ```swift
+    /// let prices = [BehaviorSubject(3), BehaviorSubject(4)]
+    /// let subscription = Observable.combineLatest(prices).observe { print($0.reduce(0, +)) }
+    /// prices[0].send(10)
+    /// // Prints "7", "14"
+    /// ```
+    ///
+    /// - Complexity: The array sent is updated in place, so a value allocates nothing unless an observer
+    ///   keeps the previous array (then the next value copies it once).
+    public static func combineLatest<Element>(
+        _ sources: some Collection<some ObservableType<Element>>
+    ) -> Observable<[Element]> {
+        let sources = Array(sources)
+        return Observable<[Element]>.recipe { observer in
+            guard !sources.isEmpty else {
+                observer.end(.completed)
+                return .empty
             }
-            for (index, (source, slot)) in zip(sources, upstream).enumerated() {
-                slot.replace(with: source.subscribe { serializer.submit((index, $0)) })
+            let node = CombineLatestArrayNode(observer, count: sources.count)
+            for (index, source) in sources.enumerated() {
+                let input = SerializedInput<Element>(node.serializer) { node.receive($0, at: index) }
+                input.connect(source, through: node.upstream[index])
             }
-            return Subscription {
-                for slot in upstream { slot.cancel() }
-                serializer.cancel()
-            }
+            return Subscription(node)
         }
     }
 }
+
+/// A `combineLatest` of sources of different types: the latest value of each in a box of its own type.
+final class CombineLatestNode<each Value>: CombiningNode<(repeat each Value)>, @unchecked Sendable {
+    let latest: (repeat DelivererBox<(each Value)?>)
+
+    init(_ observer: Observer<(repeat each Value)>) {
+        let boxes = (repeat emptyBox(of: (each Value).self))
+        latest = boxes
+        super.init(observer, count: packCount(repeat each boxes))
+    }
+
+    var sourceCount: Int { upstream.count }
+
+    func connect<Source: ObservableType>(
+        _ source: Source, to latest: DelivererBox<Source.Value?>, through slot: SubscriptionSlot
+    ) {
+        SerializedInput<Source.Value>(serializer) { self.receive($0, into: latest) }.connect(source, through: slot)
+    }
+
+    /// The latest value of every source; each has one.
+    func current() -> (repeat each Value) {
+        (repeat unwrap(each latest))
+    }
+
+    /// One event of the source whose latest value `box` holds, as the serializer's work.
+    func receive<Element>(_ event: Event<Element>, into box: DelivererBox<Element?>) -> Bool {
+        switch event {
+        case .next(let value):
+            let complete = countValue(hadValue: box.value != nil)
+            box.value = value
+            if complete { observer?.next(current()) }
+            return true
+        case .completed:
+            guard countCompletion(hadValue: box.value != nil) else { return true }
+            return end(.completed)
+        case .error(let error):
+            return end(.failed(error))
+        }
+    }
+}
+
+/// A `combineLatest` of a collection of sources of one type: the latest values in one array.
+final class CombineLatestArrayNode<Element>: CombiningNode<[Element]>, @unchecked Sendable {
+    /// The latest value of each source, until every source has one.
+    @exclusivity(unchecked) var partial: [Element?]
+    /// The latest values, once every source has one; updated in place.
+    @exclusivity(unchecked) var values: [Element] = []
+
+    override init(_ observer: Observer<[Element]>, count: Int) {
+        partial = Array(repeating: nil, count: count)
+        super.init(observer, count: count)
+    }
+
+    /// One event of the source at `index`, as the serializer's work.
+    func receive(_ event: Event<Element>, at index: Int) -> Bool {
+        let hadValue = missing == 0 || partial[index] != nil
+        switch event {
+        case .next(let value):
+            if missing == 0 {
+                values[index] = value
+            } else {
+                partial[index] = value
+                guard countValue(hadValue: hadValue) else { return true }
+                values = partial.map { $0! }
+                partial = []
+            }
+            observer?.next(values)
+            return true
+        case .completed:
+            guard countCompletion(hadValue: hadValue) else { return true }
+            return end(.completed)
+        case .error(let error):
+            return end(.failed(error))
+        }
+    }
+}
+
+/// An empty box for the latest value of a source of `type`.
+private func emptyBox<Element>(of type: Element.Type) -> DelivererBox<Element?> { DelivererBox(nil) }
+
+/// The value in `box`, which has one.
+private func unwrap<Element>(_ box: DelivererBox<Element?>) -> Element { box.value! }

@@ -47,7 +47,7 @@ extension Observable {
                     return false
                 }
             }
-            for (source, slot) in zip(sources, upstream) {
+            for (source, slot) in Swift.zip(sources, upstream) {
                 slot.replace(with: source.subscribe { serializer.submit($0) })
             }
             return Subscription {

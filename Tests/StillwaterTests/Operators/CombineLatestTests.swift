@@ -137,6 +137,171 @@ struct CombineLatestTests {
     }
 }
 
+@Suite("combineLatest typed")
+struct CombineLatestTypedTests {
+    @Test("combineLatest keeps each value as its own type, large values included")
+    func largeValues() {
+        struct Big: Equatable { var a = 0, b = 0, c = 0, d = 0, e = 0 }
+        let big = PublishSubject<Big>()
+        let text = PublishSubject<String>()
+        let seen = Shared<[String]>([])
+        let subscription = Observable.combineLatest(big, text).observe { seen.value.append("\($0.e)\($1)") }
+        big.send(Big(e: 5))
+        text.send("x")
+        big.send(Big(e: 6))
+        #expect(seen.value == ["5x", "6x"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("a value sent to combineLatest from inside its observer is delivered after the current one")
+    func reentrantSend() {
+        let a = PublishSubject<Int>()
+        let b = BehaviorSubject(0)
+        let seen = Shared<[String]>([])
+        let subscription = Observable.combineLatest(a, b).observe { pair in
+            seen.value.append("\(pair.0)\(pair.1)")
+            if pair == (1, 0) {
+                b.send(2)
+                a.send(3)
+                seen.value.append("end")
+            }
+        }
+        a.send(1)
+        #expect(seen.value == ["10", "end", "12", "32"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("combineLatest of three sources on three threads delivers every value one at a time")
+    func threeThreads() {
+        let subjects = (0..<3).map { _ in PublishSubject<Int>() }
+        let detector = OverlapDetector()
+        let last = Shared([-1, -1, -1])
+        let count = Shared(0)
+        let ordered = Shared(true)
+        let subscription = Observable.combineLatest(subjects[0], subjects[1], subjects[2]).observe { a, b, c in
+            detector.enter {
+                count.value += 1
+                // Each source's values arrive in its own order.
+                if a < last.value[0] || b < last.value[1] || c < last.value[2] { ordered.value = false }
+                last.value = [a, b, c]
+            }
+        }
+        for subject in subjects { subject.send(0) }
+        DispatchQueue.concurrentPerform(iterations: 3) { lane in
+            for value in 1...3_000 { subjects[lane].send(value) }
+        }
+        #expect(count.value == 9_001)
+        #expect(detector.overlaps == 0)
+        #expect(ordered.value)
+        #expect(last.value == [3_000, 3_000, 3_000])
+        withExtendedLifetime(subscription) {}
+    }
+}
+
+@Suite("combineLatest of a collection")
+struct CombineLatestCollectionTests {
+    @Test("combineLatest of a collection sends the latest values in order once all have sent", arguments: [1, 2, 4])
+    func values(count: Int) {
+        let subjects = (0..<count).map { _ in PublishSubject<Int>() }
+        let recorder = Recorder(Observable.combineLatest(subjects))
+        for (index, subject) in subjects.enumerated() { subject.send(index) }
+        subjects[0].send(10)
+        let first = Array(0..<count)
+        var second = first
+        second[0] = 10
+        #expect(recorder.values == [first, second])
+    }
+
+    @Test("combineLatest of an empty collection completes at once without a value")
+    func emptyCollection() {
+        let none: [PublishSubject<Int>] = []
+        #expect(Recorder(Observable.combineLatest(none)).events == [.completed])
+    }
+
+    @Test("combineLatest of a collection completes when all complete, or at once when one completes empty")
+    func completion() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<Int>()
+        let recorder = Recorder(Observable.combineLatest([a, b]))
+        a.send(1)
+        b.send(2)
+        a.complete()
+        b.send(3)
+        #expect(!recorder.isCompleted)
+        b.complete()
+        #expect(recorder.events == [.next([1, 2]), .next([1, 3]), .completed])
+        expectCompletesWhenEmpty { source in Observable.combineLatest([source, source]).map { $0.count } }
+    }
+
+    @Test("combineLatest of a collection passes the error on and cancels the others")
+    func error() {
+        expectForwardsError({ source in Observable.combineLatest([source, source]).map { $0[0] * 10 + $0[1] } },
+                            sending: [1], expecting: [11])
+        let a = PublishSubject<Int>()
+        let otherCancelled = Shared(false)
+        let other = Observable<Int>.create { _ in Subscription { otherCancelled.value = true } }
+        let recorder = Recorder(Observable.combineLatest([a.asObservable(), other]))
+        a.fail(TestError())
+        #expect(recorder.events == [.error(TestError())])
+        #expect(otherCancelled.value)
+    }
+
+    @Test("combineLatest of a collection stops when cancelled mid-stream")
+    func cancel() { expectStopsWhenCancelled { source in Observable.combineLatest([source, source]).map { $0[0] } } }
+
+    @Test("combineLatest of a collection releases what the chain captured", arguments: Ending.allCases)
+    func releases(ending: Ending) {
+        expectReleasesCaptures(ending) { source, token in
+            Observable.combineLatest([source, source.map { [token] in $0 + token.id }])
+        }
+    }
+
+    @Test("an array kept by an observer is not changed by later values")
+    func keptArrayIsStable() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<Int>()
+        let kept = Shared<[[Int]]>([])
+        let subscription = Observable.combineLatest([a, b]).observe { kept.value.append($0) }
+        a.send(1)
+        b.send(2)
+        a.send(3)
+        #expect(kept.value == [[1, 2], [3, 2]])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("a value sent to combineLatest of a collection from inside its observer is delivered after the current one")
+    func reentrantSend() {
+        let a = PublishSubject<Int>()
+        let b = BehaviorSubject(0)
+        let seen = Shared<[String]>([])
+        let subscription = Observable.combineLatest([a.asObservable(), b.asObservable()]).observe { values in
+            seen.value.append("\(values)")
+            if values == [1, 0] {
+                b.send(2)
+                seen.value.append("end")
+            }
+        }
+        a.send(1)
+        #expect(seen.value == ["[1, 0]", "end", "[1, 2]"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("combineLatest of a collection delivers values from several threads one at a time")
+    func concurrentSources() {
+        let subjects = (0..<4).map { _ in PublishSubject<Int>() }
+        let detector = OverlapDetector()
+        let count = Shared(0)
+        let subscription = Observable.combineLatest(subjects).observe { _ in detector.enter { count.value += 1 } }
+        for subject in subjects { subject.send(0) }
+        DispatchQueue.concurrentPerform(iterations: 4) { lane in
+            for value in 0..<3_000 { subjects[lane].send(value) }
+        }
+        #expect(count.value == 12_001)
+        #expect(detector.overlaps == 0)
+        withExtendedLifetime(subscription) {}
+    }
+}
+
 @Suite("combineLatest cancellation")
 struct CombineLatestCancellationTests {
     @Test("an observer that cancels combineLatest mid-delivery receives nothing after, even a value queued before")
