@@ -13,6 +13,7 @@ extension Observable {
     /// cancels both inputs; the handler it returns holds that subscription's state, and returns `false`
     /// after the terminal event. `secondary` is subscribed first when `secondaryFirst` is true (so a
     /// replaying secondary is read before the primary's first value), after `primary` otherwise.
+    @inlinable
     static func twoInputs<Primary: ObservableType, Secondary: ObservableType>(
         _ primary: Primary,
         _ secondary: Secondary,

@@ -30,6 +30,7 @@ extension ObservableType {
     ///   the current one.
     ///
     /// - Complexity: One value kept (the one waiting); no allocation per value.
+    @inlinable
     public func sample<Sampler: ObservableType>(_ sampler: Sampler) -> Observable<Value> {
         Observable.twoInputs(self, sampler, secondaryFirst: false) { observer, stop in
             var waiting: Value?

@@ -15,6 +15,7 @@ extension ObservableType {
     ///
     /// The same as ``withLatestFrom(_:resultSelector:)`` with a selector that keeps `other`'s value;
     /// it ends as that operator does.
+    @inlinable
     public func withLatestFrom<Other: ObservableType>(_ other: Other) -> Observable<Other.Value> {
         withLatestFrom(other) { $1 }
     }
@@ -46,6 +47,7 @@ extension ObservableType {
     ///
     /// - Complexity: `resultSelector` runs once per value of this stream sent on; `other`'s latest
     ///   value is kept, nothing else. No allocation per value.
+    @inlinable
     public func withLatestFrom<Other: ObservableType, Result>(
         _ other: Other,
         resultSelector: @escaping (Value, Other.Value) -> Result
