@@ -119,8 +119,18 @@ extension Observable {
     }
 
     /// A stream that sends `value`, then completes.
+    ///
+    /// It sends both while it is being subscribed, straight to the observer (no emitter, nothing
+    /// allocated but the returned subscription), so an inner stream of `flatMapLatest` or a fallback of
+    /// `catch` made with it costs little. An observer that stops it through its early slot (`take`) after
+    /// the value is not sent the completion.
+    @inlinable
     public static func just(_ value: Value) -> Observable<Value> {
-        of(value)
+        Observable.recipe({ observer in
+            observer.next(value)
+            if observer.early?.isCancelled != true { observer.end(.completed) }
+            return .empty
+        })
     }
 
     /// A stream that completes at once, without values.

@@ -28,6 +28,19 @@ final class SubscriptionSlot: Cancellable, Sendable {
         toCancel?.cancel()
     }
 
+    /// Holds `subscription` if the slot holds nothing yet; cancels it if the slot already holds another
+    /// one (put there while `subscription` was being made, as `catch` puts its fallback when its upstream
+    /// fails during `subscribe`) or is cancelled.
+    @usableFromInline
+    func fill(with subscription: Subscription) {
+        let keep = state.withLock { state -> Bool in
+            guard !state.isCancelled, state.current == nil else { return false }
+            state.current = subscription
+            return true
+        }
+        if !keep { subscription.cancel() }
+    }
+
     /// Cancels what the slot holds and everything put into it later.
     @usableFromInline
     func cancel() {

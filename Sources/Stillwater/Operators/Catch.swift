@@ -18,25 +18,25 @@ extension ObservableType {
     /// - To fail after all (an error you do not recover from), return ``Observable/failure(_:)``.
     /// - To try the same stream again instead, use ``retry(_:)``.
     /// - Cancelling cancels this stream or, after a failure, the fallback.
+    @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
     ) -> Observable<Value> where Fallback.Value == Value {
         Observable.recipe({ observer in
-            let upstream = SubscriptionSlot()
-            let fallback = SubscriptionSlot()
+            // One slot: this stream's subscription, then the fallback's in its place. A fallback put
+            // there while this stream is still being subscribed (it failed at once) stays: `fill` keeps
+            // it and cancels the subscription of the stream that failed.
+            let current = SubscriptionSlot()
             let next = observer.next
             let end = observer.end
-            upstream.replace(with: self.subscribe(Observer(
+            current.fill(with: self.subscribe(Observer(
                 next: next,
                 end: { termination in
                     guard case .failed(let error) = termination else { return end(termination) }
-                    fallback.replace(with: handler(error).subscribe(Observer(next: next, end: end)))
+                    current.replace(with: handler(error).subscribe(Observer(next: next, end: end)))
                 }
             )))
-            return Subscription {
-                upstream.cancel()
-                fallback.cancel()
-            }
+            return Subscription(current)
         })
     }
 

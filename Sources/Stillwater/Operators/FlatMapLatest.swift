@@ -13,6 +13,7 @@ extension ObservableType {
     /// query.send("swift")
     /// // Prints "SWIFT"
     /// ```
+    @inlinable
     public func flatMapLatest<Inner: ObservableType>(
         _ transform: @escaping (Value) -> Inner
     ) -> Observable<Inner.Value> {
@@ -30,9 +31,10 @@ extension ObservableType {
                     innerDone = false
                     let current = generation
                     inner.replace(with: nil)
-                    inner.replace(with: transform(value).subscribe { event in
-                        route.submit(.inner(current, event))
-                    })
+                    inner.replace(with: transform(value).subscribe(Observer(
+                        next: { route.submit(.inner(current, .next($0))) },
+                        end: { route.submit(.inner(current, $0.event())) }
+                    )))
                     return true
                 case .outer(.completed):
                     outerDone = true

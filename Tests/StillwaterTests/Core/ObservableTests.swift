@@ -22,6 +22,14 @@ struct ObservableTests {
         #expect(Recorder(Observable.just("a")).events == [.next("a"), .completed])
     }
 
+    @Test("just behind take(1) completes once, and behind take(2) completes when it does")
+    func justBehindTake() {
+        #expect(Recorder(Observable.just(4).take(1)).events == [.next(4), .completed])
+        #expect(Recorder(Observable.just(4).take(2)).events == [.next(4), .completed])
+        let values = Recorder(Observable.just(4).flatMapLatest { Observable.of($0, $0 + 1) })
+        #expect(values.events == [.next(4), .next(5), .completed])
+    }
+
     @Test("empty completes at once without values")
     func emptyCompletes() {
         #expect(Recorder(Observable<Int>.empty()).events == [.completed])

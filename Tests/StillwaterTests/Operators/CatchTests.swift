@@ -44,6 +44,19 @@ struct CatchTests {
         #expect(recorded == [.next(1), .error(TestError(code: 2))])
     }
 
+    @Test("a source that fails while being subscribed leaves the fallback subscribed, and cancel stops it")
+    func failsDuringSubscribe() {
+        let fallback = PublishSubject<Int>()
+        let recorder = Recorder(Observable<Int>.failure(TestError()).catch { _ in fallback })
+        fallback.send(1)
+        fallback.send(2)
+        #expect(recorder.values == [1, 2])
+        recorder.cancel()
+        fallback.send(3)
+        #expect(recorder.values == [1, 2])
+        #expect(fallback.core.observers.members.count == 0)
+    }
+
     @Test("cancelling stops the source, and after a failure the fallback")
     func cancel() {
         expectStopsWhenCancelled { $0.catch { _ in Observable.of(0) } }

@@ -1,0 +1,52 @@
+/// An event of one of the two inputs of `withLatestFrom` or `sample`, as their serializer receives it.
+@usableFromInline
+enum TwoInputsEvent<Primary, Secondary> {
+    case primary(Event<Primary>)
+    case secondary(Event<Secondary>)
+}
+
+extension Observable {
+    /// A stream of two inputs whose events reach one handler one at a time, through a ``Serializer``
+    /// (`withLatestFrom`, `sample`).
+    ///
+    /// For each subscriber, `makeHandler` is handed the subscriber's event closure and a `stop` that
+    /// cancels both inputs; the handler it returns holds that subscription's state, and returns `false`
+    /// after the terminal event. `secondary` is subscribed first when `secondaryFirst` is true (so a
+    /// replaying secondary is read before the primary's first value), after `primary` otherwise.
+    @inlinable
+    static func twoInputs<Primary: ObservableType, Secondary: ObservableType>(
+        _ primary: Primary,
+        _ secondary: Secondary,
+        secondaryFirst: Bool,
+        _ makeHandler: @escaping (
+            _ observer: @escaping (Event<Value>) -> Void, _ stop: @escaping () -> Void
+        ) -> (TwoInputsEvent<Primary.Value, Secondary.Value>) -> Bool
+    ) -> Observable<Value> {
+        Observable { observer in
+            let primarySlot = SubscriptionSlot()
+            let secondarySlot = SubscriptionSlot()
+            let serializer = Serializer(makeHandler(observer) {
+                primarySlot.cancel()
+                secondarySlot.cancel()
+            })
+            func subscribePrimary() {
+                primarySlot.replace(with: primary.subscribe { serializer.submit(.primary($0)) })
+            }
+            func subscribeSecondary() {
+                secondarySlot.replace(with: secondary.subscribe { serializer.submit(.secondary($0)) })
+            }
+            if secondaryFirst {
+                subscribeSecondary()
+                subscribePrimary()
+            } else {
+                subscribePrimary()
+                subscribeSecondary()
+            }
+            return Subscription {
+                primarySlot.cancel()
+                secondarySlot.cancel()
+                serializer.cancel()
+            }
+        }
+    }
+}
