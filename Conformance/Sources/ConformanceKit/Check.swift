@@ -23,14 +23,16 @@ public struct Example: Sendable {
     public let script: Script
     public let stillwater: Log
     public let openCombine: Log
+    /// The log of the known difference's peer chain, for a pair that has one.
+    public var peer: Log? = nil
 
-    /// The script and both logs, on three lines.
+    /// The script and both logs (and the peer chain's), on three or four lines.
     public var description: String {
         """
           script:      \(script)
           Stillwater:  \(stillwater.joined(separator: " "))
           OpenCombine: \(openCombine.joined(separator: " "))
-        """
+        """ + (peer.map { "\n  peer chain:  " + $0.joined(separator: " ") } ?? "")
     }
 }
 
@@ -47,16 +49,19 @@ public struct Outcome: Sendable {
 /// Compares the logs of one script: Stillwater's, OpenCombine's, and OpenCombine's with its reentrant
 /// sends queued (`queued`, the same as `openCombine` for a script without one).
 public func classify(
-    stillwater: Log, openCombine: Log, queued: Log, script: Script, known: KnownDifference? = nil
+    stillwater: Log, openCombine: Log, queued: Log, script: Script, known: KnownDifference? = nil,
+    peer: Log? = nil, queuedAtReturn: Log? = nil
 ) -> Classification {
     // Stillwater promises one event at a time per observer: a nested entry is never explained.
     guard isSerialized(stillwater) else { return .unclassified }
     if stillwater == openCombine { return .same }
-    if script.reentry != nil && stillwater == queued {
+    if script.reentry != nil && (stillwater == queued || stillwater == queuedAtReturn) {
         let entries = { (log: Log) in log.filter { !$0.hasPrefix("/") } }
         return entries(stillwater) == entries(openCombine) ? .reentrancyQueued : .reentrancyChangesEvents
     }
-    if let known, stillwater == known.expected(queued) { return .knownDifference }
+    // A known difference with a peer chain compares with that chain's log (`peer`, its reentrant sends
+    // queued); one without compares with OpenCombine's queued log, rewritten.
+    if let known, stillwater == known.expected(peer ?? queued) { return .knownDifference }
     return .unclassified
 }
 
@@ -83,14 +88,19 @@ public func check(_ pair: Pair, scripts: Int, seed: UInt64) -> Outcome {
     var outcome = Outcome(pair: pair.name)
     for _ in 0..<scripts {
         let script = Script.random(inputs: pair.inputs, reentrant: pair.reentrant, using: &random)
-        let example = Example(
+        var example = Example(
             script: script,
             stillwater: runStillwater(script, pair.stillwater),
             openCombine: runOpenCombine(script, pair.openCombine))
         let queued = script.reentry == nil
             ? example.openCombine : runOpenCombine(script, pair.openCombine, queueReentry: true)
+        let peer = pair.known?.peer.map { runOpenCombine(script, $0, queueReentry: true) }
+        example.peer = peer
+        // The sends queued only until the subscriber's observer returns: asked for only when needed.
+        let queuedAtReturn = script.reentry == nil || example.stillwater == queued
+            ? nil : runOpenCombine(script, pair.openCombine, queue: .afterObserver)
         let kind = classify(stillwater: example.stillwater, openCombine: example.openCombine, queued: queued,
-                            script: script, known: pair.known)
+                            script: script, known: pair.known, peer: peer, queuedAtReturn: queuedAtReturn)
         outcome.counts[kind, default: 0] += 1
         if kind != .same, outcome.examples[kind] == nil { outcome.examples[kind] = example }
     }
