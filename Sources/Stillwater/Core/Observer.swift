@@ -41,7 +41,8 @@ struct Observer<Value> {
     /// that has had enough before `subscribe` returns (`take`) cancels the slot, and the producer stops:
     /// `Observable.from(an endless sequence).take(3)` returns. A source must put there exactly the
     /// subscription it returns (the slot keeps it when handed the same one again). Value-stage operators
-    /// pass it on (``stage(_:)``); operators with a serializer do not, so a source behind them is read to
+    /// pass it on (``stage(_:)``), and so do the operators that end early and `flatMap`/`concat` for
+    /// their outer stream; other operators with a serializer do not, so a source behind them is read to
     /// its end.
     @inlinable
     var early: SubscriptionSlot? { extras?.early }

@@ -11,15 +11,16 @@ extension ObservableType {
     /// - Parameter count: How many values to drop; `0` passes everything. Must not be negative.
     public func skip(_ count: Int) -> Observable<Value> {
         precondition(count >= 0, "skip(_:) needs a count of 0 or more, got \(count); use skip(0) to drop nothing.")
-        return Observable { observer in
-            var remaining = count
-            return self.subscribe { event in
-                if case .next = event, remaining > 0 {
-                    remaining -= 1
+        return Observable.recipe({ observer in
+            let remaining = DelivererBox(count)
+            let next = observer.next
+            return self.subscribe(observer.stage { value in
+                if remaining.value > 0 {
+                    remaining.value -= 1
                     return
                 }
-                observer(event)
-            }
-        }
+                next(value)
+            })
+        })
     }
 }

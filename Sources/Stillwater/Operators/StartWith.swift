@@ -13,9 +13,9 @@ extension ObservableType {
 
     /// Sends `values` first, then everything the stream sends (``startWith(_:)`` with an array).
     public func startWith(contentsOf values: [Value]) -> Observable<Value> {
-        Observable { observer in
-            for value in values { observer(.next(value)) }
+        Observable.recipe({ observer in
+            for value in values { observer.next(value) }
             return self.subscribe(observer)
-        }
+        })
     }
 }

@@ -8,13 +8,15 @@ extension ObservableType {
     /// // Prints "1", "2", "done"
     /// ```
     ///
-    /// - Parameter count: How many values to pass on. `0` completes at once without subscribing. Must not
-    ///   be negative.
     /// A stream that sends while it is being subscribed (``Observable/from(_:)-(S)`` over a sequence,
     /// ``Observable/create(_:)``) stops producing once `count` values have passed, so
     /// `Observable.from(sequence(first: 1) { $0 + 1 }).take(3)` returns after three values. That holds through
-    /// `map`, `filter`, `compactMap`, `scan` and `distinctUntilChanged`; behind an operator that combines
+    /// `map`, `filter`, `compactMap`, `scan`, `distinctUntilChanged`, `skip`, `startWith` and
+    /// the operators that end early; behind an operator that combines
     /// streams (`merge`, `flatMapLatest`, …) such a source is read to its end.
+    ///
+    /// - Parameter count: How many values to pass on. `0` completes at once without subscribing. Must not
+    ///   be negative.
     public func take(_ count: Int) -> Observable<Value> {
         precondition(count >= 0, "take(_:) needs a count of 0 or more, got \(count); use take(0) to complete at once.")
         if count == 0 { return .empty() }

@@ -13,16 +13,29 @@ enum TimedInput<Value> {
 ///
 /// A firing runs the operator on the scheduler, so what the operator sends because of it (a debounced
 /// value, a throttled one, a delayed event, a timeout) is sent from the scheduler, as the operators
-/// document: a UI observer of `.main` is never called off the main thread. When another thread is running
-/// the operator at that moment (a sender), the firing is not queued behind it, which would have the
-/// sender's thread deliver it; it is tried again on the scheduler's next turn instead. A scheduler that
-/// runs work at once (`.immediate`), which has no thread of its own, has the firing queued.
+/// document: with `.main`, never off the main thread. When another thread is running the operator at that
+/// moment (a sender), the firing is not queued behind it, which would have the sender's thread deliver
+/// it; it is tried again on each of the scheduler's turns until that thread lets the operator go (so on a
+/// `TestScheduler`, a thread that holds the operator for long keeps the clock's work going).
+/// When the firing thread itself is running the operator further up its stack (a scheduler that runs
+/// work at once, or an observer that drives a test scheduler), the firing is queued behind the current
+/// work, on this same thread. Only the newest retry is kept: a firing supersedes the ones before it, as
+/// starting the timer again does.
 final class OperatorTimer<Value, S: Scheduler>: Sendable {
+    /// The newest retry, by number, so a retry stored late never replaces a newer one.
+    private struct Retries {
+        var newest: UInt64 = 0
+        var pending: Subscription?
+        var isCancelled = false
+    }
+
     let scheduler: S
     private let route: WeakSerializer<TimedInput<Value>>
     private let slot = SubscriptionSlot()
-    /// The retry of a firing that found the operator busy.
-    private let retry = SubscriptionSlot()
+    private let retries = Lock(Retries())
+    private let numbers = Atomic<UInt64>(0)
+    /// The thread running the operator's step right now, or 0 (set by `timedOperator` around each step).
+    let runner = Atomic<UInt>(0)
 
     init(scheduler: S, route: WeakSerializer<TimedInput<Value>>) {
         self.scheduler = scheduler
@@ -40,34 +53,32 @@ final class OperatorTimer<Value, S: Scheduler>: Sendable {
     /// Runs the operator's `.timer(id)` step on this thread, the scheduler's; see the type's note.
     private func fire(_ id: Int) {
         guard let serializer = route.target, !serializer.tryRun(.timer(id)) else { return }
-        let scheduling = SchedulingFlag()
-        let route = self.route
-        let again = scheduler.schedule(after: .zero) { [weak self] in
-            if scheduling.isSet {
-                // The scheduler ran the retry inside `schedule`: it has no thread of its own.
-                route.submit(.timer(id))
-            } else {
-                self?.fire(id)
-            }
+        guard runner.load(ordering: .relaxed) != currentThread() else {
+            route.submit(.timer(id))
+            return
         }
-        scheduling.clear()
-        retry.replace(with: Subscription(again))
+        let number = numbers.add(1, ordering: .relaxed).newValue
+        let again = scheduler.schedule(after: .zero) { [weak self] in self?.fire(id) }
+        let replaced: Subscription? = retries.withLock { retries in
+            if retries.isCancelled { return Subscription(again) }
+            guard number > retries.newest else { return nil }
+            retries.newest = number
+            defer { retries.pending = Subscription(again) }
+            return retries.pending
+        }
+        replaced?.cancel()
     }
 
     /// Cancels the run in progress and every later one.
     func cancel() {
         slot.cancel()
-        retry.cancel()
+        let pending = retries.withLock { retries -> Subscription? in
+            retries.isCancelled = true
+            defer { retries.pending = nil }
+            return retries.pending
+        }
+        pending?.cancel()
     }
-}
-
-/// Set while a retry is being scheduled, so the retry can tell whether the scheduler ran it at once.
-private final class SchedulingFlag: Sendable {
-    private let flag = Atomic<Bool>(true)
-
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-
-    func clear() { flag.store(false, ordering: .releasing) }
 }
 
 extension ObservableType {
@@ -90,6 +101,9 @@ extension ObservableType {
             let timer = OperatorTimer(scheduler: scheduler, route: route)
             let handle = makeHandler(observer, timer)
             let serializer = Serializer<TimedInput<Value>> { input in
+                // Marks this thread as the one running the operator, for a firing made under this step.
+                timer.runner.store(currentThread(), ordering: .relaxed)
+                defer { timer.runner.store(0, ordering: .relaxed) }
                 guard handle(input) else {
                     timer.cancel()
                     upstream.cancel()

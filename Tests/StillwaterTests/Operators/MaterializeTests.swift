@@ -33,6 +33,25 @@ struct MaterializeTests {
         #expect(events.core.observers.members.count == 0)
     }
 
+    @Test("dematerialize stops when cancelled mid-stream")
+    func dematerializeCancel() {
+        expectStopsWhenCancelled { $0.materialize().dematerialize() }
+    }
+
+    @Test("a value sent from inside the observer is delivered after the current one, through both")
+    func reentrant() {
+        let source = PublishSubject<Int>()
+        let received = Shared<[String]>([])
+        let subscription = source.materialize().dematerialize().observe { value in
+            received.value.append("\(value)")
+            if value < 3 { source.send(value + 1) }
+            received.value.append("/\(value)")
+        }
+        source.send(1)
+        #expect(received.value == ["1", "/1", "2", "/2", "3", "/3"])
+        withExtendedLifetime(subscription) {}
+    }
+
     @Test("what the chain captured is released when it ends", arguments: Ending.allCases)
     func releases(ending: Ending) {
         expectReleasesCaptures(ending) { source, token in

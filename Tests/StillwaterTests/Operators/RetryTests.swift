@@ -125,6 +125,26 @@ struct RetryTests {
         #expect(trigger.core.observers.members.count == 0)
     }
 
+    @Test("a value sent from inside the observer is delivered after the current one, also after a retry")
+    func reentrant() {
+        let source = PublishSubject<Int>()
+        let failedOnce = Shared(false)
+        let received = Shared<[String]>([])
+        let subscription = source.retry(1).observe { value in
+            received.value.append("\(value)")
+            if value == 1 { source.send(2) }
+            if value == 2, !failedOnce.value {
+                failedOnce.value = true
+                source.fail(TestError())
+            }
+            received.value.append("/\(value)")
+        }
+        source.send(1)
+        #expect(received.value == ["1", "/1", "2", "/2"])
+        // The subject failed, so the retry subscribed to a stopped subject: it ends with the failure.
+        withExtendedLifetime(subscription) {}
+    }
+
     @Test("what the chain captured is released when it ends", arguments: Ending.allCases)
     func releases(ending: Ending) {
         expectReleasesCaptures(ending) { source, token in source.map { [token] in $0 + token.id }.retry(2) }

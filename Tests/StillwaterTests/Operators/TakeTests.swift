@@ -128,6 +128,8 @@ struct TakeSynchronousSourceTests {
         let staged = endless.map { $0 * 10 }.filter { $0 % 20 == 0 }.compactMap { $0 }.scan(0, +)
             .distinctUntilChanged().take(2)
         #expect(Recorder(staged).events == [.next(20), .next(60), .completed])
+        #expect(Recorder(endless.skip(2).take(2)).events == [.next(3), .next(4), .completed])
+        #expect(Recorder(endless.startWith(0).take(3)).events == [.next(0), .next(1), .next(2), .completed])
     }
 
     @Test("a take further down stops the source through an earlier take")

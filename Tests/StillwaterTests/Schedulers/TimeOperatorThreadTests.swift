@@ -84,6 +84,75 @@ struct TimeOperatorThreadTests {
         if !op.passesValuesAtOnce {
             #expect(fromTheQueue == all.count)
         }
+        // Nothing a timer releases is lost while the sender keeps the operator busy.
+        let values = all.map(\.value)
+        switch op {
+        case .delay, .observeOn:
+            #expect(values == Array(0..<20_000), "\(op) lost or reordered values: \(values.count) of 20000")
+        case .debounce, .throttle:
+            #expect(values.last == 19_999, "\(op) never sent the last value; last: \(String(describing: values.last))")
+        case .timeout, .buffer:
+            break
+        }
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("on a concurrent queue, delayed and debounced values are neither lost nor sent off the queue",
+          arguments: [Checked.delay, .debounce, .throttle])
+    func concurrentScheduler(op: Checked) async {
+        let key = DispatchSpecificKey<Bool>()
+        let queue = DispatchQueue(label: "time-operator-concurrent", attributes: .concurrent)
+        queue.setSpecific(key: key, value: true)
+        let subject = PublishSubject<Int>()
+        let deliveries = Mutex<[Delivery]>([])
+        let sending = Atomic<Int>(-1)
+        let subscription = op.apply(to: subject.asObservable(), on: DispatchQueueScheduler(queue)).observe { value in
+            let delivery = Delivery(
+                value: value, onQueue: DispatchQueue.getSpecific(key: key) == true,
+                sending: sending.load(ordering: .relaxed))
+            deliveries.withLock { $0.append(delivery) }
+        }
+        let (finished, finish) = AsyncStream<Void>.makeStream()
+        Thread.detachNewThread {
+            for value in 0..<5_000 {
+                sending.store(value, ordering: .relaxed)
+                subject.send(value)
+                sending.store(-1, ordering: .relaxed)
+            }
+            finish.yield()
+        }
+        var waiting = finished.makeAsyncIterator()
+        await waiting.next()
+        let settled = await eventually(within: 10) {
+            let values = deliveries.withLock { $0.map(\.value) }
+            return op == .delay ? values.count == 5_000 : values.last == 4_999
+        }
+        let all = deliveries.withLock { $0 }
+        #expect(settled, "\(op): \(all.count) values, last \(String(describing: all.last?.value))")
+        let wrong = all.filter { !$0.onQueue && !(op.passesValuesAtOnce && $0.value == $0.sending) }
+        #expect(wrong.isEmpty, "\(op): \(wrong.count) values released by a timer arrived off the queue")
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("a firing made while its own thread runs the operator (an observer that drives the clock) is queued, not retried forever")
+    func firingOnTheRunningThread() {
+        // throttle passes its first value on at once, inside `send`, so its observer runs outside the
+        // scheduler's own work and may advance the clock; the timer then fires while this thread still runs
+        // the operator.
+        let scheduler = TestScheduler()
+        let subject = PublishSubject<Int>()
+        let received = Shared<[Int]>([])
+        let subscription = subject.throttle(for: .seconds(1), scheduler: scheduler).observe { value in
+            received.value.append(value)
+            if value < 3 {
+                subject.send(value + 1)
+                scheduler.advance(by: .seconds(2))
+            }
+        }
+        subject.send(1)
+        scheduler.advance(by: .seconds(10))
+        #expect(received.value == [1, 2, 3])
+        #expect(scheduler.pendingWorkCount == 0)
         withExtendedLifetime(subscription) {}
     }
 
