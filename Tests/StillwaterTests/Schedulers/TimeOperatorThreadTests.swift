@@ -42,11 +42,14 @@ struct TimeOperatorThreadTests {
         var passesValuesAtOnce: Bool { self == .throttle || self == .timeout || self == .buffer }
     }
 
-    @Test("what a time operator's timers release is sent from its scheduler, even while a sender keeps the operator busy",
-          arguments: Checked.allCases)
-    func timerValuesComeFromTheScheduler(op: Checked) async {
+    /// Sends `values` values from one thread at full speed into `op` on a queue scheduler (serial or
+    /// concurrent) while the queue fires the operator's timers, and returns every delivery once the last
+    /// values had time to arrive.
+    static func drive(_ op: Checked, values count: Int, concurrent: Bool) async -> [Delivery] {
         let key = DispatchSpecificKey<Bool>()
-        let queue = DispatchQueue(label: "time-operator-scheduler")
+        let queue = concurrent
+            ? DispatchQueue(label: "time-operator-concurrent", attributes: .concurrent)
+            : DispatchQueue(label: "time-operator-scheduler")
         queue.setSpecific(key: key, value: true)
         let subject = PublishSubject<Int>()
         let sending = Atomic<Int>(-1)
@@ -57,10 +60,9 @@ struct TimeOperatorThreadTests {
                 sending: sending.load(ordering: .relaxed))
             deliveries.withLock { $0.append(delivery) }
         }
-        // One sender, as fast as it can, while the queue fires the operator's timers.
         let (finished, finish) = AsyncStream<Void>.makeStream()
         Thread.detachNewThread {
-            for value in 0..<20_000 {
+            for value in 0..<count {
                 sending.store(value, ordering: .relaxed)
                 subject.send(value)
                 sending.store(-1, ordering: .relaxed)
@@ -69,10 +71,25 @@ struct TimeOperatorThreadTests {
         }
         var waiting = finished.makeAsyncIterator()
         await waiting.next()
-        // Let the last timers fire.
-        try? await Task.sleep(for: .milliseconds(50))
-        queue.sync {}
-        let all = deliveries.withLock { $0 }
+        // Let the last timers fire: every value for delay and observe(on:), the last one for debounce and
+        // throttle, a short while for the others.
+        _ = await eventually(within: 10) {
+            let values = deliveries.withLock { $0.map(\.value) }
+            switch op {
+            case .delay, .observeOn: return values.count == count
+            case .debounce, .throttle: return values.last == count - 1
+            case .timeout, .buffer: return true
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(20))
+        queue.sync(flags: .barrier) {}
+        return withExtendedLifetime(subscription) { deliveries.withLock { $0 } }
+    }
+
+    @Test("what a time operator's timers release is sent from its scheduler, even while a sender keeps the operator busy",
+          arguments: Checked.allCases)
+    func timerValuesComeFromTheScheduler(op: Checked) async {
+        let all = await Self.drive(op, values: 20_000, concurrent: false)
         #expect(!all.isEmpty)
         let fromTheQueue = all.filter(\.onQueue).count
         let wrong = all.filter { delivery in
@@ -94,44 +111,16 @@ struct TimeOperatorThreadTests {
         case .timeout, .buffer:
             break
         }
-        withExtendedLifetime(subscription) {}
     }
 
     @Test("on a concurrent queue, delayed and debounced values are neither lost nor sent off the queue",
           arguments: [Checked.delay, .debounce, .throttle])
     func concurrentScheduler(op: Checked) async {
-        let key = DispatchSpecificKey<Bool>()
-        let queue = DispatchQueue(label: "time-operator-concurrent", attributes: .concurrent)
-        queue.setSpecific(key: key, value: true)
-        let subject = PublishSubject<Int>()
-        let deliveries = Mutex<[Delivery]>([])
-        let sending = Atomic<Int>(-1)
-        let subscription = op.apply(to: subject.asObservable(), on: DispatchQueueScheduler(queue)).observe { value in
-            let delivery = Delivery(
-                value: value, onQueue: DispatchQueue.getSpecific(key: key) == true,
-                sending: sending.load(ordering: .relaxed))
-            deliveries.withLock { $0.append(delivery) }
-        }
-        let (finished, finish) = AsyncStream<Void>.makeStream()
-        Thread.detachNewThread {
-            for value in 0..<5_000 {
-                sending.store(value, ordering: .relaxed)
-                subject.send(value)
-                sending.store(-1, ordering: .relaxed)
-            }
-            finish.yield()
-        }
-        var waiting = finished.makeAsyncIterator()
-        await waiting.next()
-        let settled = await eventually(within: 10) {
-            let values = deliveries.withLock { $0.map(\.value) }
-            return op == .delay ? values.count == 5_000 : values.last == 4_999
-        }
-        let all = deliveries.withLock { $0 }
+        let all = await Self.drive(op, values: 5_000, concurrent: true)
+        let settled = op == .delay ? all.count == 5_000 : all.last?.value == 4_999
         #expect(settled, "\(op): \(all.count) values, last \(String(describing: all.last?.value))")
         let wrong = all.filter { !$0.onQueue && !(op.passesValuesAtOnce && $0.value == $0.sending) }
         #expect(wrong.isEmpty, "\(op): \(wrong.count) values released by a timer arrived off the queue")
-        withExtendedLifetime(subscription) {}
     }
 
     @Test("a firing made while its own thread runs the operator (an observer that drives the clock) is queued, not retried forever")
