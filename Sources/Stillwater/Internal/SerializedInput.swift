@@ -49,6 +49,9 @@ final class SerializedInput<Value>: WaitingWork, @unchecked Sendable {
 
     /// Subscribes this input to `source`, through `slot`.
     func connect(_ source: some ObservableType<Value>, through slot: SubscriptionSlot) {
+        // An input connected after the node already ended (an earlier input completed or failed while
+        // being subscribed) is not subscribed at all: an endless synchronous source would never return.
+        guard !slot.isCancelled else { return }
         slot.replace(with: source.subscribe(Observer(next: { self.send(.next($0)) }, end: { self.send($0.event()) })))
     }
 }

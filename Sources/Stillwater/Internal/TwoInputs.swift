@@ -29,10 +29,14 @@ extension Observable {
                 primarySlot.cancel()
                 secondarySlot.cancel()
             })
+            // An input whose turn comes after the result already ended (the other input ended it while
+            // being subscribed) is not subscribed at all: an endless synchronous source would never return.
             func subscribePrimary() {
+                guard !primarySlot.isCancelled else { return }
                 primarySlot.replace(with: primary.subscribe { serializer.submit(.primary($0)) })
             }
             func subscribeSecondary() {
+                guard !secondarySlot.isCancelled else { return }
                 secondarySlot.replace(with: secondary.subscribe { serializer.submit(.secondary($0)) })
             }
             if secondaryFirst {
