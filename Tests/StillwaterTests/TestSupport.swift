@@ -195,3 +195,13 @@ struct SourceHarness: @unchecked Sendable {
     /// Reads the current value, for the sources that have one.
     let current: (() -> Int)?
 }
+
+/// Waits up to `seconds` for `condition`, polling; returns whether it became true.
+func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}

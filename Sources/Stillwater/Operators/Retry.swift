@@ -69,14 +69,13 @@ extension ObservableType {
         _ count: Int, after wait: @escaping (any Error) -> Wait
     ) -> Observable<Value> where Wait.Value == Void {
         retry(when: { errors in
-            errors
-                .scan((attempt: 0, error: nil as (any Error)?)) { last, error in (last.attempt + 1, error) }
-                .flatMapLatest { failure -> Observable<Void> in
-                    guard failure.attempt <= count, let error = failure.error else {
-                        return Observable.failure(failure.error ?? RetryExhausted())
-                    }
-                    return wait(error).take(1).asObservable()
-                }
+            // Made once per subscription; the failures reach it one at a time, inside retry's serializer.
+            let attempts = DelivererBox(0)
+            return errors.flatMapLatest { error -> Observable<Void> in
+                attempts.value += 1
+                guard attempts.value <= count else { return Observable.failure(error) }
+                return wait(error).take(1).asObservable()
+            }
         })
     }
 
@@ -166,7 +165,3 @@ extension ObservableType {
         }
     }
 }
-
-/// The failure `retry` sends on when its trigger gave up without the error that caused it (never in
-/// practice: the trigger is made from the failures).
-struct RetryExhausted: Error {}

@@ -4,16 +4,6 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-/// Waits up to `seconds` for `condition`, polling; returns whether it became true.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return condition()
-}
-
 @Suite("Observable.fromAsync and Observable.deferred", .timeLimit(.minutes(1)))
 struct FromAsyncTests {
     @Test("fromAsync sends the returned value, then completes")
