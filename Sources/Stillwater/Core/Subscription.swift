@@ -53,9 +53,10 @@ public final class Subscription: Hashable, Sendable {
     }
 
     /// A subscription that holds nothing and is already cancelled.
-    public static var empty: Subscription {
-        Subscription(target: .none, cancelled: true)
-    }
+    ///
+    /// It is one shared instance: a stream that finished while it was being subscribed returns it, and
+    /// that costs no allocation. Cancelling it does nothing.
+    public static let empty = Subscription(target: .none, cancelled: true)
 
     deinit {
         cancel()

@@ -16,6 +16,19 @@ struct SubscriptionTests {
         #expect(runs.value == 1)
     }
 
+    @Test("empty is one shared subscription, already cancelled, and cancelling it does nothing")
+    func empty() {
+        let empty = Subscription.empty
+        #expect(empty === Subscription.empty)
+        #expect(empty.isCancelled)
+        empty.cancel()
+        #expect(empty.isCancelled)
+        var set: Set<Subscription> = []
+        empty.store(in: &set)
+        Subscription.empty.store(in: &set)
+        #expect(set.count == 1)
+    }
+
     @Test("a subscription cancels itself when released")
     func cancelsWhenReleased() {
         let runs = Shared(0)
