@@ -46,9 +46,11 @@ extension ObservableType {
                     end(termination)
                     return false
                 case .stop(let termination):
-                    source.cancel()
+                    // The end first: a synchronous source sending on another thread stops when it sees
+                    // the cancel, and whoever waits for its subscribe call to return then sees the end.
                     stopper.cancel()
                     end(termination)
+                    source.cancel()
                     return false
                 }
             }
