@@ -9,8 +9,8 @@ extension Observable {
     /// A stream of two inputs whose events reach one handler one at a time, through a ``Serializer``
     /// (`withLatestFrom`, `sample`).
     ///
-    /// For each subscriber, `makeHandler` is handed the subscriber's event closure and a `stop` that
-    /// cancels both inputs; the handler it returns holds that subscription's state, and returns `false`
+    /// For each subscriber, `makeHandler` is handed the subscriber's observer and a `stop` that cancels
+    /// both inputs; the handler it returns holds that subscription's state, and returns `false`
     /// after the terminal event. `secondary` is subscribed first when `secondaryFirst` is true (so a
     /// replaying secondary is read before the primary's first value), after `primary` otherwise.
     @inlinable
@@ -19,10 +19,10 @@ extension Observable {
         _ secondary: Secondary,
         secondaryFirst: Bool,
         _ makeHandler: @escaping (
-            _ observer: @escaping (Event<Value>) -> Void, _ stop: @escaping () -> Void
+            _ observer: Observer<Value>, _ stop: @escaping () -> Void
         ) -> (TwoInputsEvent<Primary.Value, Secondary.Value>) -> Bool
     ) -> Observable<Value> {
-        Observable { observer in
+        Observable.recipe({ observer in
             let primarySlot = SubscriptionSlot()
             let secondarySlot = SubscriptionSlot()
             let serializer = Serializer(makeHandler(observer) {
@@ -33,11 +33,17 @@ extension Observable {
             // being subscribed) is not subscribed at all: an endless synchronous source would never return.
             func subscribePrimary() {
                 guard !primarySlot.isCancelled else { return }
-                primarySlot.replace(with: primary.subscribe { serializer.submit(.primary($0)) })
+                primarySlot.replace(with: primary.subscribe(Observer(
+                    next: { serializer.submit(.primary(.next($0))) },
+                    end: { serializer.submit(.primary($0.event())) }
+                )))
             }
             func subscribeSecondary() {
                 guard !secondarySlot.isCancelled else { return }
-                secondarySlot.replace(with: secondary.subscribe { serializer.submit(.secondary($0)) })
+                secondarySlot.replace(with: secondary.subscribe(Observer(
+                    next: { serializer.submit(.secondary(.next($0))) },
+                    end: { serializer.submit(.secondary($0.event())) }
+                )))
             }
             if secondaryFirst {
                 subscribeSecondary()
@@ -51,6 +57,6 @@ extension Observable {
                 secondarySlot.cancel()
                 serializer.cancel()
             }
-        }
+        })
     }
 }

@@ -39,7 +39,7 @@ extension ObservableType {
             func sendWaiting() {
                 guard let value = waiting else { return }
                 waiting = nil
-                observer(.next(value))
+                observer.next(value)
             }
             return { event in
                 switch event {
@@ -58,11 +58,11 @@ extension ObservableType {
                     guard sourceDone else { return true }
                 case .primary(.error(let error)), .secondary(.error(let error)):
                     waiting = nil
-                    observer(.error(error))
+                    observer.end(.failed(error))
                     stop()
                     return false
                 }
-                observer(.completed)
+                observer.end(.completed)
                 stop()
                 return false
             }

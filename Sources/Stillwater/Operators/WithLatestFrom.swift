@@ -53,27 +53,36 @@ extension ObservableType {
         resultSelector: @escaping (Value, Other.Value) -> Result
     ) -> Observable<Result> {
         Observable<Result>.twoInputs(self, other, secondaryFirst: true) { observer, stop in
-            var latest: Other.Value?
+            let latest = LatestValue<Other.Value>()
             return { event in
                 switch event {
                 case .primary(.next(let value)):
-                    if let latest { observer(.next(resultSelector(value, latest))) }
+                    if let other = latest.value { observer.next(resultSelector(value, other)) }
                     return true
                 case .secondary(.next(let value)):
-                    latest = value
+                    latest.value = value
                     return true
                 case .secondary(.completed):
                     return true
                 case .primary(.completed):
-                    observer(.completed)
+                    observer.end(.completed)
                     stop()
                     return false
                 case .primary(.error(let error)), .secondary(.error(let error)):
-                    observer(.error(error))
+                    observer.end(.failed(error))
                     stop()
                     return false
                 }
             }
         }
     }
+}
+
+/// The latest value of `withLatestFrom`'s other stream. A class rather than a captured `var`, so that
+/// reading it costs no exclusivity check: only the operator's serializer touches it.
+@usableFromInline
+final class LatestValue<Value> {
+    @usableFromInline @exclusivity(unchecked) var value: Value?
+
+    @inlinable init() {}
 }
