@@ -3,7 +3,8 @@
 ///
 /// Putting a subscription into a cancelled slot cancels it at once; replacing one cancels the old one.
 @usableFromInline
-final class SubscriptionSlot: Cancellable, Sendable {
+class SubscriptionSlot: Cancellable, @unchecked Sendable {
+    // @unchecked: only because it is not final (`CatchLink` extends it); its one stored property is a Lock.
     @usableFromInline
     struct State {
         @usableFromInline var current: Subscription?
@@ -17,7 +18,7 @@ final class SubscriptionSlot: Cancellable, Sendable {
     /// Holds `subscription`, cancelling the one held before (or `subscription` itself if the slot is
     /// cancelled). Handed the subscription it holds, it keeps it.
     @usableFromInline
-    func replace(with subscription: Subscription?) {
+    final func replace(with subscription: Subscription?) {
         let toCancel = state.withLock { state -> Subscription? in
             if state.isCancelled { return subscription }
             let old = state.current
@@ -32,7 +33,7 @@ final class SubscriptionSlot: Cancellable, Sendable {
     /// one (put there while `subscription` was being made, as `catch` puts its fallback when its upstream
     /// fails during `subscribe`) or is cancelled.
     @usableFromInline
-    func fill(with subscription: Subscription) {
+    final func fill(with subscription: Subscription) {
         let keep = state.withLock { state -> Bool in
             guard !state.isCancelled, state.current == nil else { return false }
             state.current = subscription
@@ -43,7 +44,7 @@ final class SubscriptionSlot: Cancellable, Sendable {
 
     /// Cancels what the slot holds and everything put into it later.
     @usableFromInline
-    func cancel() {
+    final func cancel() {
         let toCancel = state.withLock { state -> Subscription? in
             state.isCancelled = true
             let old = state.current
@@ -55,7 +56,7 @@ final class SubscriptionSlot: Cancellable, Sendable {
 
     /// Whether ``cancel()`` has been called.
     @usableFromInline
-    var isCancelled: Bool {
+    final var isCancelled: Bool {
         state.withLock { $0.isCancelled }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension ObservableType {
     /// Recovers from a failure: when this stream fails, continues with the stream `handler` makes from
     /// the error. Its values follow the ones already sent, and its end is the end.
@@ -18,25 +20,22 @@ extension ObservableType {
     /// - To fail after all (an error you do not recover from), return ``Observable/failure(_:)``.
     /// - To try the same stream again instead, use ``retry(_:)``.
     /// - Cancelling cancels this stream or, after a failure, the fallback.
+    /// - Complexity: one object per subscription. When this stream (and the fallback, if any) ends while
+    ///   being subscribed, the subscription returned is ``Subscription/empty`` and nothing is kept.
     @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
     ) -> Observable<Value> where Fallback.Value == Value {
         Observable.recipe({ observer in
-            // One slot: this stream's subscription, then the fallback's in its place. A fallback put
-            // there while this stream is still being subscribed (it failed at once) stays: `fill` keeps
-            // it and cancels the subscription of the stream that failed.
-            let current = SubscriptionSlot()
-            let next = observer.next
-            let end = observer.end
-            current.fill(with: self.subscribe(Observer(
-                next: next,
-                end: { termination in
-                    guard case .failed(let error) = termination else { return end(termination) }
-                    current.replace(with: handler(error).subscribe(Observer(next: next, end: end)))
-                }
-            )))
-            return Subscription(current)
+            let link = CatchLink(handler, next: observer.next, end: observer.end)
+            let subscription = self.subscribe(Observer(next: observer.next, end: { [link] in link.upstreamEnd($0) }))
+            // Over while being subscribed (a synchronous stream, or a fallback that ended at once): nothing
+            // is left to cancel.
+            if link.isFinished { return .empty }
+            // The fallback, if this stream failed while being subscribed, is already in the slot and
+            // stays: `fill` then cancels the subscription of the stream that failed.
+            link.fill(with: subscription)
+            return Subscription(link)
         })
     }
 
@@ -87,5 +86,60 @@ extension ObservableType {
     /// ```
     public func asInfallible(onErrorJustReturn value: Value) -> Infallible<Value> {
         Infallible(never: catchAndReturn(value))
+    }
+}
+
+/// One `catch` subscription: a slot holding this stream's subscription, then the fallback's in its place,
+/// and whether the observer has had its terminal event. The upstream observer's `end` captures the link
+/// alone, which is its context, so subscribing costs this one object.
+@usableFromInline
+final class CatchLink<Value, Fallback: ObservableType>: SubscriptionSlot, @unchecked Sendable
+where Fallback.Value == Value {
+    // @unchecked: the slot is locked and the flag atomic; the closures are touched only by the terminal
+    // events (this stream's, then the fallback's), which come one after the other.
+    /// The handler and the observer, let go of when the observer has had its terminal event.
+    @usableFromInline @exclusivity(unchecked) var handler: ((any Error) -> Fallback)?
+    @usableFromInline @exclusivity(unchecked) var next: ((Value) -> Void)?
+    @usableFromInline @exclusivity(unchecked) var end: ((Termination) -> Void)?
+    @usableFromInline let finished = Atomic<Bool>(false)
+
+    @inlinable @inline(__always)
+    init(
+        _ handler: @escaping (any Error) -> Fallback, next: @escaping (Value) -> Void,
+        end: @escaping (Termination) -> Void
+    ) {
+        self.handler = handler
+        self.next = next
+        self.end = end
+        super.init()
+    }
+
+    /// Whether the observer has had its terminal event.
+    @inlinable
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    @inlinable
+    func upstreamEnd(_ termination: Termination) {
+        if case .failed(let error) = termination {
+            recover(from: error)
+        } else {
+            finish(termination)
+        }
+    }
+
+    /// Subscribes the fallback for `error`. Kept out of line: most streams do not fail.
+    @inlinable @inline(never)
+    func recover(from error: any Error) {
+        guard let handler = handler.take(), let next = next.take() else { return }
+        replace(with: handler(error).subscribe(Observer(next: next, end: { [self] in finish($0) })))
+    }
+
+    @inlinable
+    func finish(_ termination: Termination) {
+        handler = nil
+        next = nil
+        finished.store(true, ordering: .releasing)
+        guard let end = end.take() else { return }
+        end(termination)
     }
 }

@@ -112,4 +112,18 @@ struct CatchTests {
         }
         #expect(seen == [10, 0])
     }
+
+    @Test("a stream, and a fallback, that end while being subscribed leave nothing to cancel")
+    func synchronousEndKeepsNothing() {
+        let completed = Observable.just(1).catch { _ in Observable.just(-1) }.subscribe { _ in }
+        #expect(completed === Subscription.empty)
+        let recovered = Recorder(Observable<Int>.failure(TestError()).catch { _ in Observable.of(7, 8) })
+        #expect(recovered.events == [.next(7), .next(8), .completed])
+        let live = PublishSubject<Int>()
+        let waiting = Observable.just(1).concat(live).catch { _ in Observable.just(-1) }.subscribe { _ in }
+        #expect(waiting !== Subscription.empty)
+        #expect(!waiting.isCancelled)
+        waiting.cancel()
+        #expect(live.core.observers.members.count == 0)
+    }
 }

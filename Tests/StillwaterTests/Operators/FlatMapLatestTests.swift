@@ -207,3 +207,100 @@ struct FlatMapLatestCancellationTests {
         #expect(started.value == [1])
     }
 }
+
+/// The synchronous path: an inner stream that sends while it is being subscribed is heard at once, on the
+/// subscribing thread, and the link it was subscribed with is used again only when nothing holds it.
+@Suite("flatMapLatest with synchronous inner streams")
+struct FlatMapLatestSynchronousTests {
+    @Test("a value the observer sends to the outer stream comes after the rest of the current inner stream")
+    func reentrantOuterSend() {
+        let outer = PublishSubject<Int>()
+        let seen = Shared<[Int]>([])
+        let subscription = outer.flatMapLatest { Observable.of($0, $0 * 10) }.observe { value in
+            seen.value.append(value)
+            if value == 1 { outer.send(2) }
+        }
+        outer.send(1)
+        #expect(seen.value == [1, 10, 2, 20])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("an inner stream that calls its observer again from inside the observer is queued, never nested")
+    func reentrantInnerCall() {
+        // A hand-made stream with no queue of its own: the observer's first value makes it send again at once.
+        let outer = PublishSubject<Int>()
+        let kept = Shared<((Event<Int>) -> Void)?>(nil)
+        let depth = Shared(0)
+        let nested = Shared(false)
+        let seen = Shared<[Int]>([])
+        let subscription = outer.flatMapLatest { value in
+            Observable<Int> { observer in
+                kept.value = observer
+                observer(.next(value))
+                observer(.next(value + 1))
+                return .empty
+            }
+        }.observe { value in
+            depth.value += 1
+            if depth.value > 1 { nested.value = true }
+            seen.value.append(value)
+            if value == 1 { kept.value?(.next(100)) }
+            depth.value -= 1
+        }
+        outer.send(1)
+        #expect(!nested.value)
+        #expect(seen.value == [1, 2, 100])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("an inner stream that keeps its observer after it ended cannot send into a later inner stream")
+    func keptObserverStaysStale() {
+        let outer = PublishSubject<Int>()
+        let kept = Shared<((Event<Int>) -> Void)?>(nil)
+        let recorder = Recorder(outer.flatMapLatest { value in
+            Observable<Int> { observer in
+                if value == 1 { kept.value = observer }
+                observer(.next(value))
+                observer(.completed)
+                return .empty
+            }
+        })
+        outer.send(1)
+        outer.send(2)
+        outer.send(3)
+        kept.value?(.next(99))          // the first inner stream, long replaced
+        kept.value?(.completed)
+        #expect(recorder.values == [1, 2, 3])
+        #expect(!recorder.isCompleted)
+        outer.complete()
+        #expect(recorder.isCompleted)
+    }
+
+    @Test("an inner stream that fails while being subscribed ends the result, and the outer stream is let go of")
+    func synchronousFailure() {
+        let outer = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { value in
+            value == 2 ? Observable<Int>.failure(TestError()) : Observable.just(value)
+        })
+        outer.send(1)
+        outer.send(2)
+        outer.send(3)
+        #expect(recorder.values == [1])
+        #expect(recorder.error is TestError)
+        #expect(outer.core.observers.members.count == 0)
+    }
+
+    @Test("a synchronous inner stream after the outer stream completed completes the result at once")
+    func completesAfterOuter() {
+        let outer = PublishSubject<Int>()
+        let inner = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { value in value == 1 ? inner.asObservable() : Observable.just(value) })
+        outer.send(1)
+        outer.send(2)                   // replaces the live inner stream with one that ends at once
+        #expect(!recorder.isCompleted)
+        outer.complete()
+        #expect(recorder.values == [2])
+        #expect(recorder.isCompleted)
+        #expect(inner.core.observers.members.count == 0)
+    }
+}
