@@ -34,6 +34,29 @@ extension ObservableType where Value: Sendable {
     }
 
     /// The stream's values as an `AsyncSequence` that keeps values as `buffering` says.
+    ///
+    /// For a server that pushes state to many clients, give each client its own loop over
+    /// `values(buffering: .newest(1))` of the state it shows: a client that falls behind skips to the
+    /// newest state instead of working through a queue of old ones.
+    ///
+    /// ```swift
+    /// let board = BehaviorSubject(1)
+    /// var pushed: [Int] = []
+    /// for try await state in board.take(3).values(buffering: .newest(1)) {
+    ///     pushed.append(state)                  // a slow socket write
+    ///     if state == 1 { board.send(2); board.send(3) }
+    /// }
+    /// print(pushed)                             // 2 was superseded while 1 was being written
+    /// // Prints "[1, 3]"
+    /// ```
+    ///
+    /// - Note: The stream never waits for a loop. The thread that sends a value (the one calling `send` or
+    ///   `dispatch`) only stores it in this loop's buffer, under a short lock, and wakes the loop; with
+    ///   ``ValuesBuffering/newest(_:)`` that store replaces the oldest value when the buffer is full. The
+    ///   loop body runs on the task that iterates, never on the sending thread. So a slow consumer costs
+    ///   the senders and the other consumers nothing, its memory is bounded by the limit, and it sees the
+    ///   newest values when it catches up. ``ValuesBuffering/unbounded`` keeps everything instead, and is
+    ///   the wrong choice for a consumer that may lag forever.
     public func values(buffering: ValuesBuffering) -> ObservableValues<Value, any Error> {
         ObservableValues(source: asObservable(), buffering: buffering)
     }

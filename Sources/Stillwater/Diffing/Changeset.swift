@@ -18,7 +18,21 @@
 /// // Prints "Changeset(deletes: [1], inserts: [3], moves: [3 -> 0])"
 /// ```
 ///
-/// ``Swift/Array/applying(_:newElement:)`` turns the old list into the new one with it.
+/// ``Swift/Array/applying(_:newElement:)`` turns the old list into the new one with it; a ``ListPatch``
+/// carries a changeset together with the new content it names.
+///
+/// ## JSON
+///
+/// A changeset is `Codable`, as an object of up to four lists of indexes, with a move as `[from, to]`:
+///
+/// ```json
+/// {"deletes": [1], "inserts": [3], "moves": [[3, 0]], "updates": [2]}
+/// ```
+///
+/// An empty list is left out when encoding (an empty changeset is `{}`), and a missing key decodes as an
+/// empty list. Decoding fails (`DecodingError.dataCorrupted`) for a negative index, or an index with
+/// two roles. Whether the indexes fit a particular list is checked when the changeset is applied
+/// (``ListPatch/apply(to:)`` throws). This shape is stable: clients in other languages may rely on it.
 public struct Changeset: Equatable, Sendable {
     /// An element that changed its position relative to the others: from its index in the old list to
     /// its index in the new one.

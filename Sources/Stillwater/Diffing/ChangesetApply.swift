@@ -92,44 +92,70 @@ struct ListSlot {
     /// The slots of a new list made from an old one of `oldCount` elements: the old indexes `leaving` go,
     /// the new indexes `arriving` come (from nowhere), `moves` take old indexes to new ones, and the old
     /// indexes `updated` change. Kept elements fill the other slots, in order. `what` names the list in
-    /// messages.
+    /// messages. Stops the program, with the reason, when the indexes do not fit (a programming error:
+    /// the changeset was computed from another list); ``checkedLayout(oldCount:leaving:arriving:moves:updated:what:)``
+    /// throws instead, for changesets that came from outside.
     @usableFromInline
     static func layout(
         oldCount: Int, leaving: [Int], arriving: [Int], moves: [Changeset.Move] = [], updated: [Int],
         what: @autoclosure () -> String
     ) -> [ListSlot] {
-        let newCount = oldCount - leaving.count + arriving.count
+        do {
+            return try checkedLayout(
+                oldCount: oldCount, leaving: leaving, arriving: arriving, moves: moves, updated: updated, what: what())
+        } catch {
+            preconditionFailure(error.message)
+        }
+    }
+
+    /// ``layout(oldCount:leaving:arriving:moves:updated:what:)``, throwing when an index is out of range or
+    /// plays two roles.
+    @usableFromInline
+    static func checkedLayout(
+        oldCount: Int, leaving: [Int], arriving: [Int], moves: [Changeset.Move] = [], updated: [Int],
+        what: @autoclosure () -> String
+    ) throws(ListPatchError) -> [ListSlot] {
         // Roles of old indexes: 0 kept, 1 leaving (deleted or moved), 2 updated.
-        var roles = [UInt8](repeating: 0, count: oldCount)
-        func claim(old index: Int, as role: UInt8) {
-            precondition(index >= 0 && index < oldCount, """
-                \(what()): old index \(index) is out of range 0..<\(oldCount); \
-                apply the changeset to the list it was computed from
-                """)
-            precondition(roles[index] == 0, """
-                \(what()): old index \(index) appears twice among deletes, move sources and updates; \
-                a changeset gives each index one role
-                """)
+        var roles = [UInt8](repeating: 0, count: max(oldCount, 0))
+        func claim(old index: Int, as role: UInt8) throws(ListPatchError) {
+            guard index >= 0 && index < oldCount else {
+                throw ListPatchError("""
+                    \(what()): old index \(index) is out of range 0..<\(oldCount); \
+                    apply the changeset to the list it was computed from
+                    """)
+            }
+            guard roles[index] == 0 else {
+                throw ListPatchError("""
+                    \(what()): old index \(index) appears twice among deletes, move sources and updates; \
+                    a changeset gives each index one role
+                    """)
+            }
             roles[index] = role
         }
-        for index in leaving { claim(old: index, as: 1) }
-        for move in moves { claim(old: move.from, as: 1) }
-        for index in updated { claim(old: index, as: 2) }
+        for index in leaving { try claim(old: index, as: 1) }
+        for move in moves { try claim(old: move.from, as: 1) }
+        for index in updated { try claim(old: index, as: 2) }
+        // Every old index leaves at most once (checked above), so this is never below 0.
+        let newCount = oldCount - leaving.count + arriving.count
         // Sources of arriving slots: -2 not arriving, -1 inserted, else the old index moved here.
         var sources = [Int](repeating: -2, count: newCount)
-        func claim(new index: Int, from source: Int) {
-            precondition(index >= 0 && index < newCount, """
-                \(what()): new index \(index) is out of range 0..<\(newCount); \
-                apply the changeset to the list it was computed from
-                """)
-            precondition(sources[index] == -2, """
-                \(what()): new index \(index) appears twice among inserts and move targets; \
-                a changeset gives each index one role
-                """)
+        func claim(new index: Int, from source: Int) throws(ListPatchError) {
+            guard index >= 0 && index < newCount else {
+                throw ListPatchError("""
+                    \(what()): new index \(index) is out of range 0..<\(newCount); \
+                    apply the changeset to the list it was computed from
+                    """)
+            }
+            guard sources[index] == -2 else {
+                throw ListPatchError("""
+                    \(what()): new index \(index) appears twice among inserts and move targets; \
+                    a changeset gives each index one role
+                    """)
+            }
             sources[index] = source
         }
-        for index in arriving { claim(new: index, from: -1) }
-        for move in moves { claim(new: move.to, from: move.from) }
+        for index in arriving { try claim(new: index, from: -1) }
+        for move in moves { try claim(new: move.to, from: move.from) }
         var slots: [ListSlot] = []
         slots.reserveCapacity(newCount)
         var kept = 0

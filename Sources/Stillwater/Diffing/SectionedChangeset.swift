@@ -22,6 +22,19 @@
 /// ```
 ///
 /// ``Swift/Array/applying(_:newSections:)`` turns the old sections into the new ones with it.
+///
+/// ## JSON
+///
+/// A sectioned changeset is `Codable`: the sections' ``Changeset`` (in its own JSON shape) and four lists
+/// of item paths, a path as `[section, item]` and an item move as `[from, to]`:
+///
+/// ```json
+/// {"sections": {"moves": [[1, 0]]}, "itemInserts": [[1, 1]], "itemMoves": [[[0, 1], [0, 1]]]}
+/// ```
+///
+/// What is empty is left out when encoding, and a missing key decodes as empty. Decoding fails
+/// (`DecodingError.dataCorrupted`) for a negative index, or an index or path with two roles. The shape
+/// is stable.
 public struct SectionedChangeset: Equatable, Sendable {
     /// The position of an item: the index of its section and its index within that section.
     public struct ItemPath: Hashable, Comparable, Sendable {

@@ -79,10 +79,38 @@ extension ObservableType {
     }
 }
 
+extension ObservableType {
+    /// Sends this stream's values until `lifetime` ends, then completes and cancels this stream's
+    /// subscription. A lifetime that has already ended completes the result at once.
+    ///
+    /// Tie what serves one connection to the connection's lifetime, and it stops by itself when the
+    /// connection closes:
+    ///
+    /// ```swift
+    /// let board = BehaviorSubject("draft")
+    /// let (lifetime, token) = Lifetime.make()
+    /// let subscription = board.take(during: lifetime).observe { print("push", $0) }
+    /// board.send("final")
+    /// token.end()
+    /// board.send("archived")
+    /// // Prints "push draft", "push final"
+    /// ```
+    ///
+    /// The same as ``take(until:)`` with ``Lifetime/ended``.
+    public func take(during lifetime: Lifetime) -> Observable<Value> {
+        take(until: lifetime.ended)
+    }
+}
+
 extension InfallibleType {
     /// `take(until:)` that keeps the fact that the stream never fails, when `other` never fails either.
     public func take<Other: InfallibleType>(until other: Other) -> Infallible<Value> {
         Infallible(never: asObservable().take(until: other))
+    }
+
+    /// Sends this stream's values until `lifetime` ends; see ``ObservableType/take(during:)``.
+    public func take(during lifetime: Lifetime) -> Infallible<Value> {
+        Infallible(never: asObservable().take(during: lifetime))
     }
 }
 
