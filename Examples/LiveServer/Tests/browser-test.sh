@@ -19,9 +19,28 @@ for _ in $(seq 1 100); do grep -q "live-server:" "$log" && break; sleep 0.1; don
 grep -q "live-server:" "$log" || { echo "browser-test: the server did not start"; cat "$log"; exit 1; }
 base="http://127.0.0.1:$port"
 
+# A responder that answers after 50 ms: the page's checks wait on it (see `hold` in index.html), so the
+# browser's virtual clock stands still while the tabs wait for the server, however slow the machine.
+hold_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - "$hold_port" <<'PY' &
+import http.server, sys, time
+class Slow(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        time.sleep(0.05)
+        self.send_response(204)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Slow).serve_forever()
+PY
+hold_pid=$!
+trap 'kill "$server_pid" "$hold_pid" 2>/dev/null || true; rm -f "$log"' EXIT
+hold="http://127.0.0.1:$hold_port/hold"
+
 browse() { # browse ARGS... URL: one headless Chromium run; waits (in virtual time) for the page to settle
     timeout 120 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
-        --virtual-time-budget=20000 "$@" 2>/dev/null
+        --virtual-time-budget=30000 "$@" 2>/dev/null
 }
 
 # Tab A adds an item and ticks the first; tab B adds an item, moves the first to third place and renames
@@ -29,9 +48,9 @@ browse() { # browse ARGS... URL: one headless Chromium run; waits (in virtual ti
 a='add:Written in tab A;toggle:0'
 b='add:Written in tab B;move:0:2;rename:1:Renamed in tab B'
 encode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$1"; }
-duo_dom=$(browse --dump-dom "$base/?duo=1&team=alpha&a=$(encode "$a")&b=$(encode "$b")")
+duo_dom=$(browse --dump-dom "$base/?duo=1&team=alpha&hold=$hold&a=$(encode "$a")&b=$(encode "$b")")
 # Two more tabs with no steps, opened afterwards: each is sent the board as its snapshot.
-fresh_dom=$(browse --dump-dom "$base/?duo=1&team=alpha")
+fresh_dom=$(browse --dump-dom "$base/?duo=1&team=alpha&hold=$hold")
 
 python3 - "$duo_dom" "$fresh_dom" <<'PY'
 import html, re, sys
@@ -64,6 +83,6 @@ PY
 # The screenshot: two tabs of team beta, each with its own steps, converged.
 mkdir -p Docs
 browse --screenshot=Docs/converged.png --window-size=1100,560 \
-    "$base/?duo=1&team=beta&a=$(encode 'add:Bring the slides;toggle:0')&b=$(encode 'add:Test the projector;title:Team Beta demo day')" >/dev/null
+    "$base/?duo=1&team=beta&hold=$hold&a=$(encode 'add:Bring the slides;toggle:0')&b=$(encode 'add:Test the projector;title:Team Beta demo day')" >/dev/null
 test -s Docs/converged.png || { echo "browser-test: no screenshot"; exit 1; }
 echo "browser-test: screenshot saved to Examples/LiveServer/Docs/converged.png"
