@@ -97,10 +97,22 @@ public struct LiveServer: Sendable {
         }
     }
 
-    /// Sends the snapshot, then a patch per view the client has not seen, newest first when behind.
+    /// Sends the snapshot, then a patch per view the client has not seen, over the socket.
     func push(_ view: Property<BoardView>, during lifetime: Lifetime, to outbound: WebSocketOutboundWriter)
         async throws
     {
+        try await push(view, during: lifetime) { text in try await outbound.write(.text(text)) }
+    }
+
+    /// Sends the snapshot of `view`, then one patch frame per view the client has not seen, through `send`
+    /// (awaited: a slow `send` is a slow client), until `lifetime` ends.
+    ///
+    /// While `send` is busy, the store keeps going: new views wait in a one-slot buffer, a newer one
+    /// replacing an older one (counted in ``ServerStats/superseded``), and the next patch goes from the
+    /// last view sent straight to the newest. A view equal to the last one sent sends nothing.
+    public func push(
+        _ view: Property<BoardView>, during lifetime: Lifetime, send: (String) async throws -> Void
+    ) async throws {
         let sequence = SequenceNumbers()
         let views = view.asObservable()
             .map { view in (sequence.next(), view) }
@@ -109,7 +121,7 @@ public struct LiveServer: Sendable {
         for try await (number, next) in views.values(buffering: .newest(1)) {
             guard let previous = last else {
                 last = (number, next)
-                try await outbound.write(.text(ServerFrame.snapshot(next).encoded()))
+                try await send(ServerFrame.snapshot(next).encoded())
                 stats.snapshots.add(1, ordering: .relaxed)
                 continue
             }
@@ -120,7 +132,7 @@ public struct LiveServer: Sendable {
             guard title != nil || !items.isEmpty else { continue }
             let text = ServerFrame.patch(version: next.version, title: title, items: items.isEmpty ? nil : items)
                 .encoded()
-            try await outbound.write(.text(text))
+            try await send(text)
             stats.patches.add(1, ordering: .relaxed)
             stats.patchBytes.add(text.utf8.count, ordering: .relaxed)
             stats.wholeStateBytes.add(ServerFrame.snapshot(next).encoded().utf8.count, ordering: .relaxed)

@@ -122,6 +122,33 @@ struct LiveServerTests {
         }
     }
 
+    @Test("a command that changes nothing a client sees sends no patch (deduplicated), a real change one")
+    func deduplicated() async throws {
+        try await withServer { server, port in
+            let client = BoardClient(port: port, team: "alpha")
+            let watcher = BoardClient(port: port, team: "alpha")
+            try await eventually("the snapshots") { client.view != nil && watcher.view != nil }
+            let before = server.teams["alpha"]!.store.state.value
+            let first = before.items[0]
+            #expect(try await client.perform(.rename(id: first.id, text: first.text)) == .ack(ref: 1, version: 0))
+            #expect(try await client.perform(.move(id: first.id, to: 0)) == .ack(ref: 2, version: 0))
+            #expect(try await client.perform(.setTitle(before.title)) == .ack(ref: 3, version: 0))
+            #expect(try await client.perform(.toggle(id: first.id)) == .ack(ref: 4, version: 1))
+            try await eventually("the watcher has version 1") { watcher.view?.version == 1 }
+            let frames = watcher.log.withLock { $0.frames }
+            #expect(frames.count == 2)
+            guard case .patch(1, nil, let items?) = frames.last else {
+                Issue.record("expected one items patch, got \(frames)")
+                return
+            }
+            // One update, with the toggled item's new content only.
+            #expect(items.changeset == Changeset(updates: [0]))
+            #expect(items.elements == [BoardItem(id: first.id, text: first.text, done: true)])
+            await client.close()
+            await watcher.close()
+        }
+    }
+
     @Test("a client of one team never receives another team's board, nor changes it")
     func teamIsolation() async throws {
         try await withServer { server, port in
