@@ -122,6 +122,25 @@ struct LiveServerTests {
         }
     }
 
+    @Test("a frame over the WebSocket limit closes that connection only, and changes nothing")
+    func hugeFrame() async throws {
+        try await withServer { server, port in
+            let client = BoardClient(port: port, team: "alpha")
+            let other = BoardClient(port: port, team: "alpha")
+            try await eventually("the snapshots") { client.view != nil && other.view != nil }
+            let before = server.teams["alpha"]!.store.state.value
+            client.send(text: #"{"type":"add","text":"\#(String(repeating: "z", count: Limits.frameLimit + 1))"}"#)
+            try await eventually("the connection closed") { client.log.withLock { $0.closed } }
+            #expect(client.log.withLock { $0.closeCode } == .messageTooLarge)
+            #expect(server.teams["alpha"]!.store.state.value == before)
+            // The other client is still served.
+            try await other.perform(.toggle(id: "i1"))
+            try await eventually("the toggle arrived") { other.view?.items.first?.done == true }
+            await client.close()
+            await other.close()
+        }
+    }
+
     @Test("a command that changes nothing a client sees sends no patch (deduplicated), a real change one")
     func deduplicated() async throws {
         try await withServer { server, port in
