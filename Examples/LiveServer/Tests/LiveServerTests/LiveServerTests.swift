@@ -11,8 +11,7 @@ struct LiveServerTests {
     @Test("a client gets the snapshot of its team's board first")
     func snapshotFirst() async throws {
         try await withServer { server, port in
-            let client = BoardClient(port: port, team: "alpha")
-            try await eventually("the snapshot") { client.view != nil }
+            let client = try await BoardClient.connected(port: port, team: "alpha")
             let first = client.log.withLock { $0.frames.first }
             #expect(first == .snapshot(server.teams["alpha"]!.store.state.value.view))
             #expect(client.view?.title == "Team Alpha")
@@ -35,8 +34,8 @@ struct LiveServerTests {
           arguments: [UInt64(1), 2, 3])
     func randomActionsConverge(seed: UInt64) async throws {
         try await withServer { server, port in
-            let clients = (0..<4).map { _ in BoardClient(port: port, team: "alpha") }
-            for client in clients { try await eventually("the snapshot") { client.view != nil } }
+            var clients: [BoardClient] = []
+            for _ in 0..<4 { clients.append(try await BoardClient.connected(port: port, team: "alpha")) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (number, client) in clients.enumerated() {
                     group.addTask {
@@ -73,9 +72,8 @@ struct LiveServerTests {
     @Test("bad frames get an error frame each and change nothing")
     func badFrames() async throws {
         try await withServer { server, port in
-            let client = BoardClient(port: port, team: "alpha")
-            let watcher = BoardClient(port: port, team: "alpha")
-            try await eventually("the snapshots") { client.view != nil && watcher.view != nil }
+            let client = try await BoardClient.connected(port: port, team: "alpha")
+            let watcher = try await BoardClient.connected(port: port, team: "alpha")
             let store = server.teams["alpha"]!.store
             let before = store.state.value
             let id = before.items[0].id
@@ -125,9 +123,8 @@ struct LiveServerTests {
     @Test("a frame over the WebSocket limit closes that connection only, and changes nothing")
     func hugeFrame() async throws {
         try await withServer { server, port in
-            let client = BoardClient(port: port, team: "alpha")
-            let other = BoardClient(port: port, team: "alpha")
-            try await eventually("the snapshots") { client.view != nil && other.view != nil }
+            let client = try await BoardClient.connected(port: port, team: "alpha")
+            let other = try await BoardClient.connected(port: port, team: "alpha")
             let before = server.teams["alpha"]!.store.state.value
             client.send(text: #"{"type":"add","text":"\#(String(repeating: "z", count: Limits.frameLimit + 1))"}"#)
             try await eventually("the connection closed") { client.log.withLock { $0.closed } }
@@ -144,9 +141,8 @@ struct LiveServerTests {
     @Test("a command that changes nothing a client sees sends no patch (deduplicated), a real change one")
     func deduplicated() async throws {
         try await withServer { server, port in
-            let client = BoardClient(port: port, team: "alpha")
-            let watcher = BoardClient(port: port, team: "alpha")
-            try await eventually("the snapshots") { client.view != nil && watcher.view != nil }
+            let client = try await BoardClient.connected(port: port, team: "alpha")
+            let watcher = try await BoardClient.connected(port: port, team: "alpha")
             let before = server.teams["alpha"]!.store.state.value
             let first = before.items[0]
             #expect(try await client.perform(.rename(id: first.id, text: first.text)) == .ack(ref: 1, version: 0))
@@ -171,9 +167,8 @@ struct LiveServerTests {
     @Test("a client of one team never receives another team's board, nor changes it")
     func teamIsolation() async throws {
         try await withServer { server, port in
-            let alpha = BoardClient(port: port, team: "alpha")
-            let beta = BoardClient(port: port, team: "beta")
-            try await eventually("the snapshots") { alpha.view != nil && beta.view != nil }
+            let alpha = try await BoardClient.connected(port: port, team: "alpha")
+            let beta = try await BoardClient.connected(port: port, team: "beta")
             let betaBefore = server.teams["beta"]!.store.state.value
             // Alpha acts on its own items and tries beta's ids (beta's board has i1 and i2 too: ids are
             // per board, so they name alpha's items here, never beta's).
@@ -212,14 +207,12 @@ struct LiveServerTests {
     @Test("a closed socket ends its subscription (the lifetime's token ends with the connection)")
     func closingEndsTheSubscription() async throws {
         try await withServer { server, port in
-            let client = BoardClient(port: port, team: "alpha")
-            try await eventually("the snapshot") { client.view != nil }
+            let client = try await BoardClient.connected(port: port, team: "alpha")
             #expect(server.stats.connections.load(ordering: .relaxed) == 1)
             await client.close()
             try await eventually("the connection was released") { server.stats.connections.load(ordering: .relaxed) == 0 }
             // The board still works for others after the first client left.
-            let other = BoardClient(port: port, team: "alpha")
-            try await eventually("the snapshot") { other.view != nil }
+            let other = try await BoardClient.connected(port: port, team: "alpha")
             try await other.perform(.toggle(id: "i1"))
             try await eventually("the toggle arrived") { other.view?.items.first?.done == true }
             await other.close()

@@ -121,6 +121,13 @@ final class BoardClient: Sendable {
         }
     }
 
+    /// A client of `team` that has received its snapshot.
+    static func connected(port: Int, team: String) async throws -> BoardClient {
+        let client = BoardClient(port: port, team: team)
+        try await eventually("the snapshot of \(team)") { client.view != nil }
+        return client
+    }
+
     /// Sends raw text.
     func send(text: String) { outgoing.yield(.text(text)) }
 
