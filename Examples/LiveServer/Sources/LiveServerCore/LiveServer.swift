@@ -84,7 +84,7 @@ public struct LiveServer: Sendable {
         defer { stats.connections.subtract(1, ordering: .relaxed) }
         let (lifetime, token) = Lifetime.make()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.push(board.view, during: lifetime, to: outbound) }
+            group.addTask { try await self.push(board, during: lifetime, to: outbound) }
             do {
                 try await receive(inbound, for: board, replyingTo: outbound)
             } catch {
@@ -98,44 +98,39 @@ public struct LiveServer: Sendable {
     }
 
     /// Sends the snapshot, then a patch per view the client has not seen, over the socket.
-    func push(_ view: Property<BoardView>, during lifetime: Lifetime, to outbound: WebSocketOutboundWriter)
-        async throws
-    {
-        try await push(view, during: lifetime) { text in try await outbound.write(.text(text)) }
+    func push(_ board: TeamBoard, during lifetime: Lifetime, to outbound: WebSocketOutboundWriter) async throws {
+        try await push(board, during: lifetime) { text in try await outbound.write(.text(text)) }
     }
 
-    /// Sends the snapshot of `view`, then one patch frame per view the client has not seen, through `send`
+    /// Sends the snapshot of `board`'s view, then one patch frame per view the client has not seen, through `send`
     /// (awaited: a slow `send` is a slow client), until `lifetime` ends.
     ///
     /// While `send` is busy, the store keeps going: new views wait in a one-slot buffer, a newer one
     /// replacing an older one (counted in ``ServerStats/superseded``), and the next patch goes from the
-    /// last view sent straight to the newest. A view equal to the last one sent sends nothing.
+    /// last view sent straight to the newest. A view equal to the last one sent sends nothing. Clients that
+    /// go from the same version to the same version share one encoded frame (``TeamBoard/frames``).
     public func push(
-        _ view: Property<BoardView>, during lifetime: Lifetime, send: (String) async throws -> Void
+        _ board: TeamBoard, during lifetime: Lifetime, send: (String) async throws -> Void
     ) async throws {
         let sequence = SequenceNumbers()
-        let views = view.asObservable()
+        let views = board.view.asObservable()
             .map { view in (sequence.next(), view) }
             .take(during: lifetime)
         var last: (number: Int, view: BoardView)?
         for try await (number, next) in views.values(buffering: .newest(1)) {
             guard let previous = last else {
                 last = (number, next)
-                try await send(ServerFrame.snapshot(next).encoded())
+                try await send(board.frames.snapshot(of: next))
                 stats.snapshots.add(1, ordering: .relaxed)
                 continue
             }
             last = (number, next)
             stats.superseded.add(number - previous.number - 1, ordering: .relaxed)
-            let items = ListPatch(from: previous.view.items, to: next.items)
-            let title = next.title == previous.view.title ? nil : next.title
-            guard title != nil || !items.isEmpty else { continue }
-            let text = ServerFrame.patch(version: next.version, title: title, items: items.isEmpty ? nil : items)
-                .encoded()
+            guard let text = board.frames.patch(from: previous.view, to: next) else { continue }
             try await send(text)
             stats.patches.add(1, ordering: .relaxed)
             stats.patchBytes.add(text.utf8.count, ordering: .relaxed)
-            stats.wholeStateBytes.add(ServerFrame.snapshot(next).encoded().utf8.count, ordering: .relaxed)
+            stats.wholeStateBytes.add(board.frames.snapshot(of: next).utf8.count, ordering: .relaxed)
         }
     }
 

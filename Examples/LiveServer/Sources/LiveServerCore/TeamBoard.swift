@@ -10,6 +10,9 @@ public final class TeamBoard: Sendable {
     /// tells its observers only when the view changed.
     public let view: Property<BoardView>
 
+    /// The frames recently encoded for this board's clients, shared between them.
+    public let frames = FrameCache()
+
     /// Creates a team's board with its first state.
     public init(_ board: Board) {
         store = Store(board)
@@ -99,5 +102,66 @@ public final class Locked<Value: Sendable>: Sendable {
     /// Runs `body` with the value, under the lock.
     public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try mutex.withLock { try body(&$0) }
+    }
+}
+
+/// Encoded snapshot and patch frames of one board, kept for the clients that need the same frame.
+///
+/// A board's version grows with every visible change and only then, so a version names one view, and
+/// the patch from version *a* to version *b* is the same text for every client that goes from *a* to *b*.
+/// With many clients in step, one of them diffs and encodes, and the others reuse the text. Holds the
+/// most recent ``capacity`` frames of each kind.
+public final class FrameCache: Sendable {
+    private struct Entries {
+        var snapshots: [Int: String] = [:]
+        var patches: [PatchKey: String?] = [:]
+        var snapshotOrder: [Int] = []
+        var patchOrder: [PatchKey] = []
+    }
+
+    private struct PatchKey: Hashable {
+        var from: Int
+        var to: Int
+    }
+
+    private let entries = Mutex(Entries())
+
+    /// How many frames of each kind are kept.
+    public let capacity = 64
+
+    /// Creates an empty cache.
+    public init() {}
+
+    /// The snapshot frame of `view`.
+    public func snapshot(of view: BoardView) -> String {
+        if let text = entries.withLock({ $0.snapshots[view.version] }) { return text }
+        let text = ServerFrame.snapshot(view).encoded()
+        entries.withLock { entries in
+            guard entries.snapshots.updateValue(text, forKey: view.version) == nil else { return }
+            entries.snapshotOrder.append(view.version)
+            if entries.snapshotOrder.count > capacity {
+                entries.snapshots[entries.snapshotOrder.removeFirst()] = nil
+            }
+        }
+        return text
+    }
+
+    /// The patch frame from `old` to `new`, or `nil` when nothing a client sees changed.
+    public func patch(from old: BoardView, to new: BoardView) -> String? {
+        let key = PatchKey(from: old.version, to: new.version)
+        if let text = entries.withLock({ $0.patches[key] }) { return text }
+        let items = ListPatch(from: old.items, to: new.items)
+        let title = new.title == old.title ? nil : new.title
+        let text: String? = title == nil && items.isEmpty
+            ? nil
+            : ServerFrame.patch(version: new.version, title: title, items: items.isEmpty ? nil : items).encoded()
+        entries.withLock { entries in
+            guard entries.patches.updateValue(text, forKey: key) == nil else { return }
+            entries.patchOrder.append(key)
+            if entries.patchOrder.count > capacity {
+                entries.patches[entries.patchOrder.removeFirst()] = nil
+            }
+        }
+        return text
     }
 }

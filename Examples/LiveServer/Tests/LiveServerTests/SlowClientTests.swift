@@ -16,7 +16,7 @@ struct SlowClientTests {
         let gate = AsyncStream.makeStream(of: Void.self)
         let pusher = Task {
             var blocked = false
-            try await server.push(board.view, during: lifetime) { text in
+            try await server.push(board, during: lifetime) { text in
                 sent.withLock { $0.append(text) }
                 if sent.withLock({ $0.count }) == 2 && !blocked {
                     blocked = true
