@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 
 // live-load --clients 1000 --actions 10000 [--senders 10] [--window 8] [--port 8090] [--in-process]
+//           [--patch-interval-ms N] (passed to the server: the least time between two patches to a client)
 //
 // Starts the server (the `live-server` binary beside this one, with --stats, so its memory is its own;
 // or in this process with --in-process), connects the clients to team `alpha`, lets `senders` of them
@@ -18,6 +19,7 @@ struct Options {
     var window = 8
     var port = 8_090
     var inProcess = false
+    var patchIntervalMs = 0
 }
 
 var options = Options()
@@ -37,8 +39,9 @@ while let argument = arguments.popFirst() {
     case "--window": options.window = value()
     case "--port": options.port = value()
     case "--in-process": options.inProcess = true
+    case "--patch-interval-ms": options.patchIntervalMs = value()
     default:
-        print("usage: live-load [--clients N] [--actions N] [--senders N] [--window N] [--port N] [--in-process]")
+        print("usage: live-load [--clients N] [--actions N] [--senders N] [--window N] [--port N] [--in-process] [--patch-interval-ms N]")
         exit(2)
     }
 }
@@ -145,7 +148,7 @@ func run(_ options: Options) async throws -> Int32 {
     var port = options.port
     if options.inProcess {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = LiveServer.seeded(exposesStats: true).application(port: 0) { continuation.yield($0) }
+        let app = LiveServer.seeded(exposesStats: true, patchInterval: .milliseconds(options.patchIntervalMs)).application(port: 0) { continuation.yield($0) }
         inProcessTask = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         port = await iterator.next() ?? 0
@@ -158,7 +161,7 @@ func run(_ options: Options) async throws -> Int32 {
         }
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--port", String(port), "--stats"]
+        process.arguments = ["--port", String(port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs)]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         serverProcess = process

@@ -23,21 +23,26 @@ public struct LiveServer: Sendable {
     public let stats: ServerStats
     /// Whether a client may ask for ``ServerStats`` (`{"type":"stats"}`); off unless the load run asks.
     public let exposesStats: Bool
+    /// The least time between two patches to one client (zero: send as soon as the socket takes it).
+    /// A longer interval lets more changes fold into each patch: fewer frames, and more actions per
+    /// second for the server, at the price of that much more latency.
+    public let patchInterval: Duration
 
     /// Creates a server for these boards.
-    public init(teams: [String: Board], exposesStats: Bool = false) {
+    public init(teams: [String: Board], exposesStats: Bool = false, patchInterval: Duration = .zero) {
         self.teams = teams.mapValues(TeamBoard.init)
         self.stats = ServerStats()
         self.exposesStats = exposesStats
+        self.patchInterval = patchInterval
     }
 
     /// Two teams with seeded boards: tokens `alpha` and `beta`.
-    public static func seeded(exposesStats: Bool = false) -> LiveServer {
+    public static func seeded(exposesStats: Bool = false, patchInterval: Duration = .zero) -> LiveServer {
         LiveServer(teams: [
             "alpha": Board(title: "Team Alpha", texts: ["Write the release notes", "Review the store diff",
                                                        "Fix the flaky test", "Plan the demo"]),
             "beta": Board(title: "Team Beta", texts: ["Order the cake", "Book the room"]),
-        ], exposesStats: exposesStats)
+        ], exposesStats: exposesStats, patchInterval: patchInterval)
     }
 
     /// The Hummingbird application serving the page and the WebSocket endpoint on `host:port` (port 0
@@ -131,6 +136,7 @@ public struct LiveServer: Sendable {
             stats.patches.add(1, ordering: .relaxed)
             stats.patchBytes.add(text.utf8.count, ordering: .relaxed)
             stats.wholeStateBytes.add(board.frames.snapshot(of: next).utf8.count, ordering: .relaxed)
+            if patchInterval > .zero { try await Task.sleep(for: patchInterval) }
         }
     }
 

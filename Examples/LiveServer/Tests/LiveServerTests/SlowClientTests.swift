@@ -54,6 +54,36 @@ struct SlowClientTests {
     }
 }
 
+extension SlowClientTests {
+    @Test("with a patch interval, changes within it fold into the next patch")
+    func patchInterval() async throws {
+        let server = LiveServer.seeded(patchInterval: .seconds(1))
+        let board = server.teams["alpha"]!
+        let (lifetime, token) = Lifetime.make()
+        let sent = Locked<[ServerFrame]>([])
+        let pusher = Task {
+            try await server.push(board, during: lifetime) { text in
+                sent.withLock { $0.append(try! ServerFrame.decode(text)) }
+            }
+        }
+        try await eventually("the snapshot") { sent.withLock { $0.count } == 1 }
+        try await send(board, .toggle(id: "i1"))
+        try await eventually("the first patch") { sent.withLock { $0.count } == 2 }
+        // Sent at once; the next waits out the interval, and the 20 changes made meanwhile come as one.
+        for step in 0..<20 { try await send(board, .add(text: "item \(step)")) }
+        try await eventually("the folded patch") { sent.withLock { $0.count } == 3 }
+        let frames = sent.withLock { $0 }
+        guard case .patch(21, nil, let items?) = frames[2] else {
+            Issue.record("expected one patch to version 21, got \(frames[2])")
+            return
+        }
+        #expect(items.changeset.inserts.count == 20)
+        token.end()
+        try await pusher.value
+        #expect(sent.withLock { $0.count } == 3)
+    }
+}
+
 /// Dispatches `command` and fails the test when it is refused.
 func send(_ board: TeamBoard, _ command: BoardCommand) async throws {
     if case .failure(let rejection) = await board.perform(command) { throw TestFailure("\(rejection)") }
