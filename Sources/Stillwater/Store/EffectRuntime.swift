@@ -75,18 +75,23 @@ final class EffectRuntime<State>: @unchecked Sendable {
     /// Called by the starter once the effect's work began: registers it, unless it already ended (then
     /// returns `false`, and the caller runs its `onFinish`).
     func settle(_ record: EffectRecord, stopper: Stopper?) -> Bool {
-        guard record.phase.compareExchange(expected: EffectRecord.starting, desired: EffectRecord.registered,
-                                           ordering: .acquiringAndReleasing).exchanged else { return false }
-        let registered = registry.withLock { registry in
-            guard !registry.isClosed else { return false }
+        // The common case of a synchronous stream: it ended during its start; no lock.
+        if record.phase.load(ordering: .acquiring) == EffectRecord.done { return false }
+        // The phase moves to registered and the record enters the registry in one step, so an end on
+        // another thread (which unregisters after moving the phase on) always finds it there.
+        let outcome: Bool? = registry.withLock { registry in
+            guard record.phase.compareExchange(expected: EffectRecord.starting, desired: EffectRecord.registered,
+                                               ordering: .acquiringAndReleasing).exchanged else { return false }
+            guard !registry.isClosed else { return nil }
             registry.running[ObjectIdentifier(record)] = (record, stopper)
             return true
         }
-        if !registered {
+        guard let outcome else {
             record.isCancelled.store(true, ordering: .releasing)
             stopper?.stop()
+            return true
         }
-        return true
+        return outcome
     }
 
     /// Any thread: the effect of `record` ended by itself. Returns `true` when the caller must run the
@@ -171,16 +176,6 @@ final class EffectRecord: Sendable {
         self.ids = ids
         self.onFinish = onFinish
     }
-}
-
-/// A weak reference to a store, for the closures of its effects' tasks.
-///
-/// `@unchecked Sendable`: only `dispatch`-like entries, which are safe from any thread, are called on
-/// the store through it.
-final class WeakStore<State>: @unchecked Sendable {
-    weak var store: Store<State>?
-
-    init(_ store: Store<State>) { self.store = store }
 }
 
 /// Counts the children of a merged effect that are still running; deliverer only.

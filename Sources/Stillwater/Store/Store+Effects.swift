@@ -27,6 +27,13 @@ extension Store {
     /// ```
     @inline(never)
     public func dispatch<A: EffectAction>(_ action: A) where A.State == State {
+        dispatchAny(action)
+    }
+
+    /// Dispatches `action` so that it starts its effects if it is an ``EffectAction``, whatever its
+    /// static type (for `TestStore`, which is generic over any action).
+    @inline(never)
+    package func dispatchAny<A: Action>(_ action: A) where A.State == State {
         let core = storage.core
         if core.queue.tryAcquire() {
             performAny(action)
@@ -147,16 +154,15 @@ extension Store {
     ) where Output.State == State {
         let record = EffectRecord(ids: ids, onFinish: onFinish)
         let runtime = effects
-        let weakStore = WeakStore(self)
-        let subscription = source.subscribe { event in
+        let subscription = source.subscribe { [weak self] event in
             switch event {
             case .next(let action):
-                weakStore.store?.dispatchEffectOutput(action, from: record)
+                self?.dispatchEffectOutput(action, from: record)
             case .error(let error):
                 runtime.onError(error)
-                weakStore.store?.effectEnded(record)
+                self?.effectEnded(record)
             case .completed:
-                weakStore.store?.effectEnded(record)
+                self?.effectEnded(record)
             }
         }
         if !effects.settle(record, stopper: .subscription(subscription)) {

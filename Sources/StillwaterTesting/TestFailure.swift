@@ -1,0 +1,37 @@
+#if canImport(Testing)
+import Testing
+#endif
+#if canImport(XCTest)
+import XCTest
+#endif
+
+/// Reports a test failure to whichever test framework is running the caller: Swift Testing's
+/// `Issue.record` inside a Swift Testing test, `XCTFail` otherwise.
+///
+/// `TestStore` reports every failure through here, so its assertions work in both kinds of test. Without
+/// either framework (a plain program), the message is printed.
+///
+/// - Parameters:
+///   - message: What went wrong, shown as the failure's text.
+///   - fileID, filePath, line, column: Where the failure is reported; the caller's location unless given.
+public func reportTestFailure(
+    _ message: String,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+) {
+    #if canImport(Testing)
+    if Test.current != nil {
+        Issue.record(
+            Comment(rawValue: message),
+            sourceLocation: SourceLocation(
+                fileID: String(describing: fileID), filePath: String(describing: filePath),
+                line: Int(line), column: Int(column)))
+        return
+    }
+    #endif
+    #if canImport(XCTest)
+    XCTFail(message, file: filePath, line: line)
+    #else
+    print("\(fileID):\(line): failure: \(message)")
+    #endif
+}
