@@ -63,3 +63,20 @@ extension ObservableType {
         observe { store.dispatch(makeAction($0)) }
     }
 }
+
+// The effect-action forms of the two routings above: chosen for a stream of a concrete effect action
+// type, so each action starts its effects, while plain actions keep their inlined dispatch.
+extension ObservableType where Value: EffectAction {
+    /// Dispatches every value into `store`, in order, starting each action's effects; the binding's
+    /// subscription keeps `store` alive while it lasts.
+    public func bind(to store: Store<Value.State>) -> Subscription {
+        observe { store.dispatch($0) }
+    }
+}
+
+extension ObservableType {
+    /// Dispatches into `store` the effect action `makeAction` builds from each value, starting its effects.
+    public func dispatch<A: EffectAction>(to store: Store<A.State>, _ makeAction: @escaping (Value) -> A) -> Subscription {
+        observe { store.dispatch(makeAction($0)) }
+    }
+}

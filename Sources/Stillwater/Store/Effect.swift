@@ -30,11 +30,11 @@
 /// Kinds of effect:
 /// - ``none``: nothing to do.
 /// - ``send(_:)``: one action, dispatched at once (queued behind the current one).
-/// - ``stream(_:)-(S)`` and ``stream(_:)-((Dependencies)->S)``: the values of a stream, as actions. A stream
+/// - `stream(_:)` (a stream, or a function of the dependencies making one): the values of a stream, as actions. A stream
 ///   that delivers synchronously costs no task and no lock.
 /// - ``run(priority:_:catch:)``: an `async throws` operation on a task of its own, sending actions when
 ///   it likes.
-/// - ``merge(_:)-([Effect])``, ``concatenate(_:)-([Effect])``: several effects at once, or one after another.
+/// - `merge(_:)`, `concatenate(_:)`: several effects at once, or one after another.
 /// - ``cancellable(id:cancelInFlight:)`` and ``cancel(id:)``: cancellation by an identifier.
 ///
 /// Errors: an error a stream fails with, or that ``run(priority:_:catch:)`` throws without a `catch`

@@ -64,7 +64,7 @@ public final class Store<State> {
     ///
     /// - Parameters:
     ///   - initialState: The state before any action.
-    ///   - dependencies: What effects read when they start (``Effect/stream(_:)-((Dependencies)->S)``,
+    ///   - dependencies: What effects read when they start (`Effect.stream(_:)` with a function of the dependencies,
     ///     ``Effect/run(priority:_:catch:)``); a test passes its fakes here.
     ///   - middleware: Run in order for every dispatched action, before it is reduced (see ``Middleware``).
     ///   - onEffectError: Called, on the thread the error arrives on, with every error an effect fails

@@ -71,6 +71,18 @@ struct EffectTests {
         #expect(plain.state.value.log == ["1", "2", "3"])
     }
 
+    @Test("a stream bound to the store, or routed with dispatch(to:), starts each effect action's effects")
+    func routedEffectActions() {
+        let store = Store(EffectLog())
+        let handle = ActionHandle<String>()
+        let bound = handle.map { name in Step(name) { .send(Step(name + " echo")) } }.bind(to: store)
+        let routed = handle.dispatch(to: store) { name in Step("routed " + name) { .send(Step("routed echo")) } }
+        handle("a")
+        #expect(store.state.value.log == ["a", "a echo", "routed a", "routed echo"])
+        bound.cancel()
+        routed.cancel()
+    }
+
     @Test("an effect action dispatched as a plain Action in generic code without middleware drops its effect")
     func genericPlainDispatch() {
         func dispatchGenerically<A: Action>(_ action: A, to store: Store<A.State>) { store.dispatch(action) }
