@@ -13,7 +13,10 @@ import XCTest
 ///
 /// - Parameters:
 ///   - message: What went wrong, shown as the failure's text.
-///   - fileID, filePath, line, column: Where the failure is reported; the caller's location unless given.
+///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+///   - filePath: The path of that file.
+///   - line: The line of that place.
+///   - column: The column of that place.
 public func reportTestFailure(
     _ message: String,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,

@@ -106,12 +106,17 @@ where Action.State == State {
     ///
     /// - Parameters:
     ///   - initialState: The state before the first action.
-    ///   - dependencies: Changes the effects' dependencies (the fakes of the test); its `scheduler` is
+    ///   - configure: Changes the effects' dependencies (the fakes of the test); their `scheduler` is
     ///     already ``scheduler``.
     ///   - middleware: Middleware to run before the store's own recording (which is last).
+    ///   - fileID: The file ID of the place a failure found at the test store's release is reported;
+    ///     the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
     public init(
         initialState: State,
-        dependencies configure: (inout Dependencies) -> Void = { _ in },
+        dependencies configure: (_ dependencies: inout Dependencies) -> Void = { _ in },
         middleware: [Middleware<State>] = [],
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
@@ -163,6 +168,15 @@ where Action.State == State {
     ///
     /// The action's effects start as in a real store. In exhaustive mode the actions effects sent
     /// earlier must all have been received first.
+    ///
+    /// - Parameters:
+    ///   - action: The action to dispatch.
+    ///   - assert: Turns the state before the action into the expected state after it; `nil` when the
+    ///     action changes nothing (with ``Exhaustivity/off``: when nothing is to be compared).
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
     public func send(
         _ action: Action, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -205,8 +219,15 @@ where Action.State == State {
     ///
     /// With ``Exhaustivity/off`` the actions received before one equal to `expected` are skipped.
     ///
-    /// - Parameter timeout: How long to wait (in real time) for an effect's task to send the action; an
-    ///   effect that waits on ``scheduler`` needs the clock advanced first.
+    /// - Parameters:
+    ///   - expected: The action the next received action must equal.
+    ///   - timeout: How long to wait (in real time) for an effect's task to send the action; an effect
+    ///     that waits on ``scheduler`` needs the clock advanced first.
+    ///   - assert: Turns the state before the received action into the expected state after it.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
     public func receive(
         _ expected: Action, timeout: Duration = .seconds(1), assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -220,6 +241,15 @@ where Action.State == State {
     /// Waits for the next action an effect sent, asserts `isExpected` holds for it, and asserts how it
     /// changed the state; for actions that are not `Equatable`, or to match only their case:
     /// `receive(where: { if case .results = $0 { true } else { false } })`.
+    ///
+    /// - Parameters:
+    ///   - isExpected: Whether the next received action is the expected one.
+    ///   - timeout: How long to wait (in real time) for an effect's task to send the action.
+    ///   - assert: Turns the state before the received action into the expected state after it.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
     public func receive(
         where isExpected: @escaping (Action) -> Bool, timeout: Duration = .seconds(1),
         assert: ((inout State) throws -> Void)? = nil,
@@ -240,8 +270,13 @@ where Action.State == State {
     /// Waits for the store's effects to end, then fails (in exhaustive mode) if any still runs or a
     /// received action was not asserted. Call it at the end of a test.
     ///
-    /// - Parameter timeout: How long to wait, in real time, for effects running on tasks; effects
-    ///   waiting on ``scheduler`` end only when the clock is advanced.
+    /// - Parameters:
+    ///   - timeout: How long to wait, in real time, for effects running on tasks; effects waiting on
+    ///     ``scheduler`` end only when the clock is advanced.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
     public func finish(
         timeout: Duration = .seconds(1),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,

@@ -30,11 +30,13 @@
 /// Plain actions are untouched: an ``Action`` that is not an `EffectAction` dispatches exactly as
 /// before, with no effect bookkeeping.
 ///
-/// - Note: The store runs effects when it is given the action as an `EffectAction`: by
-///   `store.dispatch(_:)` with the action's own type, through middleware, and from another effect. Its
-///   ``Action/reduce(_:)`` (which ``reduce(into:)`` provides) changes the state and drops the effect; it
-///   is what a store uses when an effect action reaches it as a plain `Action` in generic code without
-///   middleware, and what history replay uses (the replayed effects' actions were recorded themselves).
+/// - Note: The store runs the effects of an action it is given as an `EffectAction`: by
+///   `store.dispatch(_:)` with the action's own type, through middleware, from another effect, from a
+///   stream bound to the store (`bind(to:)`, `dispatch(to:_:)`) and from a ``ScopedStore``. The plain
+///   ``Action/reduce(_:)`` (which ``reduce(into:)`` provides) changes the state and drops the effect: a
+///   store without middleware uses it when generic code dispatches the action as an unknown `Action`
+///   type, which is what ``History/replay(_:into:)`` does (the actions the effects sent were recorded
+///   themselves).
 public protocol EffectAction<State>: Action {
     /// The type of state this action changes (restated here so that Swift infers it from
     /// ``reduce(into:)``).

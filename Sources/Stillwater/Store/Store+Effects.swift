@@ -26,7 +26,7 @@ extension Store {
     /// // Prints "[\"ping\", \"pong\"]"
     /// ```
     @inline(never)
-    public func dispatch<A: EffectAction>(_ action: A) where A.State == State {
+    public func dispatch<E: EffectAction>(_ action: E) where E.State == State {
         dispatchAny(action)
     }
 
