@@ -51,7 +51,11 @@ import Darwin
 ///
 /// Time: the store's `dependencies.scheduler` is ``scheduler``, a ``TestScheduler``, so an effect that
 /// waits (a debounce, a timer, `scheduler.sleep(for:)`) waits in virtual time, until the test advances
-/// the clock. Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
+/// the clock. A stream effect that waits (`Observable.timer`, `debounce` on `dependencies.scheduler`)
+/// schedules its wait during the `send` that starts it, so the test can advance at once. A `run` effect
+/// that calls `scheduler.sleep(for:)` schedules its wait from its task, a moment later: wait until
+/// `scheduler.pendingWorkCount` shows it before advancing, or the advance may pass before the sleep began.
+/// Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
 /// Errors an effect does not handle itself are failures too, reported at the next assertion.

@@ -238,6 +238,35 @@ struct TestStoreTests {
         #expect(store.state.query == "more")
     }
 
+    @Test("a run effect that sleeps on the scheduler is received once the clock passes its wake-up time")
+    func sleepingRun() async {
+        enum Nap: EffectAction, Equatable {
+            case nap, woke
+            func reduce(into naps: inout Int) -> Effect<Nap> {
+                switch self {
+                case .nap:
+                    return .run { send, dependencies in
+                        try await dependencies.scheduler.sleep(for: .seconds(10))
+                        send(.woke)
+                    }
+                case .woke:
+                    naps += 1
+                    return .none
+                }
+            }
+        }
+        let store = TestStore<Int, Nap>(initialState: 0)
+        store.send(.nap)
+        #expect(await eventually { store.scheduler.pendingWorkCount == 1 })
+        store.scheduler.advance(by: .seconds(9))
+        await withKnownIssue {
+            await store.receive(.woke, timeout: .milliseconds(20))
+        }
+        store.scheduler.advance(by: .seconds(1))
+        await store.receive(.woke) { $0 = 1 }
+        await store.finish()
+    }
+
     @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +")
     func diffLines() {
         let expected = SearchFeature(query: "a", results: ["x"])
