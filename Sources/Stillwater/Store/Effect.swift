@@ -41,10 +41,13 @@
 /// handler, goes to the store's `onEffectError` handler (see ``Store/init(_:dependencies:middleware:onEffectError:)``).
 /// A `CancellationError` thrown by a cancelled `run` is not an error.
 public struct Effect<Output> {
+    /// Only `cancellable` is `indirect` (it holds an `Effect`): the other cases keep their payload in
+    /// place, so making a `send` or a `stream` effect allocates no box.
     @usableFromInline
-    indirect enum Kind {
+    enum Kind {
         case none
         case send(Output)
+        case source(Observable<Output>)
         case stream((Dependencies) -> Observable<Output>)
         /// Starts the effect's task, which sends to the sink, hands errors it does not handle to
         /// `onError`, and tells the sink when it ended.
@@ -52,7 +55,7 @@ public struct Effect<Output> {
                   _ onError: @escaping @Sendable (any Error) -> Void) -> Task<Void, Never>)
         case merge([Effect])
         case concatenate([Effect])
-        case cancellable(EffectID, cancelInFlight: Bool, Effect)
+        indirect case cancellable(EffectID, cancelInFlight: Bool, Effect)
         case cancel(EffectID)
     }
 
@@ -84,8 +87,7 @@ public struct Effect<Output> {
     /// goes to the store's `onEffectError` handler; to turn it into an action, end the stream with
     /// ``ObservableType/catch(_:)`` first.
     public static func stream<S: ObservableType>(_ source: S) -> Effect where S.Value == Output {
-        let observable = source.asObservable()
-        return Effect(.stream({ _ in observable }))
+        Effect(.source(source.asObservable()))
     }
 
     /// Dispatches every value of the stream `makeSource` builds from the store's dependencies when the
@@ -236,6 +238,7 @@ public struct Effect<Output> {
         switch kind {
         case .none: return .none
         case .send(let action): return Effect<T>(.send(transform(action)))
+        case .source(let source): return Effect<T>(.source(source.map(transform)))
         case .stream(let make): return Effect<T>(.stream({ make($0).map(transform) }))
         case .run(let launch):
             return Effect<T>(.run({ sink, dependencies, onError in

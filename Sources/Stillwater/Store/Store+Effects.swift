@@ -110,6 +110,8 @@ extension Store {
         case .send(let action):
             dispatchEffectOutput(action, from: EffectRecord(ids: ids, onFinish: nil))
             onFinish?()
+        case .source(let source):
+            startStream(source, ids: ids, onFinish: onFinish)
         case .stream(let makeSource):
             startStream(makeSource(effects.dependencies), ids: ids, onFinish: onFinish)
         case .run(let launch):
