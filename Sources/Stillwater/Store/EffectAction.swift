@@ -36,7 +36,8 @@
 ///   ``Action/reduce(_:)`` (which ``reduce(into:)`` provides) changes the state and drops the effect: a
 ///   store without middleware uses it when generic code dispatches the action as an unknown `Action`
 ///   type, which is what ``History/replay(_:into:)`` does (the actions the effects sent were recorded
-///   themselves).
+///   themselves). Into a store with middleware the replayed action reaches the reducer through the
+///   middleware chain, as an `EffectAction`, and its effects do run.
 public protocol EffectAction<State>: Action {
     /// The type of state this action changes (restated here so that Swift infers it from
     /// ``reduce(into:)``).
