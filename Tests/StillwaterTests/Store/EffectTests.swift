@@ -314,6 +314,57 @@ struct EffectTests {
         #expect(await eventually { store.state.value.log == ["start", "woke"] })
     }
 
+    @Test("threads starting, stopping and feeding cancellable effects: no action of a stopped effect is reduced")
+    func cancelRace() async {
+        struct Board: Sendable { var stopped: Set<Int> = [0, 1, 2, 3]; var received = 0; var violations = 0 }
+        enum Race: EffectAction, @unchecked Sendable {
+            case start(Int, PublishSubject<Int>), stop(Int), value(Int)
+            func reduce(into board: inout Board) -> Effect<Race> {
+                switch self {
+                case .start(let id, let source):
+                    board.stopped.remove(id)
+                    return .stream(source.map { _ in Race.value(id) }).cancellable(id: id, cancelInFlight: true)
+                case .stop(let id):
+                    board.stopped.insert(id)
+                    return .cancel(id: id)
+                case .value(let id):
+                    if board.stopped.contains(id) { board.violations += 1 } else { board.received += 1 }
+                    return .none
+                }
+            }
+        }
+        let sources = (0..<4).map { _ in PublishSubject<Int>() }
+        let store = Store(Board())
+        let controllersDone = AtomicCounter()
+        await withTaskGroup(of: Void.self) { group in
+            for controller in 0..<2 {
+                group.addTask {
+                    for round in 0..<1_500 {
+                        let id = (round + controller) % 4
+                        store.dispatch(round.isMultiple(of: 2) ? Race.start(id, sources[id]) : Race.stop(id))
+                    }
+                    controllersDone.increment()
+                }
+            }
+            for feeder in 0..<2 {
+                group.addTask {
+                    var round = feeder
+                    while controllersDone.value < 2 {
+                        sources[round % 4].send(round)
+                        round += 1
+                    }
+                }
+            }
+        }
+        for id in 0..<4 { store.dispatch(Race.stop(id)) }
+        #expect(store.state.value.violations == 0)
+        #expect(store.runningEffectCount == 0)
+        let before = store.state.value.received
+        store.dispatch(Race.start(0, sources[0]))
+        sources[0].send(0)
+        #expect(store.state.value.received == before + 1)
+    }
+
     @Test("four threads dispatching effect actions with effects running: nothing lost, nothing reduced twice")
     func manyThreads() async {
         struct Count: Equatable, Sendable { var started = 0; var echoed = 0 }
