@@ -93,16 +93,16 @@ extension Scheduler {
     /// On a `TestScheduler` the task resumes when the test moves the clock past the wake-up time. A
     /// cancelled task stops waiting at once and this throws `CancellationError`.
     ///
-    /// <!-- doc-test: waits for the task, which sleeps on a real queue -->
     /// ```swift
-    /// import Dispatch
-    /// let scheduler = DispatchQueueScheduler(DispatchQueue.global())
-    /// let task = Task {
-    ///     try await scheduler.sleep(for: .milliseconds(10))
-    ///     print("woke")
+    /// let scheduler = TestScheduler()     // an app's effects get a real scheduler
+    /// let nap = Task {
+    ///     try await scheduler.sleep(for: .seconds(5))
+    ///     print("woke at", scheduler.now)
     /// }
-    /// // 10 ms later:
-    /// // Prints "woke"
+    /// while scheduler.pendingWorkCount == 0 { await Task.yield() }   // the task began its sleep
+    /// scheduler.advance(by: .seconds(5))
+    /// try await nap.value
+    /// // Prints "woke at 5.0 seconds"
     /// ```
     public func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()

@@ -335,7 +335,17 @@ struct EffectTests {
         }
         let sources = (0..<4).map { _ in PublishSubject<Int>() }
         let store = Store(Board())
-        let controllersDone = AtomicCounter()
+        // The feeders are threads of their own, not tasks, and send a bounded number of values: a thread
+        // that runs the store's queue reduces what others queue meanwhile before it returns, so feeders
+        // sending until the controllers end could keep a controller reducing forever.
+        let feedersDone = DispatchGroup()
+        for feeder in 0..<2 {
+            feedersDone.enter()
+            Thread {
+                for round in 0..<6_000 { sources[(round + feeder) % 4].send(round) }
+                feedersDone.leave()
+            }.start()
+        }
         await withTaskGroup(of: Void.self) { group in
             for controller in 0..<2 {
                 group.addTask {
@@ -343,19 +353,10 @@ struct EffectTests {
                         let id = (round + controller) % 4
                         store.dispatch(round.isMultiple(of: 2) ? Race.start(id, sources[id]) : Race.stop(id))
                     }
-                    controllersDone.increment()
-                }
-            }
-            for feeder in 0..<2 {
-                group.addTask {
-                    var round = feeder
-                    while controllersDone.value < 2 {
-                        sources[round % 4].send(round)
-                        round += 1
-                    }
                 }
             }
         }
+        feedersDone.wait()
         for id in 0..<4 { store.dispatch(Race.stop(id)) }
         #expect(store.state.value.violations == 0)
         #expect(store.runningEffectCount == 0)
@@ -363,6 +364,24 @@ struct EffectTests {
         store.dispatch(Race.start(0, sources[0]))
         sources[0].send(0)
         #expect(store.state.value.received == before + 1)
+    }
+
+    @Test("sleep(for:) on a dispatch-queue scheduler wakes every sleeper, and a cancelled sleeper throws at once")
+    func sleepOnQueue() async throws {
+        let scheduler = DispatchQueueScheduler(DispatchQueue.global())
+        let woken = AtomicCounter()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    try? await scheduler.sleep(for: .microseconds(index * 10))
+                    woken.increment()
+                }
+            }
+        }
+        #expect(woken.value == 100)
+        let sleeper = Task { try await scheduler.sleep(for: .seconds(60)) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
     @Test("four threads dispatching effect actions with effects running: nothing lost, nothing reduced twice")
