@@ -53,7 +53,7 @@ func effectsWorkload(_ scale: Scale) -> Workload {
             Contender(.stillwater, name: "Stillwater (Store + EffectAction + Effect.stream)") { stopwatch in
                 let store = Store(EffectState())
                 let tally = Tally()
-                let subscription = store.state.map(\.total).distinctUntilChanged().observe(tally.record)
+                let subscription = store.state.map { $0.total }.distinctUntilChanged().observe(tally.record)
                 tally.reset()
                 stopwatch.measure {
                     for value in 0..<count { store.dispatch(RoundTrip.start(value)) }
@@ -65,7 +65,7 @@ func effectsWorkload(_ scale: Scale) -> Workload {
                 let state = CurrentValueSubject<EffectState, Never>(EffectState())
                 let actions = PassthroughSubject<PlainRoundTrip, Never>()
                 let tally = Tally()
-                let observer = state.map(\.total).removeDuplicates().sink(receiveValue: tally.record)
+                let observer = state.map { $0.total }.removeDuplicates().sink(receiveValue: tally.record)
                 let loop = actions
                     .flatMap { action -> AnyPublisher<PlainRoundTrip, Never> in
                         var next = state.value

@@ -25,14 +25,14 @@ extension Store {
     /// print(store.state.value)
     /// // Prints "[\"ping\", \"pong\"]"
     /// ```
-    @inline(never)
+    @inlinable
     public func dispatch<E: EffectAction>(_ action: E) where E.State == State {
         dispatchAny(action)
     }
 
     /// Dispatches `action` so that it starts its effects if it is an ``EffectAction``, whatever its
     /// static type (for `TestStore`, which is generic over any action).
-    @inline(never)
+    @inlinable
     package func dispatchAny<A: Action>(_ action: A) where A.State == State {
         let core = storage.core
         if core.queue.tryAcquire() {
@@ -53,7 +53,7 @@ extension Store {
 
     /// Hands `action` to the middleware, or reduces it through its own ``Action/_reduce(in:)``, so an
     /// effect action starts its effects whichever way it came.
-    @inline(never)
+    @inlinable
     func performAny<A: Action>(_ action: A) where A.State == State {
         if let chain {
             chain(action)
@@ -63,7 +63,7 @@ extension Store {
     }
 
     /// Reduces `action`, delivers the new state, then starts the action's effect.
-    @inline(never)
+    @inlinable
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
         storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
@@ -73,7 +73,7 @@ extension Store {
 
     /// Any thread: dispatches an action an effect sent; it is reduced only if the effect is still live
     /// when its turn comes.
-    @inline(never)
+    @inlinable
     func dispatchEffectOutput<A: Action>(_ action: A, from record: EffectRecord) where A.State == State {
         let core = storage.core
         if core.queue.tryAcquire() {
@@ -84,12 +84,14 @@ extension Store {
         }
     }
 
+    @inlinable
     func performEffectOutput<A: Action>(_ action: A, from record: EffectRecord) where A.State == State {
         guard effects.isLive(record) else { return }
         performAny(action)
     }
 
     /// Any thread: runs `body` as the deliverer, now or queued.
+    @inlinable
     func runAsDeliverer(_ body: @escaping () -> Void) {
         let core = storage.core
         if core.queue.tryAcquire() {
@@ -101,6 +103,7 @@ extension Store {
     }
 
     /// Starts `effect`, whose leaves carry `ids`; `onFinish` runs on the deliverer once all of it ended.
+    @inlinable
     func start<Output: Action>(
         _ effect: Effect<Output>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
     ) where Output.State == State {
@@ -145,45 +148,40 @@ extension Store {
         }
     }
 
+    @inlinable
     func cancelEffects(_ id: EffectID) {
         for record in effects.cancel(id) {
             record.onFinish?()
         }
     }
 
+    @inlinable
     func startStream<Output: Action>(
         _ source: Observable<Output>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
     ) where Output.State == State {
         let record = EffectRecord(ids: ids, onFinish: onFinish)
-        let runtime = effects
-        let subscription = source.subscribe { [weak self] event in
-            switch event {
-            case .next(let action):
-                self?.dispatchEffectOutput(action, from: record)
-            case .error(let error):
-                runtime.onError(error)
-                self?.effectEnded(record)
-            case .completed:
-                self?.effectEnded(record)
-            }
-        }
+        // One object, the sink, is the observer's context: its two closures capture nothing else.
+        let sink = StoreSink<State, Output>(self, record: record, onError: effects.onError)
+        let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
         if !effects.settle(record, stopper: .subscription(subscription)) {
             onFinish?()
         }
     }
 
+    @inlinable
     func startTask<Output: Action>(
         _ launch: (any EffectSink<Output>, Dependencies, @escaping @Sendable (any Error) -> Void) -> Task<Void, Never>,
         ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
     ) where Output.State == State {
         let record = EffectRecord(ids: ids, onFinish: onFinish)
-        let task = launch(StoreSink<State, Output>(self, record: record), effects.dependencies, effects.onError)
+        let task = launch(StoreSink<State, Output>(self, record: record, onError: effects.onError), effects.dependencies, effects.onError)
         if !effects.settle(record, stopper: .task(task)) {
             onFinish?()
         }
     }
 
     /// Any thread: an effect ended by itself.
+    @inlinable
     func effectEnded(_ record: EffectRecord) {
         guard effects.finish(record), let onFinish = record.onFinish else { return }
         let runtime = effects
@@ -198,15 +196,26 @@ extension Store {
 ///
 /// `@unchecked Sendable`: it calls only the store's entries that are safe from any thread
 /// (``Store/dispatchEffectOutput(_:from:)``, ``Store/effectEnded(_:)``), and holds the store weakly.
+@usableFromInline
 final class StoreSink<State, Output: Action>: EffectSink, @unchecked Sendable where Output.State == State {
-    weak var store: Store<State>?
-    let record: EffectRecord
+    @usableFromInline weak var store: Store<State>?
+    @usableFromInline let record: EffectRecord
+    @usableFromInline let onError: @Sendable (any Error) -> Void
 
-    init(_ store: Store<State>, record: EffectRecord) {
+    @inlinable
+    init(_ store: Store<State>, record: EffectRecord, onError: @escaping @Sendable (any Error) -> Void) {
         self.store = store
         self.record = record
+        self.onError = onError
     }
 
-    func send(_ action: Output) { store?.dispatchEffectOutput(action, from: record) }
-    func end() { store?.effectEnded(record) }
+    @inlinable func send(_ action: Output) { store?.dispatchEffectOutput(action, from: record) }
+    @inlinable func end() { store?.effectEnded(record) }
+
+    /// A stream effect's end: a failure goes to the store's error handler first.
+    @inlinable
+    func end(_ termination: Termination) {
+        if case .failed(let error) = termination { onError(error) }
+        end()
+    }
 }

@@ -30,7 +30,7 @@ public final class Store<State> {
     @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
 
     /// The store's running effects and its dependencies.
-    let effects: EffectRuntime<State>
+    @usableFromInline let effects: EffectRuntime
 
     /// The state, as a read-only property: `state.value` is the current state; subscribing delivers it,
     /// then every new state.
