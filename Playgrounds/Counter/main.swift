@@ -8,7 +8,12 @@
 // The history records only `CounterAction`s. `Reset` is another action type, so it is not recorded: an
 // undo after it goes back to the state before the last recorded action, skipping over the reset (the end
 // of the program shows this).
+//
+// `AutoIncrement` is an effect action: `.start` returns a timer effect that sends an increment every
+// 100 ms, made cancellable by an id, and `.stop` cancels that id. An observer stops it once the count
+// reaches 20; after the cancel is reduced, no increment of the timer is reduced any more.
 
+import Dispatch
 import Stillwater
 
 struct Counter: Equatable {
@@ -51,6 +56,24 @@ struct IncrementUntil: DynamicAction {
     }
 }
 
+/// An effect action whose effects send `CounterAction`s: a timer that increments, and its cancellation.
+enum AutoIncrement: EffectAction {
+    case start, stop
+
+    func reduce(into state: inout Counter) -> Effect<CounterAction> {
+        switch self {
+        case .start:
+            return .stream { dependencies in
+                Observable.interval(.milliseconds(100), scheduler: dependencies.scheduler)
+                    .map { _ in CounterAction.increment }
+            }
+            .cancellable(id: "auto-increment", cancelInFlight: true)
+        case .stop:
+            return .cancel(id: "auto-increment")
+        }
+    }
+}
+
 // Records `CounterAction`s only; `Reset` passes through unrecorded.
 let history = History<CounterAction>(undoLimit: 20)
 let actionsSeen = Middleware<Counter> { _, action, next in
@@ -90,5 +113,16 @@ store.dispatch(Reset())
 say("Undo after the reset (Reset is not recorded, so undo skips it and restores the state before the last")
 print("recorded action, the redone increment: count 14, step 3, not the 17 the reset replaced):")
 store.dispatch(history.undo)
+
+say("Auto-increment every 100 ms (an effect), stopped by a cancel by id once the count reaches 20:")
+let reachedTwenty = DispatchSemaphore(value: 0)
+let stopper = store.scope(\.count).changes.observe { count in
+    guard count >= 20 else { return }
+    store.dispatch(AutoIncrement.stop)      // queued: reduced right after this state's delivery
+    reachedTwenty.signal()
+}
+store.dispatch(AutoIncrement.start)
+reachedTwenty.wait()
+stopper.cancel()
 
 print("\nRecorded \(history.entries.count) history entries; final state \(store.state.value).")

@@ -19,8 +19,10 @@ import Synchronization
 /// // Prints "1", "closed"
 /// ```
 ///
-/// - Note: Ending is safe from any thread, and later calls do nothing. Streams tied to the lifetime
-///   complete on the thread that ends it.
+/// - Note: Ending is safe from any thread, and later calls do nothing. A stream tied to the lifetime
+///   completes on the thread that ends it, before ``Token/end()`` returns, unless that stream is
+///   delivering a value on another thread at that moment: then it completes right after that value, on
+///   that thread, and no value follows the completion.
 public final class Lifetime: Sendable {
     private let endedFlag = Atomic<Bool>(false)
     private let endings = ReplaySubject<Void>(bufferSize: 1)

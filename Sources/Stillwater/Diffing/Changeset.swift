@@ -30,8 +30,8 @@
 /// ```
 ///
 /// An empty list is left out when encoding (an empty changeset is `{}`), and a missing key decodes as an
-/// empty list. Decoding fails (`DecodingError.dataCorrupted`) for a negative index, or an index with
-/// two roles. Whether the indexes fit a particular list is checked when the changeset is applied
+/// empty list. Decoding fails (`DecodingError.dataCorrupted`) for an unknown key, a list out of its
+/// ascending order (moves go by ascending `to`), a negative index, or an index with two roles. Whether the indexes fit a particular list is checked when the changeset is applied
 /// (``ListPatch/apply(to:)`` throws). This shape is stable: clients in other languages may rely on it.
 public struct Changeset: Equatable, Sendable {
     /// An element that changed its position relative to the others: from its index in the old list to

@@ -18,16 +18,18 @@ extension Changeset.Move: Codable {
 }
 
 extension Changeset: Codable {
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case deletes, inserts, moves, updates
     }
 
     /// Decodes the JSON shape documented on the type. A missing key is an empty list.
     ///
-    /// - Throws: `DecodingError.dataCorrupted` for a negative index, or an index with two roles (an old
-    ///   index twice among deletes, move sources and updates, or a new index twice among inserts and move
-    ///   targets).
+    /// - Throws: `DecodingError.dataCorrupted` for an unknown key (a misspelt one would otherwise make a
+    ///   patch that changes nothing), a list out of its ascending order, a negative index, or an index
+    ///   with two roles (an old index twice among deletes, move sources and updates, or a new index twice
+    ///   among inserts and move targets).
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let changeset = Changeset(
             deletes: try container.decodeIfPresent([Int].self, forKey: .deletes) ?? [],
@@ -53,7 +55,11 @@ extension Changeset: Codable {
     /// Why the indexes cannot describe any list change, or nil. Whether they fit a particular list is
     /// checked when the changeset is applied.
     var roleProblem: String? {
-        firstRoleProblem(old: deletes + moves.map(\.from) + updates, new: inserts + moves.map(\.to), negative: { $0 < 0 })
+        for (name, list) in [("deletes", deletes), ("inserts", inserts), ("moves (by to)", moves.map(\.to)), ("updates", updates)]
+        where zip(list, list.dropFirst()).contains(where: { $0 >= $1 }) {
+            return "\(name) must be ascending, each index once: \(list)"
+        }
+        return firstRoleProblem(old: deletes + moves.map(\.from) + updates, new: inserts + moves.map(\.to), negative: { $0 < 0 })
     }
 }
 
@@ -94,16 +100,17 @@ extension SectionedChangeset.ItemMove: Codable {
 }
 
 extension SectionedChangeset: Codable {
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case sections, itemDeletes, itemInserts, itemMoves, itemUpdates
     }
 
     /// Decodes the JSON shape documented on the type. A missing key is an empty list (or, for
     /// `sections`, an empty changeset).
     ///
-    /// - Throws: `DecodingError.dataCorrupted` for a negative index, or an index or item path with two
-    ///   roles.
+    /// - Throws: `DecodingError.dataCorrupted` for an unknown key, a negative index, or an index or item
+    ///   path with two roles.
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let changeset = SectionedChangeset(
             sections: try container.decodeIfPresent(Changeset.self, forKey: .sections) ?? Changeset(),
@@ -163,4 +170,23 @@ private func encodeIndexPair(_ first: Int, _ second: Int, to encoder: any Encode
     var container = encoder.unkeyedContainer()
     try container.encode(first)
     try container.encode(second)
+}
+
+/// Any key of a JSON object, to find the ones a shape does not know.
+private struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Throws `DecodingError.dataCorrupted` when the object has a key that `known` does not list.
+func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(in decoder: any Decoder, known: Keys.Type) throws {
+    let container = try decoder.container(keyedBy: AnyCodingKey.self)
+    let names = Set(Keys.allCases.map(\.stringValue))
+    if let unknown = container.allKeys.first(where: { !names.contains($0.stringValue) }) {
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: decoder.codingPath,
+            debugDescription: "unknown key \"\(unknown.stringValue)\"; the keys are \(names.sorted())"))
+    }
 }

@@ -22,7 +22,8 @@
 /// `{"changes": <changeset>, "elements": [...]}`, where the changeset is encoded as ``Changeset``
 /// documents (for example `{"deletes":[1],"moves":[[2,0]],"inserts":[2]}`), and `elements` holds the new
 /// content of the inserts, move targets and updated elements together, in ascending order of their index
-/// in the new list. Decoding fails when the number of elements is not the number the changeset names.
+/// in the new list. Decoding fails for an unknown key, or when the number of elements is not the number
+/// the changeset names.
 public struct ListPatch<Element> {
     /// The changes from the old list to the new one.
     public var changeset: Changeset
@@ -102,15 +103,16 @@ extension ListPatch: Equatable where Element: Equatable {}
 extension ListPatch: Sendable where Element: Sendable {}
 
 extension ListPatch: Codable where Element: Codable {
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case changes, elements
     }
 
     /// Decodes the JSON shape in the type's documentation.
     ///
-    /// - Throws: `DecodingError.dataCorrupted` when the changeset is invalid (see ``Changeset``) or the
-    ///   number of elements is not the number the changeset names.
+    /// - Throws: `DecodingError.dataCorrupted` for an unknown key, an invalid changeset (see
+    ///   ``Changeset``), or a number of elements other than the number the changeset names.
     public init(from decoder: any Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let changeset = try container.decode(Changeset.self, forKey: .changes)
         let elements = try container.decodeIfPresent([Element].self, forKey: .elements) ?? []

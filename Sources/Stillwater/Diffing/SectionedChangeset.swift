@@ -33,7 +33,8 @@
 /// ```
 ///
 /// What is empty is left out when encoding, and a missing key decodes as empty. Decoding fails
-/// (`DecodingError.dataCorrupted`) for a negative index, or an index or path with two roles. The shape
+/// (`DecodingError.dataCorrupted`) for an unknown key, a negative index, or an index or path with two
+/// roles. The shape
 /// is stable.
 public struct SectionedChangeset: Equatable, Sendable {
     /// The position of an item: the index of its section and its index within that section.

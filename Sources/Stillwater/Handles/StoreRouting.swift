@@ -20,9 +20,10 @@ extension ObservableType where Value: Action {
     /// // Prints "[4]"
     /// ```
     ///
-    /// Each value goes through ``Store/dispatch(_:)-(A)``, so middleware sees it, and a value that arrives
-    /// while the store is reducing (from another thread, or from one of its observers) is queued behind
-    /// the current action. Terminal events end the binding, not the store.
+    /// Each value is dispatched as by ``Store/dispatch(_:)-(A)``, so middleware sees it, and a value that
+    /// arrives while the store is reducing (from another thread, or from one of its observers) is queued
+    /// behind the current action; an ``EffectAction`` starts its effects. Terminal events end the
+    /// binding, not the store.
     ///
     /// A store is not a ``BindingTarget``, so this is an overload of its own rather than
     /// ``bind(to:)-(Target)``: a target takes one ``BindingTarget/Input`` type, and a store takes every
@@ -34,7 +35,7 @@ extension ObservableType where Value: Action {
     /// - Returns: The binding's subscription; releasing it ends the binding. It keeps `store` alive while
     ///   the binding lasts.
     public func bind(to store: Store<Value.State>) -> Subscription {
-        observe { store.dispatch($0) }
+        observe { store.dispatchAny($0) }
     }
 }
 
@@ -60,6 +61,6 @@ extension ObservableType {
     /// - Returns: The routing's subscription; releasing it ends the routing. It keeps `store` alive while
     ///   the routing lasts.
     public func dispatch<A: Action>(to store: Store<A.State>, _ makeAction: @escaping (Value) -> A) -> Subscription {
-        observe { store.dispatch(makeAction($0)) }
+        observe { store.dispatchAny(makeAction($0)) }
     }
 }

@@ -53,6 +53,13 @@ struct DeliveryQueue<Work>: ~Copyable {
     /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
     /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`: the
     /// first call hands it the work it queued.
+    /// Whether work waits to be taken (the status is 2). Meaningful to the deliverer: while it delivers,
+    /// only it takes work, so a `true` stays true until it does.
+    @inlinable @inline(__always)
+    var hasPending: Bool {
+        status.load(ordering: .acquiring) == 2
+    }
+
     @inlinable
     func enqueue(_ work: Work) -> Bool {
         pending.withLock { $0.append(work) }

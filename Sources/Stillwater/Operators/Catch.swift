@@ -20,8 +20,9 @@ extension ObservableType {
     /// - To fail after all (an error you do not recover from), return ``Observable/failure(_:)``.
     /// - To try the same stream again instead, use ``retry(_:)``.
     /// - Cancelling cancels this stream or, after a failure, the fallback.
-    /// - Complexity: one object per subscription. When this stream (and the fallback, if any) ends while
-    ///   being subscribed, the subscription returned is ``Subscription/empty`` and nothing is kept.
+    /// - Complexity: one object per subscription, and the ``Subscription`` returned. When this stream (and
+    ///   the fallback, if any) ends while being subscribed, the subscription returned is
+    ///   ``Subscription/empty`` and nothing is kept.
     @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback

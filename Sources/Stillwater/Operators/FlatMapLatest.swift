@@ -17,12 +17,13 @@ extension ObservableType {
     /// ```
     ///
     /// - An inner stream that sends while it is being subscribed (a cached answer, `just`, `of`) is
-    ///   delivered then, on the thread that sent the outer value, before that value's delivery returns.
-    ///   A value the observer sends to this stream meanwhile is delivered after it, as always.
+    ///   delivered then, by the thread delivering the outer value, before that value's delivery is over,
+    ///   unless other events wait to be delivered first (then after them, in order). A value the observer
+    ///   sends to this stream meanwhile is delivered after the current one, as always.
     /// - Complexity: per outer value, the inner stream's own subscription, plus one small object for the
     ///   inner observer unless the previous inner stream has ended and let go of its observer (then that
-    ///   object is used again). `flatMapLatest` itself takes no lock unless an inner stream outlives its
-    ///   subscribe call.
+    ///   object is used again). When nothing else sends at the same time and the inner stream ends while
+    ///   being subscribed, `flatMapLatest` itself takes no lock for the value.
     @inlinable
     public func flatMapLatest<Inner: ObservableType>(
         _ transform: @escaping (Value) -> Inner
@@ -51,10 +52,10 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, @unche
     @usableFromInline typealias Work = FlatMapLatestWork<Value, Inner.Value>
     @usableFromInline typealias Link = FlatMapLatestLink<Value, Inner>
 
-    /// The transform and the observer, let go of when the result ends (the subscription may be kept long
-    /// after, and must not keep what they captured). Held unmanaged so that calling them costs no
-    /// reference counting: the node owns one reference, released by ``finish(_:)`` or `deinit`.
-    /// Deliverer's.
+    /// The transform and the observer. The spare owns them (so they go with the serializer's handler when
+    /// the node is cancelled, even if a source keeps its observer, and the node itself lives on), and
+    /// ``finish(_:)`` lets go of them when the result ends; the node reads them unmanaged, as the
+    /// deliverer while the handler is set, so calling them costs no reference counting. Deliverer's.
     @usableFromInline @exclusivity(unchecked) var callbacks: Unmanaged<FlatMapLatestCallbacks<Value, Inner>>?
     @usableFromInline let serializer: Serializer<Work>
     @usableFromInline let outer = SubscriptionSlot()
@@ -71,25 +72,22 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, @unche
     @usableFromInline @exclusivity(unchecked) var holdsInner = false
     /// Whether the observer is being called from an inner stream's synchronous event. Deliverer's.
     @usableFromInline @exclusivity(unchecked) var delivering = false
-    /// Where the last link waits to be used again. The serializer's handler owns it, so it goes, and the
-    /// link's reference to this node with it, when the handler is let go of (the node ended or was
-    /// cancelled); the node reaches it only as the deliverer, while the handler is still set.
+    /// Where the last link waits to be used again, and the owner of ``callbacks``. The serializer's
+    /// handler owns it, so it goes, and the link's reference to this node with it, when the handler is
+    /// let go of (the node ended or was cancelled); the node reaches it only as the deliverer, while the
+    /// handler is still set.
     @usableFromInline let spare: Unmanaged<FlatMapLatestSpare<Value, Inner>>
 
     @inlinable
     init(_ transform: @escaping (Value) -> Inner, _ observer: Observer<Inner.Value>) {
-        callbacks = .passRetained(FlatMapLatestCallbacks(transform, observer))
+        let spare = FlatMapLatestSpare<Value, Inner>(FlatMapLatestCallbacks(transform, observer))
+        callbacks = .passUnretained(spare.callbacks.unsafelyUnwrapped)
         serializer = Serializer { _ in true }
-        let spare = FlatMapLatestSpare<Value, Inner>()
         self.spare = .passUnretained(spare)
         // Cleared (and the cycle with it) when the node ends or is cancelled.
         serializer.handler = { [self, spare] work in
             withExtendedLifetime(spare) { receive(work) }
         }
-    }
-
-    deinit {
-        callbacks?.release()
     }
 
     @inlinable
@@ -197,15 +195,17 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, @unche
         ended = true
         guard let callbacks = callbacks.take() else { return }
         let end = callbacks.takeUnretainedValue().end
-        callbacks.release()
+        spare._withUnsafeGuaranteedRef { $0.callbacks = nil }
         end(termination)
     }
 
     /// An inner event sent while the inner stream is being subscribed, on the subscribing thread, so this
-    /// thread is the deliverer. Handled now unless the observer is already being called (then queued).
+    /// thread is the deliverer. Handled now, unless the observer is being called right then, or work
+    /// waits in the queue (an event this inner stream sent from another thread meanwhile, say): then it
+    /// is queued behind, so that the events of one stream keep their order.
     @inlinable
     func receiveSynchronously(_ source: Int, _ event: Event<Inner.Value>) {
-        guard !delivering else {
+        guard !delivering, !serializer.queue.hasPending else {
             serializer.submit(.inner(source, event))
             return
         }
@@ -279,13 +279,19 @@ final class FlatMapLatestCallbacks<Value, Inner: ObservableType> {
     }
 }
 
-/// The box a `flatMapLatest` node keeps its last link in; see ``FlatMapLatestNode/spare``.
+/// What the serializer's handler of a `flatMapLatest` node owns: the node's last link, kept to be used
+/// again, and its callbacks; see ``FlatMapLatestNode/spare``.
 @usableFromInline
 final class FlatMapLatestSpare<Value, Inner: ObservableType> {
     /// The deliverer's.
     @usableFromInline @exclusivity(unchecked) var link: FlatMapLatestLink<Value, Inner>?
+    /// Set until the result ends. The deliverer's.
+    @usableFromInline @exclusivity(unchecked) var callbacks: FlatMapLatestCallbacks<Value, Inner>?
 
-    @inlinable init() {}
+    @inlinable
+    init(_ callbacks: FlatMapLatestCallbacks<Value, Inner>) {
+        self.callbacks = callbacks
+    }
 }
 
 /// What reaches a `flatMapLatest` node: an outer event, or an event of the inner stream of a generation.

@@ -33,6 +33,19 @@ public protocol Action<State> {
     /// Changes `state` in place. Called once per dispatch, on the dispatching thread or on the thread that
     /// is reducing when the action arrives, never at the same time as another action of the same store.
     func reduce(_ state: inout State)
+
+    /// The store's entry for reducing this action when it reaches the reducer as `any Action` (after
+    /// middleware, or from an effect). Provided for every action; do not implement it.
+    func _reduce(in store: Store<State>)
+}
+
+extension Action {
+    /// Reduces this action with ``reduce(_:)``; ``EffectAction`` provides a version that also starts the
+    /// action's effects.
+    @inlinable
+    public func _reduce(in store: Store<State>) {
+        store.reduce(self)
+    }
 }
 
 /// An action with side effects: it is given the store, may read its state and dispatch other actions, and

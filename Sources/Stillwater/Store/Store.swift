@@ -29,6 +29,9 @@ public final class Store<State> {
     /// holds the middleware, so the store owns (and frees) what they captured.
     @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
 
+    /// The store's running effects and its dependencies.
+    @usableFromInline let effects: EffectRuntime
+
     /// The state, as a read-only property: `state.value` is the current state; subscribing delivers it,
     /// then every new state.
     public let state: Property<State>
@@ -39,11 +42,46 @@ public final class Store<State> {
     ///   - initialState: The state before any action.
     ///   - middleware: Run in order for every dispatched action, before it is reduced; each passes the
     ///     action on to the next (or replaces or drops it). See ``Middleware``.
-    public init(_ initialState: State, middleware: [Middleware<State>] = []) {
+    public convenience init(_ initialState: State, middleware: [Middleware<State>] = []) {
+        self.init(initialState, dependencies: Dependencies(), middleware: middleware, onEffectError: nil)
+    }
+
+    /// Creates a store holding `initialState`, whose effects read `dependencies` and hand the errors they
+    /// do not handle to `onEffectError`.
+    ///
+    /// ```swift
+    /// struct Failure: Error {}
+    /// enum Save: EffectAction {
+    ///     case save
+    ///     func reduce(into state: inout Int) -> Effect<Save> {
+    ///         .stream(Observable<Save>.failure(Failure()))
+    ///     }
+    /// }
+    /// let store = Store(0, dependencies: Dependencies(), onEffectError: { print("failed:", $0) })
+    /// store.dispatch(Save.save)
+    /// // Prints "failed: Failure()"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before any action.
+    ///   - dependencies: What effects read when they start (`Effect.stream(_:)` with a function of the dependencies,
+    ///     ``Effect/run(priority:_:catch:)``); a test passes its fakes here.
+    ///   - middleware: Run in order for every dispatched action, before it is reduced (see ``Middleware``).
+    ///   - onEffectError: Called, on the thread the error arrives on, with every error an effect fails
+    ///     with that the effect did not handle itself (a failing stream, a `run` without `catch`). Without
+    ///     one, the store writes a line naming the error to standard error.
+    public init(
+        _ initialState: State, dependencies: Dependencies, middleware: [Middleware<State>] = [],
+        onEffectError: (@Sendable (any Error) -> Void)? = nil
+    ) {
         storage = RootStorage(initialState, policy: .storeState)
         state = Property(storage: storage)
+        effects = EffectRuntime(dependencies: dependencies, onError: onEffectError ?? writeEffectErrorToStandardError)
         guard !middleware.isEmpty else { return }
-        var next: (any Action<State>) -> Void = { [weak self] action in self?.reduce(action) }
+        var next: (any Action<State>) -> Void = { [weak self] action in
+            guard let self else { return }
+            action._reduce(in: self)
+        }
         for layer in middleware.reversed() {
             let inner = next
             next = { [weak self] action in
@@ -52,6 +90,12 @@ public final class Store<State> {
             }
         }
         chain = next
+    }
+
+    /// Cancels every effect still running: their streams are unsubscribed and their tasks cancelled, so
+    /// what they captured is released (a task's once it stops), and nothing they send is reduced.
+    deinit {
+        effects.cancelAll()
     }
 
     /// Reduces `action` now, or queues it behind the delivery in progress.

@@ -75,6 +75,9 @@ struct LifetimeTests {
             }
             #expect(recorder.isCompleted)
             #expect(recorder.events.filter { $0 == .completed }.count == 1)
+            #expect(recorder.events.last == .completed)     // no value after the completion
+            source.send(1_000)
+            #expect(recorder.events.last == .completed)
         }
     }
 

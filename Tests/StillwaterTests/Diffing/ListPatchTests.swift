@@ -82,11 +82,15 @@ struct ListPatchTests {
         var applied = 0, refused = 0
         for _ in 0..<3_000 {
             let list = Array(0..<Int.random(in: 0...6, using: &random))
-            func indexes() -> [Int] { (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: -1...7, using: &random) } }
+            let extremes = [Int.min, -1, Int.max, Int.max - 1]
+            func index() -> Int {
+                Int.random(in: 0..<10, using: &random) == 0 ? extremes.randomElement(using: &random)! : Int.random(in: -1...7, using: &random)
+            }
+            func indexes() -> [Int] { (0..<Int.random(in: 0...3, using: &random)).map { _ in index() } }
             let changeset = Changeset(
                 deletes: indexes(), inserts: indexes(),
                 moves: (0..<Int.random(in: 0...2, using: &random)).map { _ in
-                    .init(from: Int.random(in: -1...7, using: &random), to: Int.random(in: -1...7, using: &random))
+                    .init(from: index(), to: index())
                 },
                 updates: indexes())
             let patch = ListPatch(unchecked: changeset, elements: Array(repeating: 99, count: Int.random(in: 0...8, using: &random)))
@@ -116,6 +120,7 @@ struct ListPatchTests {
             try decode(ListPatch<String>.self, #"{"changes":{"inserts":[0,1]},"elements":["x"]}"#)
         }
         #expect(throws: DecodingError.self) { try decode(ListPatch<String>.self, #"{"elements":[]}"#) }
+        #expect(throws: DecodingError.self) { try decode(ListPatch<String>.self, #"{"changes":{},"elements":[],"extra":1}"#) }
     }
 }
 
@@ -133,7 +138,8 @@ struct ChangesetCodingTests {
           arguments: [
             #"{"deletes":[-1]}"#, #"{"deletes":[1],"updates":[1]}"#, #"{"moves":[[1,0]],"deletes":[1]}"#,
             #"{"inserts":[0],"moves":[[3,0]]}"#, #"{"moves":[[1,2,3]]}"#, #"{"moves":[[1]]}"#, #"{"moves":[[-2,0]]}"#,
-            #"{"deletes":[1.5]}"#, #"{"deletes":"1"}"#, #"[]"#,
+            #"{"deletes":[1.5]}"#, #"{"deletes":"1"}"#, #"[]"#, #"{"delets":[0]}"#, #"{"deletes":[2,0]}"#,
+            #"{"inserts":[1,1]}"#, #"{"moves":[[0,3],[1,2]]}"#,
           ])
     func impossible(text: String) {
         #expect(throws: DecodingError.self) { try decode(Changeset.self, text) }
@@ -153,6 +159,7 @@ struct ChangesetCodingTests {
             try decode(SectionedChangeset.self, #"{"itemDeletes":[[0,1]],"itemUpdates":[[0,1]]}"#)
         }
         #expect(throws: DecodingError.self) { try decode(SectionedChangeset.self, #"{"itemInserts":[[0,-1]]}"#) }
+        #expect(throws: DecodingError.self) { try decode(SectionedChangeset.self, #"{"itemInsert":[[0,1]]}"#) }
     }
 }
 

@@ -225,7 +225,7 @@ struct FlatMapLatestSynchronousTests {
         withExtendedLifetime(subscription) {}
     }
 
-    @Test("an inner stream that calls its observer again from inside the observer is queued, never nested")
+    @Test("an inner stream that calls its observer again from inside the observer is queued, never nested, in the order sent")
     func reentrantInnerCall() {
         // A hand-made stream with no queue of its own: the observer's first value makes it send again at once.
         let outer = PublishSubject<Int>()
@@ -249,7 +249,7 @@ struct FlatMapLatestSynchronousTests {
         }
         outer.send(1)
         #expect(!nested.value)
-        #expect(seen.value == [1, 2, 100])
+        #expect(seen.value == [1, 100, 2])
         withExtendedLifetime(subscription) {}
     }
 
@@ -290,8 +290,8 @@ struct FlatMapLatestSynchronousTests {
         #expect(outer.core.observers.members.count == 0)
     }
 
-    @Test("a synchronous inner stream after the outer stream completed completes the result at once")
-    func completesAfterOuter() {
+    @Test("the outer stream's completion after a synchronous inner stream replaced a live one completes the result")
+    func completesAfterSynchronousInner() {
         let outer = PublishSubject<Int>()
         let inner = PublishSubject<Int>()
         let recorder = Recorder(outer.flatMapLatest { value in value == 1 ? inner.asObservable() : Observable.just(value) })
@@ -302,5 +302,51 @@ struct FlatMapLatestSynchronousTests {
         #expect(recorder.values == [2])
         #expect(recorder.isCompleted)
         #expect(inner.core.observers.members.count == 0)
+    }
+
+    @Test("an inner stream's value sent from another thread while it is being subscribed keeps its place before the later ones",
+          arguments: [false, true])
+    func crossThreadDuringSubscribe(failing: Bool) {
+        let outer = PublishSubject<Int>()
+        let seen = Shared<[String]>([])
+        let subscription = outer.flatMapLatest { _ in
+            Observable<Int>.create { emitter in
+                let sent = DispatchGroup()
+                sent.enter()
+                DispatchQueue.global().async {
+                    emitter.send(1)
+                    sent.leave()
+                }
+                sent.wait()
+                emitter.send(2)
+                if failing { emitter.fail(TestError()) }
+                return .empty
+            }
+        }.subscribe(onNext: { seen.value.append("\($0)") }, onError: { _ in seen.value.append("error") })
+        outer.send(0)
+        #expect(seen.value == (failing ? ["1", "2", "error"] : ["1", "2"]))
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("cancelling lets go of the observer and the transform even when the sources keep their observers")
+    func cancelReleasesWithKeptObservers() {
+        let kept = Shared<[(Event<Int>) -> Void]>([])
+        let keeping = Observable<Int> { observer in
+            kept.value.append(observer)
+            observer(.next(1))
+            return Subscription {}
+        }
+        var token: Token? = Token()
+        weak let weakToken = token
+        let subscription = keeping.flatMapLatest { [token] value in
+            let bonus = token == nil ? 0 : 1          // the transform holds the token, the inner stream does not
+            return keeping.map { $0 + value + bonus }
+        }
+            .observe { [token] _ in _ = token }
+        token = nil
+        #expect(weakToken != nil)
+        subscription.cancel()
+        #expect(weakToken == nil)
+        #expect(kept.value.count == 2)
     }
 }

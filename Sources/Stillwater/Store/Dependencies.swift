@@ -1,0 +1,155 @@
+import Dispatch
+
+/// A key that names one dependency of a store's effects, and the value effects get when nobody set one.
+///
+/// Declare a key per collaborator (an API client, a clock, a file system), then a property on
+/// ``Dependencies`` that reads and writes it, so effects say `dependencies.weather`:
+///
+/// ```swift
+/// struct Weather: Sendable { var temperature: @Sendable (String) async throws -> Int }
+/// enum WeatherKey: DependencyKey {
+///     static var defaultValue: Weather { Weather(temperature: { _ in 20 }) }
+/// }
+/// extension Dependencies {
+///     var weather: Weather {
+///         get { self[WeatherKey.self] }
+///         set { self[WeatherKey.self] = newValue }
+///     }
+/// }
+/// var dependencies = Dependencies()
+/// dependencies.weather = Weather(temperature: { _ in 4 })
+/// print(try await dependencies.weather.temperature("Oslo"))
+/// // Prints "4"
+/// ```
+public protocol DependencyKey {
+    /// The type of the dependency.
+    associatedtype Value: Sendable
+
+    /// The value a ``Dependencies`` container holds for this key until one is set.
+    static var defaultValue: Value { get }
+}
+
+/// The collaborators a store's effects use, handed to the store when it is made and to every effect
+/// when it starts.
+///
+/// A `Dependencies` is a value: each store has its own copy, so a test overrides what it needs for its
+/// store alone, and no global singleton is read. A key nobody set reads its ``DependencyKey/defaultValue``.
+///
+/// ```swift
+/// var dependencies = Dependencies()
+/// let scheduler = TestScheduler()
+/// dependencies.scheduler = scheduler
+/// print(dependencies.scheduler is TestScheduler)
+/// // Prints "true"
+/// ```
+public struct Dependencies: Sendable {
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+
+    /// A container in which every key reads its default value.
+    public init() {}
+
+    /// A container with the changes `configure` makes to a fresh one.
+    ///
+    /// ```swift
+    /// let dependencies = Dependencies { $0.scheduler = ImmediateScheduler() }
+    /// print(dependencies.scheduler is ImmediateScheduler)
+    /// // Prints "true"
+    /// ```
+    public init(_ configure: (inout Dependencies) -> Void) {
+        configure(&self)
+    }
+
+    /// The value set for `key`, or its ``DependencyKey/defaultValue`` when none was set.
+    public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
+        get {
+            // Only the setter below stores under this key, always a `Key.Value`.
+            values[ObjectIdentifier(key)].map { $0 as! Key.Value } ?? Key.defaultValue
+        }
+        set {
+            values[ObjectIdentifier(key)] = newValue
+        }
+    }
+}
+
+/// The key of ``Dependencies/scheduler``.
+enum SchedulerKey: DependencyKey {
+    static var defaultValue: any Scheduler { DispatchQueueScheduler(DispatchQueue.global()) }
+}
+
+extension Dependencies {
+    /// The scheduler effects wait on (a debounce, a delay, a timer, ``Scheduler/sleep(for:)``).
+    ///
+    /// A dispatch-queue scheduler on a global queue unless set; a test sets a `TestScheduler`, so waits
+    /// take no real time.
+    public var scheduler: any Scheduler {
+        get { self[SchedulerKey.self] }
+        set { self[SchedulerKey.self] = newValue }
+    }
+}
+
+extension Scheduler {
+    /// Suspends the calling task until `duration` has passed on this scheduler's clock.
+    ///
+    /// On a `TestScheduler` the task resumes when the test moves the clock past the wake-up time. A
+    /// cancelled task stops waiting at once and this throws `CancellationError`.
+    ///
+    /// ```swift
+    /// let scheduler = TestScheduler()     // an app's effects get a real scheduler
+    /// let nap = Task {
+    ///     try await scheduler.sleep(for: .seconds(5))
+    ///     print("woke at", scheduler.now)
+    /// }
+    /// while scheduler.pendingWorkCount == 0 { await Task.yield() }   // the task began its sleep
+    /// scheduler.advance(by: .seconds(5))
+    /// try await nap.value
+    /// // Prints "woke at 5.0 seconds"
+    /// ```
+    public func sleep(for duration: Duration) async throws {
+        try Task.checkCancellation()
+        let waiter = SleepWaiter()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                waiter.begin(continuation, cancellable: schedule(after: duration) { waiter.finish(throwing: nil) })
+            }
+        } onCancel: {
+            waiter.finish(throwing: CancellationError())
+        }
+    }
+}
+
+/// One sleeping task: resumed once, by its timer or by its cancellation, whichever comes first.
+private final class SleepWaiter: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var cancellable: (any Cancellable)?
+        /// Set when the timer fired or the task was cancelled before `begin`.
+        var outcome: (any Error)??
+    }
+
+    private let state = Lock(State())
+
+    func begin(_ continuation: CheckedContinuation<Void, any Error>, cancellable: any Cancellable) {
+        let early: (any Error)?? = state.withLock { state in
+            guard let outcome = state.outcome else {
+                state.continuation = continuation
+                state.cancellable = cancellable
+                return nil
+            }
+            return .some(outcome)
+        }
+        guard let early else { return }
+        cancellable.cancel()
+        if let error = early { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+
+    func finish(throwing error: (any Error)?) {
+        let (continuation, cancellable) = state.withLock { state in
+            defer { state.continuation = nil; state.cancellable = nil }
+            if state.continuation == nil, state.outcome == nil { state.outcome = .some(error) }
+            return (state.continuation, state.cancellable)
+        }
+        if error != nil { cancellable?.cancel() }
+        guard let continuation else { return }
+        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+}

@@ -1,0 +1,235 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The effects a store is running, and what it knows about cancellation.
+///
+/// Threads: effects start, and are cancelled by id, on the thread running the store's queue (the
+/// deliverer), inside the reduce of the action that returned them. They end on any thread (a stream's
+/// last event, a task's end). So:
+/// - `registry` (the effects still running and what stops each) is under its lock;
+/// - `generations` (how many cancels of each id were reduced) is touched by the deliverer only;
+/// - an effect that ends during its own start (a stream that delivers synchronously) is never
+///   registered: its ``EffectRecord/phase`` tells the starter, so it costs no lock at all.
+///
+/// `@unchecked Sendable`: `generations` belongs to the store's deliverer, which the compiler cannot see.
+@usableFromInline
+final class EffectRuntime: @unchecked Sendable {
+    /// What stops one running effect.
+    @usableFromInline
+    enum Stopper {
+        case subscription(Subscription)
+        case task(Task<Void, Never>)
+
+        @usableFromInline
+        func stop() {
+            switch self {
+            case .subscription(let subscription): subscription.cancel()
+            case .task(let task): task.cancel()
+            }
+        }
+    }
+
+    @usableFromInline
+    struct Registry {
+        @usableFromInline
+        var running: [ObjectIdentifier: (record: EffectRecord, stopper: Stopper?)] = [:]
+        /// Set when the store is released: effects that would register are stopped instead.
+        @usableFromInline
+        var isClosed = false
+    }
+
+    @usableFromInline
+    let dependencies: Dependencies
+    @usableFromInline
+    let onError: @Sendable (any Error) -> Void
+    @usableFromInline
+    let registry = Lock(Registry())
+    /// Deliverer only: how many cancels of each id were reduced. An effect remembers the counts of its ids
+    /// when it starts; once one moved on, nothing it sends is reduced.
+    @usableFromInline
+    @exclusivity(unchecked) var generations: [EffectID: UInt64] = [:]
+
+    @usableFromInline
+    init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void) {
+        self.dependencies = dependencies
+        self.onError = onError
+    }
+
+    /// Deliverer only: the ids of a new effect, with the count of cancels each has had so far.
+    @usableFromInline
+    func stamp(_ id: EffectID) -> (EffectID, UInt64) {
+        (id, generations[id, default: 0])
+    }
+
+    /// Deliverer only: whether no cancel of any of `ids` was reduced since they were stamped.
+    @usableFromInline
+    func isLive(_ ids: [(EffectID, UInt64)]) -> Bool {
+        for (id, generation) in ids where generations[id, default: 0] != generation { return false }
+        return true
+    }
+
+    /// Deliverer only: whether an action `record`'s effect sent may be reduced.
+    @usableFromInline
+    func isLive(_ record: EffectRecord) -> Bool {
+        !record.isCancelled.load(ordering: .acquiring) && isLive(record.ids)
+    }
+
+    /// How many effects are running (those that outlived their start and have not ended).
+    @usableFromInline
+    var runningCount: Int {
+        registry.withLock { $0.running.count }
+    }
+
+    /// Called by the starter once the effect's work began: registers it, unless it already ended (then
+    /// returns `false`, and the caller runs its `onFinish`).
+    @usableFromInline
+    func settle(_ record: EffectRecord, stopper: Stopper?) -> Bool {
+        // The common case of a synchronous stream: it ended during its start; no lock.
+        if record.phase.load(ordering: .acquiring) == EffectRecord.done { return false }
+        // The phase moves to registered and the record enters the registry in one step, so an end on
+        // another thread (which unregisters after moving the phase on) always finds it there.
+        let outcome: Bool? = registry.withLock { registry in
+            guard record.phase.compareExchange(expected: EffectRecord.starting, desired: EffectRecord.registered,
+                                               ordering: .acquiringAndReleasing).exchanged else { return false }
+            guard !registry.isClosed else { return nil }
+            registry.running[ObjectIdentifier(record)] = (record, stopper)
+            return true
+        }
+        guard let outcome else {
+            record.isCancelled.store(true, ordering: .releasing)
+            stopper?.stop()
+            return true
+        }
+        return outcome
+    }
+
+    /// Any thread: the effect of `record` ended by itself. Returns `true` when the caller must run the
+    /// record's `onFinish` on the deliverer and then ``unregister(_:)`` it; `false` when there is nothing
+    /// to do (the starter will notice, or it was cancelled already).
+    @usableFromInline
+    func finish(_ record: EffectRecord) -> Bool {
+        while true {
+            switch record.phase.load(ordering: .acquiring) {
+            case EffectRecord.starting:
+                if record.phase.compareExchange(expected: EffectRecord.starting, desired: EffectRecord.done,
+                                                ordering: .acquiringAndReleasing).exchanged { return false }
+            case EffectRecord.registered:
+                if record.phase.compareExchange(expected: EffectRecord.registered, desired: EffectRecord.done,
+                                                ordering: .acquiringAndReleasing).exchanged {
+                    if record.onFinish == nil { unregister(record) }
+                    return record.onFinish != nil
+                }
+            default:
+                return false
+            }
+        }
+    }
+
+    @usableFromInline
+    func unregister(_ record: EffectRecord) {
+        let entry = registry.withLock { $0.running.removeValue(forKey: ObjectIdentifier(record)) }
+        _ = entry   // released here, after the lock
+    }
+
+    /// Deliverer only: stops the running effects with `id`; returns their records (whose `onFinish` the
+    /// caller runs) after counting one more cancel of `id`.
+    @usableFromInline
+    func cancel(_ id: EffectID) -> [EffectRecord] {
+        generations[id, default: 0] &+= 1
+        let victims = registry.withLock { registry -> [(record: EffectRecord, stopper: Stopper?)] in
+            var victims: [(record: EffectRecord, stopper: Stopper?)] = []
+            for (key, entry) in registry.running where entry.record.ids.contains(where: { $0.0 == id }) {
+                guard entry.record.phase.compareExchange(
+                    expected: EffectRecord.registered, desired: EffectRecord.done,
+                    ordering: .acquiringAndReleasing).exchanged else { continue }
+                victims.append(entry)
+                registry.running[key] = nil
+            }
+            return victims
+        }
+        for victim in victims {
+            victim.record.isCancelled.store(true, ordering: .releasing)
+            victim.stopper?.stop()
+        }
+        return victims.map(\.record)
+    }
+
+    /// Any thread, once: the store is gone; stops every running effect and refuses new ones.
+    @usableFromInline
+    func cancelAll() {
+        let all = registry.withLock { registry in
+            registry.isClosed = true
+            defer { registry.running = [:] }
+            return Array(registry.running.values)
+        }
+        for entry in all {
+            entry.record.isCancelled.store(true, ordering: .releasing)
+            entry.stopper?.stop()
+        }
+    }
+}
+
+/// One running leaf effect (a stream, a task, a single action) of a store.
+@usableFromInline
+final class EffectRecord: Sendable {
+    @usableFromInline
+    static let starting: UInt8 = 0
+    @usableFromInline
+    static let registered: UInt8 = 1
+    @usableFromInline
+    static let done: UInt8 = 2
+
+    /// The ids the effect was made cancellable with, and the count of cancels each had when it started.
+    @usableFromInline
+    let ids: [(EffectID, UInt64)]
+    /// Starting, then registered (it outlived its start), then done (ended or cancelled).
+    @usableFromInline
+    let phase = Atomic<UInt8>(EffectRecord.starting)
+    /// Set when the effect was stopped from outside (a cancel by id, the store's release).
+    @usableFromInline
+    let isCancelled = Atomic<Bool>(false)
+    /// Run on the deliverer when the effect ended or was cancelled by id: what comes next in a
+    /// concatenation, or the count of a merge.
+    @usableFromInline
+    nonisolated(unsafe) let onFinish: (() -> Void)?
+
+    @usableFromInline
+    init(ids: [(EffectID, UInt64)], onFinish: (() -> Void)?) {
+        self.ids = ids
+        self.onFinish = onFinish
+    }
+}
+
+/// Counts the children of a merged effect that are still running; deliverer only.
+@usableFromInline
+final class MergeCountdown {
+    @usableFromInline
+    var remaining: Int
+    @usableFromInline
+    let onFinish: () -> Void
+
+    @usableFromInline
+    init(_ remaining: Int, onFinish: @escaping () -> Void) {
+        self.remaining = remaining
+        self.onFinish = onFinish
+    }
+
+    @usableFromInline
+    func childFinished() {
+        remaining -= 1
+        if remaining == 0 { onFinish() }
+    }
+}
+
+/// The default place of an effect's error nobody handled: one line on standard error.
+func writeEffectErrorToStandardError(_ error: any Error) {
+    let line = "Stillwater: an effect failed with \(String(reflecting: error)), and the store has no onEffectError handler; pass one to Store(_:dependencies:middleware:onEffectError:) or catch the error in the effect.\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}

@@ -1,0 +1,104 @@
+/// A feature's view of a larger store: the feature's part of the state, read deduplicated, and the
+/// feature's own actions, dispatched into the parent store embedded in the parent's actions.
+///
+/// Made by ``Store/scope(state:action:)``. A feature written against a scoped store knows only its own
+/// state and action types, so it is written (and tested, with a `TestStore` of its own state and
+/// actions) on its own, and the app embeds it in one case of its action enum.
+///
+/// ```swift
+/// struct Counter: Equatable { var count = 0 }
+/// enum CounterAction: EffectAction {
+///     case increment
+///     func reduce(into state: inout Counter) -> Effect<CounterAction> {
+///         state.count += 1
+///         return .none
+///     }
+/// }
+/// struct App { var counter = Counter(); var title = "" }
+/// enum AppAction: EffectAction {
+///     case counter(CounterAction), rename(String)
+///     func reduce(into state: inout App) -> Effect<AppAction> {
+///         switch self {
+///         case .counter(let action):
+///             return action.reduce(into: &state.counter).map(AppAction.counter)
+///         case .rename(let title):
+///             state.title = title
+///             return .none
+///         }
+///     }
+/// }
+/// let store = Store(App())
+/// let counter = store.scope(state: \.counter, action: AppAction.counter)
+/// let subscription = counter.state.observe { print("count", $0.count) }
+/// counter.dispatch(.increment)
+/// store.dispatch(AppAction.rename("Clicks"))      // the counter's part did not change: nothing printed
+/// // Prints "count 0", "count 1"
+/// ```
+///
+/// The scoped store holds its parent (so it keeps the parent and its effects alive while it is kept),
+/// and adds no queue of its own: its dispatches are the parent's, reduced in the parent's order, through
+/// the parent's middleware.
+public final class ScopedStore<State: Equatable, Action> {
+    /// The feature's part of the parent's state, told to observers only when it changed.
+    public let state: Property<State>
+    private let send: (Action) -> Void
+
+    init(state: Property<State>, send: @escaping (Action) -> Void) {
+        self.state = state
+        self.send = send
+    }
+
+    /// Dispatches `action` into the parent store, embedded in the parent's action; safe from any thread,
+    /// queued like any dispatch of the parent.
+    public func dispatch(_ action: Action) {
+        send(action)
+    }
+
+    /// A read-only property of one `Equatable` part of this store's state, told to its observers only
+    /// when that part changed (the same node as `state.scope(keyPath)`).
+    public func scope<Sub: Equatable>(_ keyPath: KeyPath<State, Sub>) -> Property<Sub> {
+        state.scope(keyPath)
+    }
+
+    /// A scoped store of a part of this one: its state at `keyPath`, its actions embedded with `embed`
+    /// in this store's actions.
+    public func scope<ChildState: Equatable, ChildAction>(
+        state keyPath: KeyPath<State, ChildState>,
+        action embed: @escaping (ChildAction) -> Action
+    ) -> ScopedStore<ChildState, ChildAction> {
+        let send = send
+        return ScopedStore<ChildState, ChildAction>(state: state.scope(keyPath), send: { send(embed($0)) })
+    }
+}
+
+extension ScopedStore: ObservableType {
+    /// Registers `observer` for the current state of the part first, then each change of it.
+    public func subscribe(_ observer: @escaping (Event<State>) -> Void) -> Subscription {
+        state.subscribe(observer)
+    }
+
+    /// The part's states as an ``Observable``.
+    public func asObservable() -> Observable<State> {
+        state.asObservable()
+    }
+}
+
+extension Store {
+    /// A store for one feature: the part of the state at `keyPath` (deduplicated, as ``scope(_:)``
+    /// reads it) and the feature's actions, which `embed` wraps in this store's actions when they are
+    /// dispatched (`AppAction.counter`, an enum case taking the feature's action).
+    ///
+    /// The parent's action reduces the feature's part, usually by calling the feature action's own
+    /// reduce on it and mapping its effect with ``Effect/map(_:)``, as the example of ``ScopedStore``
+    /// shows. An embedded ``EffectAction`` starts its effects as if dispatched to this store directly.
+    public func scope<ChildState: Equatable, ChildAction, ParentAction: Action>(
+        state keyPath: KeyPath<State, ChildState>,
+        action embed: @escaping (ChildAction) -> ParentAction
+    ) -> ScopedStore<ChildState, ChildAction> where ParentAction.State == State {
+        ScopedStore(state: scope(keyPath), send: { [self] in dispatchAny(embed($0)) })
+    }
+}
+
+// @unchecked: `send` is a non-`Sendable` closure that only calls the parent store's dispatch, which is
+// safe from any thread; set once in `init`.
+extension ScopedStore: @unchecked Sendable where State: Sendable {}

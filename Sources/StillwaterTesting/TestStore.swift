@@ -1,0 +1,423 @@
+import Stillwater
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A store for tests of a feature: each action the test sends, and each action the feature's effects
+/// send back, is asserted together with exactly how it changed the state.
+///
+/// ```swift
+/// struct Search: Equatable { var query = ""; var results: [String] = [] }
+/// enum SearchAction: EffectAction, Equatable {
+///     case query(String), results([String])
+///     func reduce(into state: inout Search) -> Effect<SearchAction> {
+///         switch self {
+///         case .query(let text):
+///             state.query = text
+///             return .stream { dependencies in
+///                 Observable.timer(.milliseconds(300), scheduler: dependencies.scheduler)
+///                     .map { _ in SearchAction.results([text + "ui"]) }
+///             }
+///             .cancellable(id: "search", cancelInFlight: true)
+///         case .results(let found):
+///             state.results = found
+///             return .none
+///         }
+///     }
+/// }
+/// @Test func searchWaitsForTheTypingToStop() async {
+///     let store = TestStore<Search, SearchAction>(initialState: Search())
+///     store.send(.query("sw")) { $0.query = "sw" }
+///     store.scheduler.advance(by: .milliseconds(200))
+///     store.send(.query("swift")) { $0.query = "swift" }
+///     store.scheduler.advance(by: .milliseconds(300))
+///     await store.receive(.results(["swiftui"])) { $0.results = ["swiftui"] }
+///     await store.finish()
+/// }
+/// ```
+///
+/// Exhaustive by default (``Exhaustivity/on``): a ``send(_:assert:fileID:filePath:line:column:)`` or
+/// ``receive(_:timeout:assert:fileID:filePath:line:column:)`` whose closure does not describe the
+/// change exactly fails, with the lines that differ between the expected and the actual state; an action
+/// an effect sent must be received before the next send; and ``finish(timeout:fileID:filePath:line:column:)``
+/// (or, if the test never calls it, the store's release) fails while effects still run or received
+/// actions were not asserted. With ``Exhaustivity/off`` only what the closures set is compared, and
+/// unasserted actions and running effects are allowed: for integration tests.
+///
+/// Time: the store's `dependencies.scheduler` is ``scheduler``, a ``TestScheduler``, so an effect that
+/// waits (a debounce, a timer, `scheduler.sleep(for:)`) waits in virtual time, until the test advances
+/// the clock. A stream effect that waits (`Observable.timer`, `debounce` on `dependencies.scheduler`)
+/// schedules its wait during the `send` that starts it, so the test can advance at once. A `run` effect
+/// that calls `scheduler.sleep(for:)` schedules its wait from its task, a moment later: wait until
+/// `scheduler.pendingWorkCount` shows it before advancing, or the advance may pass before the sleep began.
+/// Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
+/// Testing inside a Swift Testing test, to XCTest otherwise.
+///
+/// Errors an effect does not handle itself are failures too, reported at the next assertion.
+public final class TestStore<State: Equatable, Action: Stillwater.Action>: @unchecked Sendable
+where Action.State == State {
+    /// How strictly the store checks.
+    public enum Exhaustivity: Sendable, Equatable {
+        /// Every change of state, every received action and every running effect must be asserted.
+        case on
+        /// Only what the assertion closures set is compared; the rest may go unasserted.
+        case off
+    }
+
+    /// One action reduced by the store, with the state before and after it.
+    struct Step {
+        var action: any Stillwater.Action<State>
+        var before: State
+        var after: State
+    }
+
+    struct Book {
+        /// Set by `send` until the middleware sees the sent action.
+        var awaitingSent = false
+        var sent: Step?
+        var received: [Step] = []
+        var isFinished = false
+    }
+
+    /// The book, under a lock, shared with the recording middleware.
+    final class Keeper: Sendable {
+        let lock = Lock(Book())
+
+        func withLock<R>(_ body: (inout Book) -> R) -> R { lock.withLock(body) }
+    }
+
+    /// The store under test. Observe its state, or dispatch to it directly, as the feature's code would.
+    public let store: Store<State>
+    /// The virtual clock of the store's effects (`dependencies.scheduler`).
+    public let scheduler: TestScheduler
+    /// How strictly the store checks; ``Exhaustivity/on`` unless changed.
+    public var exhaustivity: Exhaustivity {
+        get { exhaustivityBox.withLock { $0 } }
+        set { exhaustivityBox.withLock { $0 = newValue } }
+    }
+
+    private let book = Keeper()
+    private let errors = ErrorLog()
+    private let exhaustivityBox = Mutex(Exhaustivity.on)
+    private let origin: (fileID: StaticString, filePath: StaticString, line: UInt, column: UInt)
+
+    /// A test store starting at `initialState`.
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before the first action.
+    ///   - configure: Changes the effects' dependencies (the fakes of the test); their `scheduler` is
+    ///     already ``scheduler``.
+    ///   - middleware: Middleware to run before the store's own recording (which is last).
+    ///   - fileID: The file ID of the place a failure found at the test store's release is reported;
+    ///     the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public init(
+        initialState: State,
+        dependencies configure: (_ dependencies: inout Dependencies) -> Void = { _ in },
+        middleware: [Middleware<State>] = [],
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) {
+        let scheduler = TestScheduler()
+        var dependencies = Dependencies()
+        dependencies.scheduler = scheduler
+        configure(&dependencies)
+        let book = self.book
+        let errors = self.errors
+        let recording = Middleware<State> { store, action, next in
+            let before = store.state.value
+            next(action)
+            let step = Step(action: action, before: before, after: store.state.value)
+            book.withLock { book in
+                if book.awaitingSent {
+                    book.awaitingSent = false
+                    book.sent = step
+                } else {
+                    book.received.append(step)
+                }
+            }
+        }
+        self.scheduler = scheduler
+        self.origin = (fileID, filePath, line, column)
+        self.store = Store(
+            initialState, dependencies: dependencies, middleware: middleware + [recording],
+            onEffectError: { errors.append($0) })
+    }
+
+    deinit {
+        let (isFinished, unasserted) = book.withLock { ($0.isFinished, $0.received.count) }
+        guard !isFinished, exhaustivity == .on else { return }
+        let running = store.runningEffectCount
+        guard running > 0 || unasserted > 0 else { return }
+        reportTestFailure(
+            "The TestStore was released with \(Self.describe(running: running, unasserted: unasserted)); assert them, or call finish().",
+            fileID: origin.fileID, filePath: origin.filePath, line: origin.line, column: origin.column)
+    }
+
+    /// The store's current state.
+    public var state: State {
+        store.state.value
+    }
+
+    /// Sends `action` to the store and asserts how it changed the state: `assert` is given the state
+    /// before the action and must turn it into the state after it (`{ $0.count = 1 }`); leave it out
+    /// when the action changes nothing.
+    ///
+    /// The action's effects start as in a real store. In exhaustive mode the actions effects sent
+    /// earlier must all have been received first.
+    ///
+    /// - Parameters:
+    ///   - action: The action to dispatch.
+    ///   - assert: Turns the state before the action into the expected state after it; `nil` when the
+    ///     action changes nothing (with ``Exhaustivity/off``: when nothing is to be compared).
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public func send(
+        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) rethrows {
+        let location = (fileID, filePath, line, column)
+        reportEffectErrors(at: location)
+        let exhaustive = exhaustivity == .on
+        let pending = book.withLock { book in
+            book.sent = nil
+            book.awaitingSent = true
+            if !exhaustive { book.received.removeAll() }
+            return book.received.count
+        }
+        if pending > 0 {
+            fail("Received \(pending) action(s) that were not asserted before sending \(action):\n"
+                 + book.withLock { $0.received }.map { "  \($0.action)" }.joined(separator: "\n")
+                 + "\nReceive them with receive(_:), or set exhaustivity to .off.", at: location)
+            book.withLock { $0.received.removeAll() }
+        }
+        store.dispatchAny(action)
+        // The action was queued when another thread (an effect's) held the store: wait for its turn.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var sent = book.withLock { $0.sent }
+        while sent == nil, ContinuousClock.now < deadline {
+            sched_yield()
+            sent = book.withLock { $0.sent }
+        }
+        book.withLock { $0.awaitingSent = false }
+        guard let sent else {
+            fail("\(action) was not reduced: a middleware dropped it, or the store stayed busy for 5 seconds.", at: location)
+            return
+        }
+        try check(sent, assert, exhaustive: exhaustive, what: "sending \(action)", at: location)
+        reportEffectErrors(at: location)
+    }
+
+    /// Waits for the next action an effect sent, asserts it equals `expected`, and asserts how it changed
+    /// the state, as ``send(_:assert:fileID:filePath:line:column:)`` does.
+    ///
+    /// With ``Exhaustivity/off`` the actions received before one equal to `expected` are skipped.
+    ///
+    /// - Parameters:
+    ///   - expected: The action the next received action must equal.
+    ///   - timeout: How long to wait (in real time) for an effect's task to send the action; an effect
+    ///     that waits on ``scheduler`` needs the clock advanced first.
+    ///   - assert: Turns the state before the received action into the expected state after it.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public func receive(
+        _ expected: Action, timeout: Duration = .seconds(1), assert: ((inout State) throws -> Void)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) async rethrows where Action: Equatable {
+        try await receive(
+            description: "\(expected)", timeout: timeout, matching: { ($0 as? Action) == expected },
+            assert: assert, at: (fileID, filePath, line, column))
+    }
+
+    /// Waits for the next action an effect sent, asserts `isExpected` holds for it, and asserts how it
+    /// changed the state; for actions that are not `Equatable`, or to match only their case:
+    /// `receive(where: { if case .results = $0 { true } else { false } })`.
+    ///
+    /// - Parameters:
+    ///   - isExpected: Whether the next received action is the expected one.
+    ///   - timeout: How long to wait (in real time) for an effect's task to send the action.
+    ///   - assert: Turns the state before the received action into the expected state after it.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public func receive(
+        where isExpected: @escaping (Action) -> Bool, timeout: Duration = .seconds(1),
+        assert: ((inout State) throws -> Void)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) async rethrows {
+        try await receive(
+            description: "an action matching the predicate", timeout: timeout,
+            matching: { ($0 as? Action).map(isExpected) ?? false },
+            assert: assert, at: (fileID, filePath, line, column))
+    }
+
+    /// Drops the received actions not asserted yet (for a test that does not care about them).
+    public func skipReceivedActions() {
+        book.withLock { $0.received.removeAll() }
+    }
+
+    /// Waits for the store's effects to end, then fails (in exhaustive mode) if any still runs or a
+    /// received action was not asserted. Call it at the end of a test.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait, in real time, for effects running on tasks; effects waiting on
+    ///     ``scheduler`` end only when the clock is advanced.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public func finish(
+        timeout: Duration = .seconds(1),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) async {
+        let location = (fileID, filePath, line, column)
+        let deadline = ContinuousClock.now + timeout
+        while store.runningEffectCount > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        reportEffectErrors(at: location)
+        let unasserted = book.withLock { book in
+            book.isFinished = true
+            return book.received.count
+        }
+        let running = store.runningEffectCount
+        guard exhaustivity == .on, running > 0 || unasserted > 0 else { return }
+        fail("The test ended with \(Self.describe(running: running, unasserted: unasserted)).", at: location)
+    }
+
+    // MARK: Checking
+
+    typealias Location = (StaticString, StaticString, UInt, UInt)
+
+    private func receive(
+        description: String, timeout: Duration, matching: (any Stillwater.Action<State>) -> Bool,
+        assert: ((inout State) throws -> Void)?, at location: Location
+    ) async rethrows {
+        reportEffectErrors(at: location)
+        let exhaustive = exhaustivity == .on
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let found: Step?? = book.withLock { book in
+                if exhaustive {
+                    return book.received.isEmpty ? nil : .some(book.received.removeFirst())
+                }
+                guard let index = book.received.firstIndex(where: { matching($0.action) }) else { return nil }
+                let step = book.received[index]
+                book.received.removeFirst(index + 1)
+                return .some(step)
+            }
+            if let found, let step = found {
+                if !matching(step.action) {
+                    fail("Received \(step.action), but expected \(description).", at: location)
+                    return
+                }
+                try check(step, assert, exhaustive: exhaustive, what: "receiving \(step.action)", at: location)
+                return
+            }
+            if ContinuousClock.now >= deadline { break }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let running = store.runningEffectCount
+        fail("Expected to receive \(description), but no effect sent it within \(timeout)"
+             + (running > 0 ? " (\(running) effect(s) still running; advance the scheduler if they wait on it)." : "."),
+             at: location)
+    }
+
+    private func check(
+        _ step: Step, _ assert: ((inout State) throws -> Void)?, exhaustive: Bool, what: String, at location: Location
+    ) rethrows {
+        var expected = exhaustive ? step.before : step.after
+        try assert?(&expected)
+        guard expected != step.after else { return }
+        let heading = assert == nil
+            ? "The state changed after \(what), but no assertion says how"
+            : "The state after \(what) is not the expected one"
+        fail("\(heading) (− expected, + actual):\n\(StateDiff.lines(expected: expected, actual: step.after))", at: location)
+    }
+
+    private func reportEffectErrors(at location: Location) {
+        for error in errors.take() {
+            fail("An effect failed with \(String(reflecting: error)), which it did not handle.", at: location)
+        }
+    }
+
+    private func fail(_ message: String, at location: Location) {
+        reportTestFailure(message, fileID: location.0, filePath: location.1, line: location.2, column: location.3)
+    }
+
+    private static func describe(running: Int, unasserted: Int) -> String {
+        var parts: [String] = []
+        if running > 0 { parts.append("\(running) effect(s) still running") }
+        if unasserted > 0 { parts.append("\(unasserted) received action(s) not asserted") }
+        return parts.joined(separator: " and ")
+    }
+}
+
+/// The errors effects failed with that nobody handled, kept until the test's next assertion.
+final class ErrorLog: Sendable {
+    private let errors = Lock<[any Error]>([])
+
+    func append(_ error: any Error) { errors.withLock { $0.append(error) } }
+
+    func take() -> [any Error] {
+        errors.withLock { errors in
+            defer { errors.removeAll() }
+            return errors
+        }
+    }
+}
+
+/// The difference of two values, as the lines of their `dump`s that differ.
+enum StateDiff {
+    /// Both dumps, line by line: common lines indented, lines only in `expected` marked `−`, lines only
+    /// in `actual` marked `+`.
+    static func lines<Value>(expected: Value, actual: Value) -> String {
+        let old = dumpLines(expected)
+        let new = dumpLines(actual)
+        // The longest common subsequence of lines, by dynamic programming (states are small).
+        var table = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
+        for i in stride(from: old.count - 1, through: 0, by: -1) {
+            for j in stride(from: new.count - 1, through: 0, by: -1) {
+                table[i][j] = old[i] == new[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
+            }
+        }
+        var result: [String] = []
+        var (i, j) = (0, 0)
+        while i < old.count || j < new.count {
+            if i < old.count, j < new.count, old[i] == new[j] {
+                result.append("  \(old[i])")
+                i += 1
+                j += 1
+            } else if j < new.count, i == old.count || table[i][j + 1] >= table[i + 1][j] {
+                result.append("+ \(new[j])")
+                j += 1
+            } else {
+                result.append("− \(old[i])")
+                i += 1
+            }
+        }
+        return result.joined(separator: "\n")
+    }
+
+    static func dumpLines<Value>(_ value: Value) -> [String] {
+        var text = ""
+        dump(value, to: &text)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import Testing
+import XCTest
+@testable import Stillwater
+import StillwaterTesting
+
+/// A search feature: a debounced, cancellable lookup through an injected client.
+struct SearchFeature: Equatable, Sendable {
+    var query = ""
+    var results: [String] = []
+    var failure: String?
+    var saved = 0
+}
+
+struct SearchClient: Sendable {
+    var search: @Sendable (String) async throws -> [String]
+}
+
+enum SearchClientKey: DependencyKey {
+    static var defaultValue: SearchClient { SearchClient(search: { _ in [] }) }
+}
+
+extension Dependencies {
+    var searchClient: SearchClient {
+        get { self[SearchClientKey.self] }
+        set { self[SearchClientKey.self] = newValue }
+    }
+}
+
+enum SearchFeatureAction: EffectAction, Equatable, Sendable {
+    case typed(String)
+    case search(String)
+    case results([String])
+    case failed(String)
+    case save
+    case saved
+    case clear
+
+    func reduce(into state: inout SearchFeature) -> Effect<SearchFeatureAction> {
+        switch self {
+        case .typed(let text):
+            state.query = text
+            return .stream { dependencies in
+                Observable.timer(.milliseconds(300), scheduler: dependencies.scheduler).map { _ in .search(text) }
+            }
+            .cancellable(id: "debounce", cancelInFlight: true)
+        case .search(let text):
+            return .run({ send, dependencies in
+                send(.results(try await dependencies.searchClient.search(text)))
+            }, catch: { error, send in
+                send(.failed("\(error)"))
+            })
+            .cancellable(id: "search", cancelInFlight: true)
+        case .results(let found):
+            state.results = found
+            state.failure = nil
+            return .none
+        case .failed(let message):
+            state.failure = message
+            return .none
+        case .save:
+            return .run { send, _ in send(.saved) }
+        case .saved:
+            state.saved += 1
+            return .none
+        case .clear:
+            state.query = ""
+            state.results = []
+            return .merge(.cancel(id: "debounce"), .cancel(id: "search"))
+        }
+    }
+}
+
+@Suite("TestStore")
+struct TestStoreTests {
+    func makeStore() -> TestStore<SearchFeature, SearchFeatureAction> {
+        TestStore(initialState: SearchFeature()) {
+            $0.searchClient = SearchClient(search: { query in
+                if query == "boom" { throw TestError(code: 9) }
+                return [query + "ui", query + "-nio"]
+            })
+        }
+    }
+
+    @Test("send and receive assert every change; a 300 ms debounce takes no real time")
+    func debouncedSearch() async {
+        let store = makeStore()
+        store.send(.typed("sw")) { $0.query = "sw" }
+        store.scheduler.advance(by: .milliseconds(200))
+        store.send(.typed("swift")) { $0.query = "swift" }
+        store.scheduler.advance(by: .milliseconds(299))
+        #expect(store.scheduler.pendingWorkCount == 1)
+        store.scheduler.advance(by: .milliseconds(1))
+        // Sent during the advance, on the virtual clock: a 300 ms wait in real time would miss this timeout.
+        await store.receive(.search("swift"), timeout: .zero)
+        await store.receive(.results(["swiftui", "swift-nio"])) { $0.results = ["swiftui", "swift-nio"] }
+        await store.finish()
+        #expect(store.scheduler.now == .milliseconds(500))
+    }
+
+    @Test("an effect's error, caught by the effect, arrives as an action")
+    func caughtError() async {
+        let store = makeStore()
+        store.send(.search("boom"))
+        await store.receive(.failed("TestError(9)")) { $0.failure = "TestError(9)" }
+        await store.finish()
+    }
+
+    @Test("receive(where:) matches an action by a predicate")
+    func predicate() async {
+        let store = makeStore()
+        store.send(.save)
+        await store.receive(where: { $0 == .saved }) { $0.saved = 1 }
+        await store.finish()
+    }
+
+    @Test("cancelling effects by id leaves nothing running")
+    func cancelling() async {
+        let store = makeStore()
+        store.send(.typed("sw")) { $0.query = "sw" }
+        store.send(.clear) { $0.query = "" }
+        store.scheduler.advance(by: .seconds(1))
+        await store.finish()
+        #expect(store.scheduler.pendingWorkCount == 0)
+    }
+
+    @Test("a wrong assertion fails with the lines of the expected and actual state that differ")
+    func wrongMutation() async {
+        let store = makeStore()
+        withKnownIssue {
+            store.send(.typed("sw")) { $0.query = "swift" }
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("is not the expected one") && text.contains("− ")
+                && text.contains("\"swift\"") && text.contains("+ ") && text.contains("\"sw\"")
+        }
+        store.scheduler.advance(by: .milliseconds(300))
+        await store.receive(.search("sw"))
+        await store.receive(.results(["swui", "sw-nio"])) { $0.results = ["swui", "sw-nio"] }
+        await store.finish()
+    }
+
+    @Test("a change without an assertion fails")
+    func missingAssertion() async {
+        let store = makeStore()
+        withKnownIssue {
+            store.send(.save)
+            store.send(.typed("x"))
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("but no assertion says how")
+                || issue.comments.map(\.rawValue).joined().contains("not asserted before sending")
+        }
+        store.skipReceivedActions()
+        store.exhaustivity = .off
+        await store.finish()
+    }
+
+    @Test("receiving another action than the one sent back fails")
+    func wrongReceive() async {
+        let store = makeStore()
+        store.send(.save)
+        await withKnownIssue {
+            await store.receive(.results([]))
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("Received saved, but expected results([])")
+        }
+        await store.finish()
+    }
+
+    @Test("receiving when no effect sends anything fails after the timeout, naming the running effects")
+    func receiveTimesOut() async {
+        let store = makeStore()
+        store.send(.typed("sw")) { $0.query = "sw" }
+        await withKnownIssue {
+            await store.receive(.search("sw"), timeout: .milliseconds(20))
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("1 effect(s) still running; advance the scheduler")
+        }
+        store.send(.clear) { $0.query = "" }
+        await store.finish()
+    }
+
+    @Test("finish fails while an effect still runs or a received action was not asserted")
+    func finishIsExhaustive() async {
+        let store = makeStore()
+        store.send(.typed("sw")) { $0.query = "sw" }
+        await withKnownIssue {
+            await store.finish(timeout: .milliseconds(10))
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("1 effect(s) still running")
+        }
+        let other = makeStore()
+        other.send(.save)
+        try? await Task.sleep(for: .milliseconds(20))
+        await withKnownIssue {
+            await other.finish()
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("1 received action(s) not asserted")
+        }
+    }
+
+    @Test("a test store released without finish fails while an effect still runs")
+    func releaseIsExhaustive() {
+        withKnownIssue {
+            let store = makeStore()
+            store.send(.typed("sw")) { $0.query = "sw" }
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("released with 1 effect(s) still running")
+        }
+    }
+
+    @Test("an error an effect does not handle fails the test at the next assertion")
+    func unhandledError() async {
+        enum Failing: EffectAction, Equatable {
+            case go
+            func reduce(into state: inout SearchFeature) -> Effect<Failing> {
+                .stream(Observable<Failing>.failure(TestError(code: 4)))
+            }
+        }
+        let store = TestStore<SearchFeature, Failing>(initialState: SearchFeature())
+        withKnownIssue {
+            store.send(.go)
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("An effect failed with TestError(4)")
+        }
+        await store.finish()
+    }
+
+    @Test("non-exhaustive: only what the closure sets is compared; skipped actions and running effects pass")
+    func nonExhaustive() async {
+        let store = makeStore()
+        store.exhaustivity = .off
+        store.send(.typed("sw"))
+        store.scheduler.advance(by: .milliseconds(300))
+        await store.receive(.results(["swui", "sw-nio"])) { $0.results = ["swui", "sw-nio"] }
+        store.send(.typed("more"))
+        await store.finish(timeout: .milliseconds(10))
+        #expect(store.state.query == "more")
+    }
+
+    @Test("a run effect that sleeps on the scheduler is received once the clock passes its wake-up time")
+    func sleepingRun() async {
+        enum Nap: EffectAction, Equatable {
+            case nap, woke
+            func reduce(into naps: inout Int) -> Effect<Nap> {
+                switch self {
+                case .nap:
+                    return .run { send, dependencies in
+                        try await dependencies.scheduler.sleep(for: .seconds(10))
+                        send(.woke)
+                    }
+                case .woke:
+                    naps += 1
+                    return .none
+                }
+            }
+        }
+        let store = TestStore<Int, Nap>(initialState: 0)
+        store.send(.nap)
+        #expect(await eventually { store.scheduler.pendingWorkCount == 1 })
+        store.scheduler.advance(by: .seconds(9))
+        await withKnownIssue {
+            await store.receive(.woke, timeout: .milliseconds(20))
+        }
+        store.scheduler.advance(by: .seconds(1))
+        await store.receive(.woke) { $0 = 1 }
+        await store.finish()
+    }
+
+    @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +")
+    func diffLines() {
+        let expected = SearchFeature(query: "a", results: ["x"])
+        let actual = SearchFeature(query: "b", results: ["x"])
+        let text = StateDiffProbe.lines(expected, actual)
+        #expect(text.contains("− ") && text.contains("+ "))
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("−") }.count == 1)
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("+") }.count == 1)
+    }
+}
+
+/// Reaches the test store's diff through a failing send, so the test reads what a user would see.
+enum StateDiffProbe {
+    static func lines(_ expected: SearchFeature, _ actual: SearchFeature) -> String {
+        enum Set: Action { case to(SearchFeature); func reduce(_ state: inout SearchFeature) { if case .to(let v) = self { state = v } } }
+        let store = TestStore<SearchFeature, Set>(initialState: expected)
+        let text = Shared("")
+        withKnownIssue {
+            store.send(.to(actual)) { $0 = expected }
+        } matching: { issue in
+            text.value = issue.comments.map(\.rawValue).joined()
+            return true
+        }
+        return text.value
+    }
+}
+
+/// The same feature under XCTest: failures go to XCTFail there, passing tests pass.
+final class TestStoreXCTests: XCTestCase {
+    func testDebouncedSearchUnderXCTest() async {
+        let store = TestStore<SearchFeature, SearchFeatureAction>(initialState: SearchFeature()) {
+            $0.searchClient = SearchClient(search: { [$0] })
+        }
+        store.send(.typed("a")) { $0.query = "a" }
+        store.scheduler.advance(by: .milliseconds(300))
+        await store.receive(.search("a"))
+        await store.receive(.results(["a"])) { $0.results = ["a"] }
+        await store.finish()
+    }
+}
