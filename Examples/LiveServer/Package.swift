@@ -1,0 +1,51 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// A live view-model server on Hummingbird 2 with WebSockets: one `Store` per team board, a snapshot and
+/// then list patches to each client. Its own package so the library stays dependency-free.
+let package = Package(
+    name: "LiveServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "live-server", targets: ["LiveServer"]),
+        .executable(name: "live-load", targets: ["LiveLoad"]),
+    ],
+    dependencies: [
+        .package(name: "Stillwater", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "LiveServerCore",
+            dependencies: [
+                .product(name: "Stillwater", package: "Stillwater"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [.copy("Public")]
+        ),
+        .executableTarget(name: "LiveServer", dependencies: ["LiveServerCore"]),
+        .executableTarget(
+            name: "LiveLoad",
+            dependencies: [
+                "LiveServerCore",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
+        .testTarget(
+            name: "LiveServerTests",
+            dependencies: [
+                "LiveServerCore",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "StillwaterTesting", package: "Stillwater"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,311 @@
+import Foundation
+import HummingbirdWSClient
+import LiveServerCore
+import Logging
+import Synchronization
+
+// live-load --clients 1000 --actions 10000 [--senders 10] [--window 8] [--port 8090] [--in-process]
+//           [--patch-interval-ms N] (passed to the server: the least time between two patches to a client)
+//
+// Starts the server (the `live-server` binary beside this one, with --stats, so its memory is its own;
+// or in this process with --in-process), connects the clients to team `alpha`, lets `senders` of them
+// send `actions` commands (each keeping at most `window` unanswered), waits until every client's replica
+// has the final version, checks all replicas are equal to the server's board, and prints the figures.
+
+struct Options {
+    var clients = 1_000
+    var actions = 10_000
+    var senders = 10
+    var window = 8
+    var port = 8_090
+    var inProcess = false
+    var patchIntervalMs = 0
+}
+
+var options = Options()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    let value = { () -> Int in
+        guard let text = arguments.popFirst(), let number = Int(text), number > 0 else {
+            print("live-load: \(argument) needs a positive number")
+            exit(2)
+        }
+        return number
+    }
+    switch argument {
+    case "--clients": options.clients = value()
+    case "--actions": options.actions = value()
+    case "--senders": options.senders = value()
+    case "--window": options.window = value()
+    case "--port": options.port = value()
+    case "--in-process": options.inProcess = true
+    case "--patch-interval-ms": options.patchIntervalMs = value()
+    default:
+        print("usage: live-load [--clients N] [--actions N] [--senders N] [--window N] [--port N] [--in-process] [--patch-interval-ms N]")
+        exit(2)
+    }
+}
+options.senders = min(options.senders, options.clients)
+
+var limit = rlimit()
+getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+limit.rlim_cur = limit.rlim_max
+setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+
+var logger = Logger(label: "live-load")
+logger.logLevel = .error
+
+/// What one client received: its replica and, for each frame that changed its version, when.
+struct Received: Sendable {
+    var replica = BoardReplica()
+    var versions: [(version: Int, at: ContinuousClock.Instant)] = []
+    var acks: [Int: Int] = [:]  // ref -> version
+    var errors = 0
+    var stats: String?
+    var failure: String?
+}
+
+final class LoadClient: Sendable {
+    let received = Locked(Received())
+    let outgoing: AsyncStream<String>.Continuation
+    let task: Task<Void, Never>
+
+    init(port: Int) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        outgoing = continuation
+        let received = self.received
+        task = Task {
+            do {
+                try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws?team=alpha", logger: logger) {
+                    inbound, outbound, _ in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await text in stream { try await outbound.write(.text(text)) }
+                            // The caller closed the connection (not the server: then the reading ended first and
+                        // cancelled this task).
+                        if !Task.isCancelled { try await outbound.close(.normalClosure, reason: nil) }
+                        }
+                        for try await message in inbound.messages(maxSize: 1 << 22) {
+                            guard case .text(let text) = message else { continue }
+                            let now = ContinuousClock.now
+                            if text.hasPrefix(#"{"type":"stats""#) {
+                                received.withLock { $0.stats = text }
+                                continue
+                            }
+                            let frame = try ServerFrame.decode(text)
+                            received.withLock { state in
+                                do {
+                                    try state.replica.apply(frame)
+                                } catch {
+                                    state.failure = "\(error)"
+                                }
+                                switch frame {
+                                case .snapshot(let view): state.versions.append((view.version, now))
+                                case .patch(let version, _, _): state.versions.append((version, now))
+                                case .ack(let ref, let version): state.acks[ref] = version
+                                case .error(_, let ref):
+                                    state.errors += 1
+                                    if let ref { state.acks[ref] = -1 }
+                                }
+                            }
+                        }
+                        group.cancelAll()
+                    }
+                }
+            } catch {
+                received.withLock { $0.failure = "connection: \(error)" }
+            }
+        }
+    }
+
+    var version: Int { received.withLock { $0.replica.view?.version ?? -1 } }
+}
+
+func waitUntil(_ what: String, within seconds: Double, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            print("live-load: timed out waiting for \(what)")
+            exit(1)
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// The send times of the actions, by reference number.
+final class SendTimes: Sendable {
+    let value = Locked<[Int: ContinuousClock.Instant]>([:])
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func run(_ options: Options) async throws -> Int32 {
+    // The server.
+    var serverProcess: Process?
+    var inProcessTask: Task<Void, any Error>?
+    var port = options.port
+    if options.inProcess {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = LiveServer.seeded(exposesStats: true, patchInterval: .milliseconds(options.patchIntervalMs)).application(port: 0) { continuation.yield($0) }
+        inProcessTask = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        port = await iterator.next() ?? 0
+    } else {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("live-server")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            print("live-load: \(binary.path) is missing: build both (swift build -c release), or pass --in-process")
+            exit(2)
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--port", String(port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs)]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        serverProcess = process
+    }
+
+    print("live-load: \(options.clients) clients, \(options.actions) actions from \(options.senders) senders "
+        + "(window \(options.window)), server \(options.inProcess ? "in this process" : "pid \(serverProcess!.processIdentifier)") on port \(port)")
+
+    // Connect (retrying the first one until the server listens).
+    var probe = LoadClient(port: port)
+    for _ in 0..<100 where probe.version < 0 {
+        try await Task.sleep(for: .milliseconds(100))
+        if probe.received.withLock({ $0.failure }) != nil {
+            probe.outgoing.finish()
+            probe = LoadClient(port: port)
+        }
+    }
+    var clients = [probe]
+    for _ in 1..<options.clients { clients.append(LoadClient(port: port)) }
+    try await waitUntil("every snapshot", within: 60) { clients.allSatisfy { $0.version >= 0 } }
+    let startVersion = clients[0].version
+
+    func statsFrame() async throws -> [String: Int] {
+        clients[0].received.withLock { $0.stats = nil }
+        clients[0].outgoing.yield(#"{"type":"stats"}"#)
+        try await waitUntil("the stats frame", within: 30) { clients[0].received.withLock { $0.stats != nil } }
+        let text = clients[0].received.withLock { $0.stats! }
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        return (object?["stats"] as? [String: Int]) ?? [:]
+    }
+    let before = try await statsFrame()
+
+    // Send.
+    let sendTimes = SendTimes()  // ref (global) -> when sent
+    let started = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for sender in 0..<options.senders {
+            let client = clients[sender]
+            let share = options.actions / options.senders + (sender < options.actions % options.senders ? 1 : 0)
+            group.addTask {
+                var random = SystemRandomNumberGenerator()
+                for index in 0..<share {
+                    let ref = index * options.senders + sender + 1
+                    if index >= options.window {
+                        let waitFor = (index - options.window) * options.senders + sender + 1
+                        while client.received.withLock({ $0.acks[waitFor] == nil }) { try await Task.sleep(for: .microseconds(200)) }
+                    }
+                    let items = client.received.withLock { $0.replica.view?.items ?? [] }
+                    let command: BoardCommand
+                    let roll = Int.random(in: 0..<100, using: &random)
+                    if items.count < 40 || (roll < 15 && items.count < 120) {
+                        command = .add(text: "s\(sender) #\(index)")
+                    } else if roll < 25 {
+                        command = .delete(id: items.randomElement(using: &random)!.id)
+                    } else if roll < 55 {
+                        command = .toggle(id: items.randomElement(using: &random)!.id)
+                    } else if roll < 80 {
+                        command = .rename(id: items.randomElement(using: &random)!.id, text: "s\(sender) r\(index)")
+                    } else if roll < 98 {
+                        command = .move(id: items.randomElement(using: &random)!.id, to: Int.random(in: 0..<items.count, using: &random))
+                    } else {
+                        command = .setTitle("Load \(sender).\(index)")
+                    }
+                    sendTimes.value.withLock { $0[ref] = ContinuousClock.now }
+                    client.outgoing.yield(ClientFrame(command: command, ref: ref).encoded())
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    try await waitUntil("every reply", within: 300) {
+        (0..<options.senders).reduce(0) { sum, sender in sum + clients[sender].received.withLock { $0.acks.count } } >= options.actions
+    }
+    let sent = ContinuousClock.now
+    var versionSent: [Int: ContinuousClock.Instant] = [:]
+    var accepted = 0
+    for sender in 0..<options.senders {
+        let acks = clients[sender].received.withLock { $0.acks }
+        for (ref, version) in acks where version >= 0 {
+            accepted += 1
+            if let at = sendTimes.value.withLock({ $0[ref] }), version > startVersion {
+                versionSent[version] = min(versionSent[version] ?? at, at)
+            }
+        }
+    }
+    let finalVersion = clients[0...].map { client in client.received.withLock { $0.acks.values.max() ?? 0 } }.max() ?? 0
+    try await waitUntil("every client at version \(finalVersion)", within: 300) {
+        clients.allSatisfy { $0.version >= finalVersion }
+    }
+    let converged = ContinuousClock.now
+    let after = try await statsFrame()
+
+    // Check: every replica equals the first, and a fresh connection's snapshot.
+    let fresh = LoadClient(port: port)
+    try await waitUntil("a fresh snapshot", within: 30) { fresh.version >= 0 }
+    let truth = fresh.received.withLock { $0.replica.view }
+    let mismatched = clients.filter { $0.received.withLock { $0.replica.view } != truth }.count
+    let failures = clients.compactMap { $0.received.withLock { $0.failure } }
+
+    // Latency from sending an action to the moment the last client had a version that includes it.
+    var latencies: [Double] = []
+    let timelines = clients.map { $0.received.withLock { $0.versions } }
+    for (version, sentAt) in versionSent {
+        var latest = sentAt
+        for timeline in timelines {
+            var low = 0, high = timeline.count
+            while low < high {
+                let mid = (low + high) / 2
+                if timeline[mid].version >= version { high = mid } else { low = mid + 1 }
+            }
+            if low < timeline.count { latest = max(latest, timeline[low].at) }
+        }
+        latencies.append(seconds(latest - sentAt) * 1_000)
+    }
+    latencies.sort()
+    func percentile(_ p: Double) -> Double {
+        latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+    }
+    func delta(_ key: String) -> Int { (after[key] ?? 0) - (before[key] ?? 0) }
+
+    let sendSeconds = seconds(sent - started)
+    let totalSeconds = seconds(converged - started)
+    let patches = delta("patches")
+    print(String(format: "actions: %d sent, %d accepted, %d refused (stale ids); %.0f actions/s", options.actions, accepted,
+                 options.actions - accepted, Double(options.actions) / sendSeconds))
+    print(String(format: "patches: %d frames in %.2f s to converge: %.0f patches/s (%.1f per client; %d versions)",
+                 patches, totalSeconds, Double(patches) / totalSeconds, Double(patches) / Double(options.clients),
+                 finalVersion - startVersion))
+    if patches > 0 {
+        print(String(format: "bytes per patch: %.0f, vs %.0f for the whole state (%.1f%%)",
+                     Double(delta("patchBytes")) / Double(patches), Double(delta("wholeStateBytes")) / Double(patches),
+                     100 * Double(delta("patchBytes")) / Double(max(delta("wholeStateBytes"), 1))))
+    }
+    print(String(format: "latency, send to every client applied: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d versions)",
+                 percentile(0.5), percentile(0.99), latencies.last ?? 0, latencies.count))
+    print("superseded states dropped for clients that fell behind: \(delta("superseded"))")
+    print("server memory: \((after["rssKiB"] ?? 0) / 1024) MiB resident, peak \((after["peakRssKiB"] ?? 0) / 1024) MiB"
+        + (options.inProcess ? " (this process, clients included)" : ""))
+    print("replicas equal to the server's board: \(options.clients - mismatched) of \(options.clients)"
+        + (failures.isEmpty ? "" : "; failures: \(failures.prefix(3))"))
+    for client in clients + [fresh] { client.outgoing.finish() }
+    serverProcess?.terminate()
+    inProcessTask?.cancel()
+    return mismatched == 0 && failures.isEmpty ? 0 : 1
+}
+
+exit(try await run(options))

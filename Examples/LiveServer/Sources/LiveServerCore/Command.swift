@@ -1,0 +1,184 @@
+import Foundation
+import Stillwater
+
+/// Bounds on what a client may send; a frame over a bound gets an error frame and changes nothing.
+public enum Limits {
+    /// The longest item text, in characters.
+    public static let itemText = 200
+    /// The longest board title, in characters.
+    public static let title = 100
+    /// The most items a board holds.
+    public static let items = 500
+    /// The longest client frame read and decoded, in UTF-8 bytes. Longer text frames get an error frame;
+    /// frames over ``frameLimit`` close the connection.
+    public static let frame = 4_096
+    /// The largest message the WebSocket layer reads at all; a bigger one closes the connection.
+    public static let frameLimit = 16_384
+}
+
+/// An action a client asks for, decoded from its JSON frame (see the README for the shapes).
+public enum BoardCommand: Equatable, Sendable {
+    /// Appends an item with this text.
+    case add(text: String)
+    /// Flips an item's `done`.
+    case toggle(id: String)
+    /// Changes an item's text.
+    case rename(id: String, text: String)
+    /// Moves an item to this index (in the list before the move).
+    case move(id: String, to: Int)
+    /// Removes an item.
+    case delete(id: String)
+    /// Changes the board's title.
+    case setTitle(String)
+}
+
+/// Why a client frame was refused; sent back as an error frame.
+public struct CommandRejection: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What was wrong, in words.
+    public var message: String
+
+    /// Creates a rejection.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// A decoded client frame: the command and the client's optional reference number, echoed in the
+/// acknowledgement or error frame.
+public struct ClientFrame: Equatable, Sendable {
+    /// What the client asks for.
+    public var command: BoardCommand
+    /// The client's number for this frame, if it gave one.
+    public var ref: Int?
+
+    /// Creates a frame.
+    public init(command: BoardCommand, ref: Int? = nil) {
+        self.command = command
+        self.ref = ref
+    }
+
+    /// The wire shape: every field optional, checked by ``decode(_:)``.
+    private struct Wire: Codable {
+        var type: String?
+        var text: String?
+        var id: String?
+        var to: Int?
+        var title: String?
+        var ref: Int?
+    }
+
+    /// Decodes and checks a text frame: its size, its JSON, its type and the fields that type needs,
+    /// and the length limits. Whether ids exist and indexes are in range is checked when the command is
+    /// reduced, against the board as it is then.
+    ///
+    /// - Throws: ``CommandRejection`` with `ref` as far as it could be read.
+    public static func decode(_ text: String) throws(CommandRejection) -> ClientFrame {
+        guard text.utf8.count <= Limits.frame else {
+            throw CommandRejection("frame of \(text.utf8.count) bytes is over the limit of \(Limits.frame)")
+        }
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: Data(text.utf8))
+        } catch {
+            throw CommandRejection("not a JSON object of the expected shape")
+        }
+        func need<T>(_ value: T?, _ name: String) throws(CommandRejection) -> T {
+            guard let value else { throw CommandRejection("\(wire.type ?? "?") needs \"\(name)\"") }
+            return value
+        }
+        func checkedText(_ value: String?, _ name: String, limit: Int) throws(CommandRejection) -> String {
+            let value = try need(value, name)
+            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw CommandRejection("\"\(name)\" is empty") }
+            guard trimmed.count <= limit else {
+                throw CommandRejection("\"\(name)\" has \(trimmed.count) characters, over the limit of \(limit)")
+            }
+            return trimmed
+        }
+        func checkedID() throws(CommandRejection) -> String {
+            let id = try need(wire.id, "id")
+            guard id.utf8.count <= 32 else { throw CommandRejection("\"id\" is too long") }
+            return id
+        }
+        let command: BoardCommand
+        switch wire.type {
+        case "add": command = .add(text: try checkedText(wire.text, "text", limit: Limits.itemText))
+        case "toggle": command = .toggle(id: try checkedID())
+        case "rename":
+            command = .rename(id: try checkedID(), text: try checkedText(wire.text, "text", limit: Limits.itemText))
+        case "move": command = .move(id: try checkedID(), to: try need(wire.to, "to"))
+        case "delete": command = .delete(id: try checkedID())
+        case "setTitle": command = .setTitle(try checkedText(wire.title, "title", limit: Limits.title))
+        case nil: throw CommandRejection("missing \"type\"")
+        case let other?:
+            throw CommandRejection("unknown type \"\(other.prefix(32))\"")
+        }
+        return ClientFrame(command: command, ref: wire.ref)
+    }
+
+    /// Encodes the frame as a client sends it.
+    public func encoded() -> String {
+        var wire = Wire(ref: ref)
+        switch command {
+        case .add(let text): wire.type = "add"; wire.text = text
+        case .toggle(let id): wire.type = "toggle"; wire.id = id
+        case .rename(let id, let text): wire.type = "rename"; wire.id = id; wire.text = text
+        case .move(let id, let to): wire.type = "move"; wire.id = id; wire.to = to
+        case .delete(let id): wire.type = "delete"; wire.id = id
+        case .setTitle(let title): wire.type = "setTitle"; wire.title = title
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // A struct of strings and numbers always encodes.
+        return String(decoding: (try? encoder.encode(wire)) ?? Data(), as: UTF8.self)
+    }
+}
+
+extension Board {
+    /// Applies `command` if it fits the board as it is now, and says whether it did.
+    ///
+    /// A command that fits but changes nothing a client sees (a rename to the same text, a move to the
+    /// same place) is accepted without a new version. A command that does not fit changes nothing but
+    /// ``rejectedCount``.
+    public mutating func apply(_ command: BoardCommand) -> Result<Int, CommandRejection> {
+        func index(of id: String) -> Int? { items.firstIndex { $0.id == id } }
+        func unknown(_ id: String) -> Result<Int, CommandRejection> {
+            rejectedCount += 1
+            return .failure(CommandRejection("no item with id \"\(id.prefix(32))\""))
+        }
+        var changed = true
+        switch command {
+        case .add(let text):
+            guard items.count < Limits.items else {
+                rejectedCount += 1
+                return .failure(CommandRejection("the board is full (\(Limits.items) items)"))
+            }
+            items.append(BoardItem(id: "i\(nextItemNumber)", text: text))
+            nextItemNumber += 1
+        case .toggle(let id):
+            guard let at = index(of: id) else { return unknown(id) }
+            items[at].done.toggle()
+        case .rename(let id, let text):
+            guard let at = index(of: id) else { return unknown(id) }
+            changed = items[at].text != text
+            items[at].text = text
+        case .move(let id, let to):
+            guard let at = index(of: id) else { return unknown(id) }
+            guard to >= 0 && to < items.count else {
+                rejectedCount += 1
+                return .failure(CommandRejection("index \(to) is out of range 0..<\(items.count)"))
+            }
+            changed = at != to
+            items.insert(items.remove(at: at), at: to)
+        case .delete(let id):
+            guard let at = index(of: id) else { return unknown(id) }
+            items.remove(at: at)
+        case .setTitle(let title):
+            changed = self.title != title
+            self.title = title
+        }
+        if changed { version += 1 }
+        return .success(version)
+    }
+}
