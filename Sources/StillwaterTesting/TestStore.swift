@@ -152,6 +152,8 @@ where Action.State == State {
     }
 
     deinit {
+        // An effect's failure nobody handled is reported whatever the mode: it would be lost otherwise.
+        reportEffectErrors(at: (origin.fileID, origin.filePath, origin.line, origin.column))
         let (isFinished, unasserted) = book.withLock { ($0.isFinished, $0.received.count) }
         guard !isFinished, exhaustivity == .on else { return }
         let running = store.runningEffectCount
@@ -190,6 +192,7 @@ where Action.State == State {
         reportEffectErrors(at: location)
         let exhaustive = exhaustivity == .on
         let pending = book.withLock { book in
+            book.isFinished = false           // a send after finish() is checked again when released
             book.sent = nil
             book.awaitingSent = true
             if !exhaustive { book.received.removeAll() }

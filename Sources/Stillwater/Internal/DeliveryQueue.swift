@@ -50,9 +50,6 @@ struct DeliveryQueue<Work>: ~Copyable {
         #endif
     }
 
-    /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
-    /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`: the
-    /// first call hands it the work it queued.
     /// Whether work waits to be taken (the status is 2). Meaningful to the deliverer: while it delivers,
     /// only it takes work, so a `true` stays true until it does.
     @inlinable @inline(__always)
@@ -60,6 +57,9 @@ struct DeliveryQueue<Work>: ~Copyable {
         status.load(ordering: .acquiring) == 2
     }
 
+    /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
+    /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`: the
+    /// first call hands it the work it queued.
     @inlinable
     func enqueue(_ work: Work) -> Bool {
         pending.withLock { $0.append(work) }

@@ -233,3 +233,22 @@ func writeEffectErrorToStandardError(_ error: any Error) {
     let line = "Stillwater: an effect failed with \(String(reflecting: error)), and the store has no onEffectError handler; pass one to Store(_:dependencies:middleware:onEffectError:) or catch the error in the effect.\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
+
+/// Where a concatenation of effects is: its children, the next to start, and whether the loop that
+/// starts them is running. Touched only on the store's deliverer (a child's `onFinish` runs there).
+@usableFromInline
+final class EffectSequence<Output> {
+    @usableFromInline let children: [Effect<Output>]
+    @usableFromInline let ids: [(EffectID, UInt64)]
+    @usableFromInline let onFinish: (() -> Void)?
+    @usableFromInline var next = 0
+    @usableFromInline var looping = false
+    @usableFromInline var childEnded = false
+
+    @inlinable
+    init(_ children: [Effect<Output>], ids: [(EffectID, UInt64)], onFinish: (() -> Void)?) {
+        self.children = children
+        self.ids = ids
+        self.onFinish = onFinish
+    }
+}

@@ -125,26 +125,43 @@ extension Store {
                 start(child, ids: ids, onFinish: countdown.map { countdown in { countdown.childFinished() } })
             }
         case .concatenate(let children):
-            guard let first = children.first else {
-                onFinish?()
-                return
-            }
-            let rest = Array(children.dropFirst())
-            start(first, ids: ids, onFinish: { [weak self] in
-                guard let self else { return }
-                // A cancel of the concatenation's own ids stops what has not started yet.
-                guard !rest.isEmpty, effects.isLive(ids) else {
-                    onFinish?()
-                    return
-                }
-                start(Effect(.concatenate(rest)), ids: ids, onFinish: onFinish)
-            })
+            startSequence(EffectSequence(children, ids: ids, onFinish: onFinish))
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancelEffects(id) }
             start(inner, ids: ids + [effects.stamp(id)], onFinish: onFinish)
         case .cancel(let id):
             cancelEffects(id)
             onFinish?()
+        }
+    }
+
+    /// Starts the children of a concatenation one after the other, each when the one before ended. A
+    /// child that ends during its own start lets this loop go on, instead of starting the next from inside
+    /// its `onFinish`, so a long list of effects that end at once costs no stack and no copying.
+    @inlinable
+    func startSequence<Output: Action>(_ sequence: EffectSequence<Output>) where Output.State == State {
+        sequence.looping = true
+        while true {
+            // A cancel of the concatenation's own ids stops what has not started yet.
+            guard sequence.next < sequence.children.count, sequence.next == 0 || effects.isLive(sequence.ids) else {
+                sequence.looping = false
+                sequence.onFinish?()
+                return
+            }
+            let child = sequence.children[sequence.next]
+            sequence.next += 1
+            sequence.childEnded = false
+            start(child, ids: sequence.ids, onFinish: { [weak self, sequence] in
+                if sequence.looping {
+                    sequence.childEnded = true
+                } else {
+                    self?.startSequence(sequence)
+                }
+            })
+            guard sequence.childEnded else {
+                sequence.looping = false
+                return
+            }
         }
     }
 

@@ -91,6 +91,22 @@ struct EffectTests {
         #expect(store.state.value.log == ["1"])
     }
 
+    @Test("a long concatenation of effects that end at once runs them all, in order, on a small stack")
+    func longConcatenation() async {
+        // 20 000 children used to recurse three frames each (a crash on the main thread's 8 MB stack);
+        // run here on a task, whose stack is smaller still.
+        let count = 20_000
+        let log = await Task.detached {
+            let store = Store(EffectLog())
+            store.dispatch(Step("start") { .concatenate((0..<count).map { .send(Step("\($0)")) }) })
+            return store.state.value.log
+        }.value
+        #expect(log.count == count + 1)
+        #expect(log.first == "start")
+        #expect(log.last == "\(count - 1)")
+        #expect(log.dropFirst() == ArraySlice((0..<count).map { "\($0)" }))
+    }
+
     @Test("concatenated effects run one after another; merged ones at once")
     func concatenateAndMerge() {
         let first = PublishSubject<Step>()

@@ -124,6 +124,19 @@ struct TestStoreTests {
         #expect(store.scheduler.pendingWorkCount == 0)
     }
 
+    @Test("an effect's unhandled failure is reported when the TestStore is released without finish(), in either mode",
+          arguments: [true, false])
+    func errorReportedAtRelease(exhaustive: Bool) {
+        withKnownIssue {
+            var store: TestStore<Int, FailingEffect>? = TestStore(initialState: 0)
+            store?.exhaustivity = exhaustive ? .on : .off
+            store?.send(.start)             // its stream fails while the store starts it
+            store = nil
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("which it did not handle")
+        }
+    }
+
     @Test("a wrong assertion fails with the lines of the expected and actual state that differ")
     func wrongMutation() async {
         let store = makeStore()
@@ -305,5 +318,14 @@ final class TestStoreXCTests: XCTestCase {
         await store.receive(.search("a"))
         await store.receive(.results(["a"])) { $0.results = ["a"] }
         await store.finish()
+    }
+}
+
+/// An action whose stream effect fails at once, and whose failure nobody handles.
+enum FailingEffect: EffectAction, Equatable, Sendable {
+    case start
+
+    func reduce(into state: inout Int) -> Effect<FailingEffect> {
+        .stream(Observable<FailingEffect>.failure(TestError(code: 1)))
     }
 }
