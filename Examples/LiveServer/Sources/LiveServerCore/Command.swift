@@ -24,7 +24,7 @@ public enum BoardCommand: Equatable, Sendable {
     case toggle(id: String)
     /// Changes an item's text.
     case rename(id: String, text: String)
-    /// Moves an item to this index (in the list before the move).
+    /// Moves an item so that it ends at this index of the list after the move (`to` 0 makes it first).
     case move(id: String, to: Int)
     /// Removes an item.
     case delete(id: String)

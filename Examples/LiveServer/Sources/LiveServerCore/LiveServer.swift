@@ -58,7 +58,7 @@ public struct LiveServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: Page.html)))
         }
         router.ws("/ws") { request, _ in
-            // A token that names no board is refused before any WebSocket exists: the upgrade fails (HTTP 400).
+            // A token that names no board is refused before any WebSocket exists: the upgrade fails.
             guard let team = request.uri.queryParameters.get("team"), teams[team] != nil else {
                 throw HTTPError(.forbidden, message: "unknown team")
             }
