@@ -30,14 +30,12 @@
 /// Plain actions are untouched: an ``Action`` that is not an `EffectAction` dispatches exactly as
 /// before, with no effect bookkeeping.
 ///
-/// - Note: The store runs the effects of an action it is given as an `EffectAction`: by
-///   `store.dispatch(_:)` with the action's own type, through middleware, from another effect, from a
-///   stream bound to the store (`bind(to:)`, `dispatch(to:_:)`) and from a ``ScopedStore``. The plain
-///   ``Action/reduce(_:)`` (which ``reduce(into:)`` provides) changes the state and drops the effect: a
-///   store without middleware uses it when generic code dispatches the action as an unknown `Action`
-///   type, which is what ``History/replay(_:into:)`` does (the actions the effects sent were recorded
-///   themselves). Into a store with middleware the replayed action reaches the reducer through the
-///   middleware chain, as an `EffectAction`, and its effects do run.
+/// - Note: The store runs the effects of an effect action however it arrives: by `store.dispatch(_:)`
+///   with its own type or as any `Action` (generic code, `any Action<State>`), through middleware, from
+///   another effect, from a stream bound to the store (`bind(to:)`, `dispatch(to:_:)`) and from a
+///   ``ScopedStore``. Only ``History/replay(_:into:)`` reduces it without its effects, because the
+///   actions they sent were recorded themselves. Calling ``Action/reduce(_:)`` (which ``reduce(into:)``
+///   provides) yourself changes the state and drops the effect.
 public protocol EffectAction<State>: Action {
     /// The type of state this action changes (restated here so that Swift infers it from
     /// ``reduce(into:)``).

@@ -160,11 +160,12 @@ public final class History<A: Action>: Sendable {
     /// (attach this history's middleware to `store` first, so undo and redo have states to step through).
     ///
     /// Replaying a session's entries into a fresh store that starts from the same state gives the same
-    /// final state, because reducing is deterministic.
+    /// final state, because reducing is deterministic. An ``EffectAction``'s effects do not run again:
+    /// the actions they sent were recorded as entries of their own, and are replayed in their place.
     public func replay(_ entries: [Entry], into store: Store<State>) {
         for entry in entries {
             switch entry.step {
-            case .action(let action): store.dispatch(action)
+            case .action(let action): store.replay(action)
             case .undo: store.dispatch(undo)
             case .redo: store.dispatch(redo)
             }

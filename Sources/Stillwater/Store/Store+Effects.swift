@@ -43,6 +43,16 @@ extension Store {
         }
     }
 
+    /// Dispatches `action` as a replay: it is reduced (through the middleware) but starts no effects,
+    /// because the actions its effects sent were recorded and are replayed themselves.
+    package func replay<A: Action>(_ action: A) where A.State == State {
+        runAsDeliverer { [self] in
+            suppressesEffects = true
+            defer { suppressesEffects = false }
+            performAny(action)
+        }
+    }
+
     /// How many of this store's effects are running: started, not yet ended, not cancelled. An effect
     /// that ended during its own start (a synchronous stream) is never counted.
     package var runningEffectCount: Int {
@@ -67,7 +77,7 @@ extension Store {
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
         storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
-        guard !effect.isNone else { return }
+        guard !effect.isNone, !suppressesEffects else { return }
         start(effect, ids: [], onFinish: nil)
     }
 

@@ -28,6 +28,9 @@ public final class Store<State> {
     /// The middleware chain ending in the reducer, or `nil` without middleware. Set once, in `init`. It
     /// holds the middleware, so the store owns (and frees) what they captured.
     @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
+    /// Whether effects are dropped: set by the deliverer around a replayed action
+    /// (``History/replay(_:into:)``), whose effects' actions were recorded themselves.
+    @usableFromInline @exclusivity(unchecked) var suppressesEffects = false
 
     /// The store's running effects and its dependencies.
     @usableFromInline let effects: EffectRuntime
@@ -192,7 +195,9 @@ public final class Store<State> {
         if let chain {
             chain(action)
         } else {
-            reduce(action)
+            // A plain action reduces (the default `_reduce(in:)` is `reduce`, inlined for a concrete type);
+            // an effect action also starts its effects, whatever static type it was dispatched as.
+            action._reduce(in: self)
         }
     }
 

@@ -83,12 +83,35 @@ struct EffectTests {
         routed.cancel()
     }
 
-    @Test("an effect action dispatched as a plain Action in generic code without middleware drops its effect")
-    func genericPlainDispatch() {
+    @Test("an effect action dispatched as a plain Action (generic code, any Action) runs its effects, with or without middleware",
+          arguments: [false, true])
+    func genericPlainDispatch(withMiddleware: Bool) {
         func dispatchGenerically<A: Action>(_ action: A, to store: Store<A.State>) { store.dispatch(action) }
-        let store = Store(EffectLog())
+        let store = withMiddleware
+            ? Store(EffectLog(), middleware: [Middleware { _, action, next in next(action) }]) : Store(EffectLog())
         dispatchGenerically(Step("1") { .send(Step("2")) }, to: store)
-        #expect(store.state.value.log == ["1"])
+        let existential: any Action<EffectLog> = Step("3") { .send(Step("4")) }
+        store.dispatch(existential)
+        #expect(store.state.value.log == ["1", "2", "3", "4"])
+    }
+
+    @Test("replaying a recorded session runs no effect again: the actions effects sent are replayed as entries",
+          arguments: [false, true])
+    func replayRunsNoEffects(withMiddleware: Bool) {
+        let history = History<Step>()
+        let store = Store(EffectLog(), middleware: [history.middleware])
+        let started = Shared(0)
+        store.dispatch(Step("ask") {
+            started.value += 1
+            return .send(Step("answer"))
+        })
+        #expect(store.state.value.log == ["ask", "answer"])
+        #expect(started.value == 1)
+        let fresh = History<Step>()
+        let replayed = withMiddleware ? Store(EffectLog(), middleware: [fresh.middleware]) : Store(EffectLog())
+        fresh.replay(history.entries, into: replayed)
+        #expect(replayed.state.value == store.state.value)
+        #expect(started.value == 2)               // the reduce ran again; its effect, not
     }
 
     @Test("a long concatenation of effects that end at once runs them all, in order, on a small stack")
