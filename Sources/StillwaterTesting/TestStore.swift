@@ -77,8 +77,11 @@ where Action.State == State {
     }
 
     struct Book {
-        /// Set by `send` until the middleware sees the sent action.
+        /// True on the store's deliverer while the sent action goes through the middleware, until the
+        /// recording middleware takes it as `sent`.
         var awaitingSent = false
+        /// Whether the store has run the sent action (reduced, or dropped by a middleware).
+        var sendDone = false
         var sent: Step?
         var received: [Step] = []
         var isFinished = false
@@ -194,7 +197,7 @@ where Action.State == State {
         let pending = book.withLock { book in
             book.isFinished = false           // a send after finish() is checked again when released
             book.sent = nil
-            book.awaitingSent = true
+            book.sendDone = false
             if !exhaustive { book.received.removeAll() }
             return book.received.count
         }
@@ -204,17 +207,26 @@ where Action.State == State {
                  + "\nReceive them with receive(_:), or set exhaustivity to .off.", at: location)
             book.withLock { $0.received.removeAll() }
         }
-        store.dispatchAny(action)
+        // The mark is set and cleared on the store's deliverer, around this action alone: an action an
+        // effect's thread has the store reduce meanwhile is recorded as received, not as this one.
+        let book = self.book
+        store.dispatch(action) { isSending in
+            book.withLock { book in
+                book.awaitingSent = isSending
+                if !isSending { book.sendDone = true }
+            }
+        }
         // The action was queued when another thread (an effect's) held the store: wait for its turn.
         let deadline = ContinuousClock.now + .seconds(5)
-        var sent = book.withLock { $0.sent }
-        while sent == nil, ContinuousClock.now < deadline {
+        var (done, sent) = book.withLock { ($0.sendDone, $0.sent) }
+        while !done, ContinuousClock.now < deadline {
             sched_yield()
-            sent = book.withLock { $0.sent }
+            (done, sent) = book.withLock { ($0.sendDone, $0.sent) }
         }
-        book.withLock { $0.awaitingSent = false }
         guard let sent else {
-            fail("\(action) was not reduced: a middleware dropped it, or the store stayed busy for 5 seconds.", at: location)
+            fail(done
+                 ? "\(action) was not reduced: a middleware dropped it."
+                 : "\(action) was not reduced: the store stayed busy for 5 seconds.", at: location)
             return
         }
         try check(sent, assert, exhaustive: exhaustive, what: "sending \(action)", at: location)

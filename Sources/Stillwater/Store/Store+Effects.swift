@@ -43,6 +43,18 @@ extension Store {
         }
     }
 
+    /// Dispatches `action` (effects included), calling `mark(true)` right before it enters the middleware
+    /// and `mark(false)` right after, both on the deliverer: so `mark` brackets this action alone, even
+    /// when another thread's action is being reduced at the time of the call (then all of it is queued
+    /// behind that one). For `TestStore`, which must tell the action it sent from the ones effects sent.
+    package func dispatch<A: Action>(_ action: A, marking mark: @escaping (Bool) -> Void) where A.State == State {
+        runAsDeliverer { [self] in
+            mark(true)
+            defer { mark(false) }
+            performAny(action)
+        }
+    }
+
     /// Dispatches `action` as a replay: it is reduced (through the middleware) but starts no effects,
     /// because the actions its effects sent were recorded and are replayed themselves.
     package func replay<A: Action>(_ action: A) where A.State == State {

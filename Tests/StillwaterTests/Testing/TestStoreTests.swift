@@ -137,6 +137,43 @@ struct TestStoreTests {
         }
     }
 
+    @Test("an action another thread has the store reduce while send waits is received, not taken for the sent one")
+    func sendWhileAnotherThreadReduces() async {
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        // Holds the store's deliverer inside `.slow` until the test has called send.
+        let gate = Middleware<Int> { _, action, next in
+            if let action = action as? RaceAction, action == .slow {
+                entered.signal()
+                proceed.wait()
+            }
+            next(action)
+        }
+        let store = TestStore<Int, RaceAction>(initialState: 0, middleware: [gate])
+        let raw = store.store
+        DispatchQueue.global().async { raw.dispatch(RaceAction.slow) }
+        entered.wait()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { proceed.signal() }
+        store.send(.fast) { $0 = 11 }           // reduced after .slow, which another thread dispatched
+        await store.receive(.slow) { $0 = 1 }
+        await store.finish()
+    }
+
+    @Test("a send that a middleware drops fails at once, saying so")
+    func droppedSend() {
+        let dropFast = Middleware<Int> { _, action, next in
+            if let action = action as? RaceAction, action == .fast { return }
+            next(action)
+        }
+        let store = TestStore<Int, RaceAction>(initialState: 0, middleware: [dropFast])
+        withKnownIssue {
+            store.send(.fast)
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("a middleware dropped it")
+        }
+        store.send(.slow) { $0 = 1 }
+    }
+
     @Test("a wrong assertion fails with the lines of the expected and actual state that differ")
     func wrongMutation() async {
         let store = makeStore()
@@ -327,5 +364,15 @@ enum FailingEffect: EffectAction, Equatable, Sendable {
 
     func reduce(into state: inout Int) -> Effect<FailingEffect> {
         .stream(Observable<FailingEffect>.failure(TestError(code: 1)))
+    }
+}
+
+/// Two plain actions for the tests of how `send` tells its own action from others.
+enum RaceAction: EffectAction, Equatable, Sendable {
+    case slow, fast
+
+    func reduce(into state: inout Int) -> Effect<RaceAction> {
+        state += self == .slow ? 1 : 10
+        return .none
     }
 }
