@@ -8,8 +8,10 @@ import XCTest
 /// Reports a test failure to whichever test framework is running the caller: Swift Testing's
 /// `Issue.record` inside a Swift Testing test, `XCTFail` otherwise.
 ///
-/// `TestStore` reports every failure through here, so its assertions work in both kinds of test. Without
-/// either framework (a plain program), the message is printed.
+/// `TestStore` reports every failure through here, so its assertions work in both kinds of test. Outside
+/// a Swift Testing test the message is also printed to standard output (`file:line: failure: message`),
+/// because XCTest drops a failure when none of its tests is running: a plain program, or a test store
+/// released off its test.
 ///
 /// - Parameters:
 ///   - message: What went wrong, shown as the failure's text.
@@ -32,9 +34,10 @@ public func reportTestFailure(
         return
     }
     #endif
+    // XCTFail discards a message when no XCTest test is running (a plain program, or a TestStore
+    // released off its test), so the message is also written out: it is never lost.
+    print("\(fileID):\(line): failure: \(message)")
     #if canImport(XCTest)
     XCTFail(message, file: filePath, line: line)
-    #else
-    print("\(fileID):\(line): failure: \(message)")
     #endif
 }

@@ -149,7 +149,8 @@ public struct Effect<Output> {
     ///   - operation: The work. Cancelling the effect (by id, or by releasing the store) cancels its
     ///     task; actions sent after that are dropped.
     ///   - handler: Turns an error `operation` throws into actions. Without it, the error goes to the
-    ///     store's `onEffectError` handler. A `CancellationError` after cancellation is dropped.
+    ///     store's `onEffectError` handler. An error thrown after the effect was cancelled (by id, or
+    ///     because the store was released) is dropped, whatever its type.
     public static func run(
         priority: TaskPriority? = nil,
         _ operation: @escaping @Sendable (_ send: Send<Output>, _ dependencies: Dependencies) async throws -> Void,
@@ -161,7 +162,9 @@ public struct Effect<Output> {
                 do {
                     try await operation(send, dependencies)
                 } catch {
-                    if !(error is CancellationError && Task.isCancelled) {
+                    // A cancelled effect's failure is moot (often it is the cancellation itself, whatever
+                    // error type the operation turns it into): it is dropped.
+                    if !Task.isCancelled {
                         if let handler { await handler(error, send) } else { onError(error) }
                     }
                 }

@@ -91,6 +91,9 @@ extension Store {
     /// The parent's action reduces the feature's part, usually by calling the feature action's own
     /// reduce on it and mapping its effect with ``Effect/map(_:)``, as the example of ``ScopedStore``
     /// shows. An embedded ``EffectAction`` starts its effects as if dispatched to this store directly.
+    ///
+    /// `embed` runs on whichever thread sends to the scoped store, so it must be a pure function of its
+    /// argument (an enum case is).
     public func scope<ChildState: Equatable, ChildAction, ParentAction: Action>(
         state keyPath: KeyPath<State, ChildState>,
         action embed: @escaping (ChildAction) -> ParentAction
@@ -99,6 +102,7 @@ extension Store {
     }
 }
 
-// @unchecked: `send` is a non-`Sendable` closure that only calls the parent store's dispatch, which is
-// safe from any thread; set once in `init`.
+// @unchecked: `send` is a non-`Sendable` closure, set once in `init`, that calls the user's `embed` and
+// then the parent store's dispatch (safe from any thread) on the sending thread; `embed` is documented to be
+// a pure function of its argument (an enum case, as a rule), which makes that safe.
 extension ScopedStore: @unchecked Sendable where State: Sendable {}

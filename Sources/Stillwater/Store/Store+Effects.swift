@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Store {
     /// Reduces the effect action `action` now, or queues it behind the delivery in progress, then starts
     /// the effect its ``EffectAction/reduce(into:)`` returned.
@@ -251,10 +253,11 @@ final class StoreSink<State, Output: Action>: EffectSink, @unchecked Sendable wh
     @inlinable func send(_ action: Output) { store?.dispatchEffectOutput(action, from: record) }
     @inlinable func end() { store?.effectEnded(record) }
 
-    /// A stream effect's end: a failure goes to the store's error handler first.
+    /// A stream effect's end: a failure goes to the store's error handler first, unless the effect was
+    /// cancelled (a failure racing the cancel is moot).
     @inlinable
     func end(_ termination: Termination) {
-        if case .failed(let error) = termination { onError(error) }
+        if case .failed(let error) = termination, !record.isCancelled.load(ordering: .acquiring) { onError(error) }
         end()
     }
 }

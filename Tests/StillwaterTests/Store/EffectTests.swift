@@ -114,6 +114,22 @@ struct EffectTests {
         #expect(started.value == 2)               // the reduce ran again; its effect, not
     }
 
+    @Test("a cancelled run effect's failure, whatever its type, is dropped, not reported")
+    func errorAfterCancelDropped() async {
+        let errors = Shared<[String]>([])
+        let store = Store(EffectLog(), dependencies: Dependencies(), onEffectError: { errors.value.append("\($0)") })
+        store.dispatch(Step("start") {
+            .run({ _, _ in
+                do { try await Task.sleep(for: .seconds(30)) } catch { throw TestError(code: 5) }
+            }).cancellable(id: "sleeper")
+        })
+        #expect(store.runningEffectCount == 1)
+        store.dispatch(Step("stop") { .cancel(id: "sleeper") })
+        #expect(await eventually { store.runningEffectCount == 0 })
+        try? await Task.sleep(for: .milliseconds(50))     // the task's catch runs after it was cancelled
+        #expect(errors.value.isEmpty)
+    }
+
     @Test("a long concatenation of effects that end at once runs them all, in order, on a small stack")
     func longConcatenation() async {
         // 20 000 children used to recurse three frames each (a crash on the main thread's 8 MB stack);
