@@ -88,6 +88,13 @@ struct DeliveryQueue<Work>: ~Copyable {
         }
     }
 
+    /// Deliverer only, while work is pending (``hasPending``): puts `work` before the pending work, for
+    /// work that was sent before it but held back.
+    @inlinable
+    func enqueueAhead(_ work: Work) {
+        pending.withLock { $0.insert(work, at: 0) }
+    }
+
     /// Called by the deliverer when it has finished its current work. Either releases the queue and returns
     /// `false`, or moves the pending work into `buffer` (which must be empty) and returns `true`: the caller
     /// is still the deliverer and must run that work, then call this again.

@@ -221,7 +221,8 @@ public struct Effect<Output> {
     /// task cancelled.
     ///
     /// - Parameters:
-    ///   - id: Any hashable value; effects share an id when their ids are equal (and of the same type).
+    ///   - id: Any hashable value; effects share an id when their ids are equal as `AnyHashable` values
+    ///     are: `1` and `1 as Int8` are one id, `1` and `"1"` are two.
     ///   - cancelInFlight: When `true`, starting this effect first cancels the effects already running
     ///     under `id` (a search that replaces the one before it).
     public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
@@ -256,14 +257,36 @@ public struct Effect<Output> {
     }
 }
 
-/// The identifier of cancellable effects: the hashable value given to ``Effect/cancellable(id:cancelInFlight:)``.
-// @unchecked: the value is `Hashable & Sendable` (see `init`); `AnyHashable` only lacks the conformance.
+/// The identifier of cancellable effects: the hashable value given to ``Effect/cancellable(id:cancelInFlight:)``,
+/// compared as `AnyHashable` compares (so `1` and `1 as Int8` are one id).
+///
+/// The value sits in a box: `AnyHashable`'s layout is not known to the compiler (the standard library
+/// can change it), and held in place it would make every `Effect` a value of unknown layout, which is
+/// copied and destroyed through runtime calls instead of a few instructions.
 @usableFromInline
-struct EffectID: Hashable, @unchecked Sendable {
-    let value: AnyHashable
+struct EffectID: Hashable, Sendable {
+    /// `@unchecked Sendable`: the value is `Hashable & Sendable` (see `init`); `AnyHashable` only lacks
+    /// the conformance.
+    @usableFromInline
+    final class Box: @unchecked Sendable {
+        let value: AnyHashable
+        init(_ value: AnyHashable) { self.value = value }
+    }
+
+    let box: Box
 
     init(_ value: some Hashable & Sendable) {
-        self.value = AnyHashable(value)
+        box = Box(AnyHashable(value))
+    }
+
+    @usableFromInline
+    static func == (lhs: EffectID, rhs: EffectID) -> Bool {
+        lhs.box === rhs.box || lhs.box.value == rhs.box.value
+    }
+
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(box.value)
     }
 }
 

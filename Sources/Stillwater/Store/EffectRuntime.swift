@@ -43,10 +43,22 @@ final class EffectRuntime: @unchecked Sendable {
         /// Set when the store is released: effects that would register are stopped instead.
         @usableFromInline
         var isClosed = false
+        /// The actions other threads sent to effects still starting, each a dispatch to run once the
+        /// start ended (see ``StoreSink``); rare.
+        @usableFromInline
+        var waiting: [ObjectIdentifier: [(AnyObject) -> Void]] = [:]
     }
 
     @usableFromInline
     let dependencies: Dependencies
+    /// The store, for effects that send or end after their start, or from another thread. Set once, on
+    /// the deliverer, before the store's first effect starts (``link(_:)``), so every sink made after it
+    /// reads it without a lock; it is `nil` once the store is released.
+    @usableFromInline
+    weak var store: AnyObject?
+    /// Deliverer only: whether ``store`` was set.
+    @usableFromInline
+    @exclusivity(unchecked) var isLinked = false
     @usableFromInline
     let onError: @Sendable (any Error) -> Void
     @usableFromInline
@@ -60,6 +72,36 @@ final class EffectRuntime: @unchecked Sendable {
     init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void) {
         self.dependencies = dependencies
         self.onError = onError
+    }
+
+    /// Deliverer only: makes ``store`` point at `store`, the first time an effect starts. (A weak reference
+    /// moves the store's reference counts aside, so a store that never starts an effect never forms one.)
+    @inlinable
+    func link(_ store: AnyObject) {
+        guard !isLinked else { return }
+        isLinked = true
+        self.store = store
+    }
+
+    /// Another thread: keeps `dispatch` until the start of `sink` ends, unless `isLinked` was set (then
+    /// returns `false`, and the caller dispatches itself).
+    @usableFromInline
+    func wait(for sink: EffectRecord, isLinked: borrowing Atomic<Bool>, _ dispatch: @escaping (AnyObject) -> Void) -> Bool {
+        registry.withLock { registry in
+            guard !isLinked.load(ordering: .relaxed) else { return false }
+            registry.waiting[ObjectIdentifier(sink), default: []].append(dispatch)
+            return true
+        }
+    }
+
+    /// The starting thread, once ``store`` is set: sets `isLinked` and returns what waited for `sink`'s
+    /// start to end, in the order it was sent.
+    @usableFromInline
+    func stopWaiting(for sink: EffectRecord, isLinked: borrowing Atomic<Bool>) -> [(AnyObject) -> Void] {
+        registry.withLock { registry in
+            isLinked.store(true, ordering: .releasing)
+            return registry.waiting.removeValue(forKey: ObjectIdentifier(sink)) ?? []
+        }
     }
 
     /// Deliverer only: the ids of a new effect, with the count of cancels each has had so far.
@@ -177,8 +219,12 @@ final class EffectRuntime: @unchecked Sendable {
 }
 
 /// One running leaf effect (a stream, a task, a single action) of a store.
+///
+/// Not final: a stream's or a task's record is its ``StoreSink``, so the two are one allocation.
+/// `@unchecked Sendable`: its own fields are constants and atomics (``onFinish`` runs on the deliverer
+/// only); a subclass says why its own fields are safe.
 @usableFromInline
-final class EffectRecord: Sendable {
+class EffectRecord: @unchecked Sendable {
     @usableFromInline
     static let starting: UInt8 = 0
     @usableFromInline

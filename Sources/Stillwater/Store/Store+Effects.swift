@@ -36,14 +36,25 @@ extension Store {
     /// static type (for `TestStore`, which is generic over any action).
     @inlinable
     package func dispatchAny<A: Action>(_ action: A) where A.State == State {
-        let core = storage.core
-        if core.queue.tryAcquire() {
-            performAny(action)
-            core.finishDelivering()
-        } else if core.queue.enqueue(.perform({ [self] in performAny(action) })) {
-            core.finishDelivering()
+        Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
+            if core.queue.tryAcquire() {
+                // Nothing was queued and no middleware waits to run after the reduce, so an action that a
+                // stream effect sends during its start may be reduced right after it (see
+                // `startStreamHoldingOne`).
+                if chain == nil { inlineBudget = Self.inlineDepthLimit }
+                perform(action)
+                inlineBudget = 0
+                core.finishDelivering()
+            } else if core.queue.enqueue(.perform({ [self] in perform(action) })) {
+                core.finishDelivering()
+            }
         }
     }
+
+    /// How deep actions that effects sent during their start are reduced inside one another before the
+    /// store queues them instead (a long chain of such effects runs in a loop, on a small stack).
+    @inlinable
+    static var inlineDepthLimit: Int { 16 }
 
     /// Dispatches `action` (effects included), calling `mark(true)` right before it enters the middleware
     /// and `mark(false)` right after, both on the deliverer: so `mark` brackets this action alone, even
@@ -53,7 +64,7 @@ extension Store {
         runAsDeliverer { [self] in
             mark(true)
             defer { mark(false) }
-            performAny(action)
+            perform(action)
         }
     }
 
@@ -63,7 +74,7 @@ extension Store {
         runAsDeliverer { [self] in
             suppressesEffects = true
             defer { suppressesEffects = false }
-            performAny(action)
+            perform(action)
         }
     }
 
@@ -75,24 +86,62 @@ extension Store {
 
     // MARK: The effect path (the thread running the state's queue only, unless said otherwise)
 
-    /// Hands `action` to the middleware, or reduces it through its own ``Action/_reduce(in:)``, so an
-    /// effect action starts its effects whichever way it came.
-    @inlinable
-    func performAny<A: Action>(_ action: A) where A.State == State {
-        if let chain {
-            chain(action)
-        } else {
-            action._reduce(in: self)
-        }
-    }
-
     /// Reduces `action`, delivers the new state, then starts the action's effect.
     @inlinable
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
         storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
         guard !effect.isNone, !suppressesEffects else { return }
+        if inlineBudget > 0 {
+            switch effect.kind {
+            case .source(let source): return startStreamHoldingOne(source)
+            case .stream(let makeSource): return startStreamHoldingOne(makeSource(effects.dependencies))
+            default: break
+            }
+        }
         start(effect, ids: [], onFinish: nil)
+    }
+
+    /// Starts a stream effect that is all of an action's effect, from a dispatch that allows it (see
+    /// ``inlineBudget``): the first action the stream sends during its start, if the queue is still empty
+    /// then and when the start ends, is reduced right after the start, without being queued. That is
+    /// where the queue would have reduced it: next, before anything queued later.
+    @inlinable
+    func startStreamHoldingOne<Output: Action>(_ source: Observable<Output>) where Output.State == State {
+        // The sink of the last such effect, if it can serve again, saves an allocation.
+        var sink: StoreSink<State, Output>
+        if let spare = spareSink, type(of: spare) == StoreSink<State, Output>.self {
+            spareSink = nil
+            sink = unsafeDowncast(spare, to: StoreSink<State, Output>.self)
+            sink.restart()
+        } else {
+            sink = StoreSink<State, Output>(self, ids: [], onFinish: nil)
+        }
+        defer {
+            if sink.isReusable && isKnownUniquelyReferenced(&sink) { spareSink = sink }
+        }
+        var held: Output?
+        let subscription = withUnsafeMutablePointer(to: &held) { slot in
+            sink.heldSlot = UnsafeMutableRawPointer(slot)
+            defer { sink.heldSlot = nil }
+            return source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
+        }
+        if let action = held {
+            if storage.core.queue.hasPending {
+                // Work was queued after the action was sent: the action goes before it.
+                sink.heldCount += 1
+                queueHeldOutput(action, of: sink, ahead: true)
+            } else {
+                sink.startEnded(in: self)
+                _ = effects.settle(sink, stopper: .subscription(subscription))
+                inlineBudget -= 1
+                performEffectOutput(action, from: sink)
+                inlineBudget += 1
+                return
+            }
+        }
+        sink.startEnded(in: self)
+        _ = effects.settle(sink, stopper: .subscription(subscription))
     }
 
     /// Any thread: dispatches an action an effect sent; it is reduced only if the effect is still live
@@ -111,7 +160,7 @@ extension Store {
     @inlinable
     func performEffectOutput<A: Action>(_ action: A, from record: EffectRecord) where A.State == State {
         guard effects.isLive(record) else { return }
-        performAny(action)
+        perform(action)
     }
 
     /// Any thread: runs `body` as the deliverer, now or queued.
@@ -200,11 +249,12 @@ extension Store {
     func startStream<Output: Action>(
         _ source: Observable<Output>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
     ) where Output.State == State {
-        let record = EffectRecord(ids: ids, onFinish: onFinish)
-        // One object, the sink, is the observer's context: its two closures capture nothing else.
-        let sink = StoreSink<State, Output>(self, record: record, onError: effects.onError)
+        // The sink is the effect's record and the observer's one context (its closures capture nothing
+        // else), so the effect costs one allocation besides its stream.
+        let sink = StoreSink<State, Output>(self, ids: ids, onFinish: onFinish)
         let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
-        if !effects.settle(record, stopper: .subscription(subscription)) {
+        sink.startEnded(in: self)
+        if !effects.settle(sink, stopper: .subscription(subscription)) {
             onFinish?()
         }
     }
@@ -214,50 +264,191 @@ extension Store {
         _ launch: (any EffectSink<Output>, Dependencies, @escaping @Sendable (any Error) -> Void) -> Task<Void, Never>,
         ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
     ) where Output.State == State {
-        let record = EffectRecord(ids: ids, onFinish: onFinish)
-        let task = launch(StoreSink<State, Output>(self, record: record, onError: effects.onError), effects.dependencies, effects.onError)
-        if !effects.settle(record, stopper: .task(task)) {
+        // A task sends from elsewhere, always: the weak reference it needs is formed before it starts.
+        effects.link(self)
+        let sink = StoreSink<State, Output>(self, ids: ids, onFinish: onFinish)
+        let task = launch(sink, effects.dependencies, effects.onError)
+        sink.startEnded(in: self)
+        if !effects.settle(sink, stopper: .task(task)) {
             onFinish?()
         }
     }
 
-    /// Any thread: an effect ended by itself.
+    /// Deliverer only: queues the reduce of `action`, which `sink` held back during its start, in the
+    /// place of the queue where it was sent: last, or, when `ahead`, before the work queued since (which
+    /// all came after it).
     @inlinable
-    func effectEnded(_ record: EffectRecord) {
-        guard effects.finish(record), let onFinish = record.onFinish else { return }
-        let runtime = effects
-        runAsDeliverer {
-            onFinish()
-            runtime.unregister(record)
+    func queueHeldOutput<Output: Action>(
+        _ action: Output, of sink: StoreSink<State, Output>, ahead: Bool = false
+    ) where Output.State == State {
+        if sink.starter == nil { sink.starter = self }
+        let core = storage.core
+        let work = SourceCore<State>.Work.perform({ [sink] in sink.reduceHeld(action) })
+        if ahead {
+            core.queue.enqueueAhead(work)
+        } else if core.queue.enqueue(work) {
+            core.finishDelivering()
         }
     }
 }
 
-/// The sink of one effect's task: dispatches what it sends to the store, if the store still exists.
+/// The sink of one stream or task effect, and its record: dispatches what the effect sends to the
+/// store, and tells the store when it ended.
 ///
-/// `@unchecked Sendable`: it calls only the store's entries that are safe from any thread
-/// (``Store/dispatchEffectOutput(_:from:)``, ``Store/effectEnded(_:)``), and holds the store weakly.
+/// Three ways in:
+/// - **During the start, on the starting thread** (a stream that sends as it is subscribed): the store is
+///   the deliverer there, so an action cannot be reduced at once; the sink holds it back and queues one
+///   piece of work per action that reduces it, in the queue's order, so it is reduced exactly where a
+///   dispatch would have been. No lock, no weak reference, no allocation per action. The sink holds the
+///   store strongly until the last action held back was reduced.
+/// - **During the start, from another thread**: the action waits in the runtime (under its lock) until
+///   the start ends; then the starting thread dispatches the waiting actions, in order. From then on
+///   (and once another thread sent) the starting thread's own actions wait there too, so an effect's
+///   actions keep the order it sent them in.
+/// - **After the start**: through ``EffectRuntime/store``, a weak reference the starting thread formed
+///   when the start ended (only then: a weak reference moves the store's reference counts aside, which
+///   makes every retain of the store slower, and a stream that ends during its start never needs it),
+///   with ``Store/dispatchEffectOutput(_:from:)``. Nothing happens once the store is gone.
+///
+/// `@unchecked Sendable`: `starter`, `isStarting` and the held actions belong to the starting thread
+/// until the start ended (every access checks the thread first), and after it to the deliverer, which
+/// reduces the held actions in work the starting thread queued; the rest is constant or atomic.
 @usableFromInline
-final class StoreSink<State, Output: Action>: EffectSink, @unchecked Sendable where Output.State == State {
-    @usableFromInline weak var store: Store<State>?
-    @usableFromInline let record: EffectRecord
-    @usableFromInline let onError: @Sendable (any Error) -> Void
+final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @unchecked Sendable where Output.State == State {
+    @usableFromInline let runtime: EffectRuntime
+    @usableFromInline @exclusivity(unchecked) var starterThread: UInt
+    /// The store, for the starting thread during the start (the store is running the start then, so it
+    /// exists).
+    @usableFromInline unowned(unsafe) let origin: Store<State>
+    /// The store, held from the first action held back and queued until the last of them was reduced.
+    @usableFromInline @exclusivity(unchecked) var starter: Store<State>?
+    @usableFromInline @exclusivity(unchecked) var isStarting = true
+    /// Set (before its action waits in the runtime) by a thread other than the starting one that sent
+    /// during the start.
+    @usableFromInline let sentFromElsewhere = Atomic<Bool>(false)
+    /// Set, under the runtime's lock, once the runtime's weak reference to the store exists: then
+    /// nothing waits any more.
+    @usableFromInline let isLinked = Atomic<Bool>(false)
+    /// How many actions were held back, and how many of those were reduced so far. (The actions are
+    /// in the queued work: a field of type `Output` would make the class's deinit, which is not
+    /// specialized, look up type metadata every time.)
+    @usableFromInline @exclusivity(unchecked) var heldCount = 0
+    @usableFromInline @exclusivity(unchecked) var reducedCount = 0
+    /// Starting thread, during a start that may keep one action for itself
+    /// (``Store/startStreamHoldingOne(_:)``): where the starter keeps it (an `Output?` on its stack),
+    /// and whether it holds one.
+    @usableFromInline @exclusivity(unchecked) var heldSlot: UnsafeMutableRawPointer?
 
     @inlinable
-    init(_ store: Store<State>, record: EffectRecord, onError: @escaping @Sendable (any Error) -> Void) {
-        self.store = store
-        self.record = record
-        self.onError = onError
+    init(_ store: Store<State>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?) {
+        runtime = store.effects
+        starterThread = currentThread()
+        origin = store
+        super.init(ids: ids, onFinish: onFinish)
     }
 
-    @inlinable func send(_ action: Output) { store?.dispatchEffectOutput(action, from: record) }
-    @inlinable func end() { store?.effectEnded(record) }
+    /// Whether this sink can serve another start: its effect ended during its start, nothing of it is
+    /// queued or registered, and nothing else references it (the caller holds the only reference).
+    @inlinable
+    var isReusable: Bool {
+        phase.load(ordering: .relaxed) == EffectRecord.done && !isLinked.load(ordering: .relaxed)
+            && heldCount == reducedCount && starter == nil && ids.isEmpty && onFinish == nil
+    }
+
+    /// Starting thread, for a reusable sink: ready for a new start, as if just made.
+    @inlinable
+    func restart() {
+        phase.store(EffectRecord.starting, ordering: .relaxed)
+        isCancelled.store(false, ordering: .relaxed)
+        sentFromElsewhere.store(false, ordering: .relaxed)
+        starterThread = currentThread()
+        isStarting = true
+        heldCount = 0
+        reducedCount = 0
+    }
+
+    /// The store, if it still exists (after the start).
+    @inlinable
+    var store: Store<State>? {
+        runtime.store.map { unsafeDowncast($0, to: Store<State>.self) }
+    }
+
+    @inlinable
+    func send(_ action: Output) {
+        if currentThread() == starterThread && isStarting {
+            guard sentFromElsewhere.load(ordering: .acquiring) else {
+                let store = origin
+                if let heldSlot {
+                    let slot = heldSlot.assumingMemoryBound(to: Output?.self)
+                    if slot.pointee == nil {
+                        if !store.storage.core.queue.hasPending {
+                            slot.pointee = action
+                            return
+                        }
+                    } else {
+                        // A second action: the first is queued ahead of what was queued after it.
+                        heldCount += 1
+                        store.queueHeldOutput(slot.pointee.take().unsafelyUnwrapped, of: self, ahead: store.storage.core.queue.hasPending)
+                    }
+                    self.heldSlot = nil
+                }
+                heldCount += 1
+                store.queueHeldOutput(action, of: self)
+                return
+            }
+        } else {
+            guard !isLinked.load(ordering: .acquiring) else {
+                store?.dispatchEffectOutput(action, from: self)
+                return
+            }
+            sentFromElsewhere.store(true, ordering: .releasing)
+        }
+        let waits = runtime.wait(for: self, isLinked: isLinked) { [self] store in
+            unsafeDowncast(store, to: Store<State>.self).dispatchEffectOutput(action, from: self)
+        }
+        if !waits { store?.dispatchEffectOutput(action, from: self) }
+    }
+
+    /// Starting thread, as the deliverer: the start is over. Forms the weak reference to the store if
+    /// the effect still runs or another thread sent, dispatches what other threads sent meanwhile, and
+    /// lets the store go unless actions wait to be reduced.
+    @inlinable
+    func startEnded(in store: Store<State>) {
+        isStarting = false
+        if phase.load(ordering: .acquiring) != EffectRecord.done || sentFromElsewhere.load(ordering: .acquiring) {
+            runtime.link(store)
+            for dispatch in runtime.stopWaiting(for: self, isLinked: isLinked) { dispatch(store) }
+        }
+        if heldCount == 0 { starter = nil }
+    }
+
+    /// Deliverer: reduces `action`, held back during the start, if the effect is still live.
+    @inlinable
+    func reduceHeld(_ action: Output) {
+        let store = starter.unsafelyUnwrapped
+        reducedCount += 1
+        if reducedCount == heldCount { starter = nil }
+        store.performEffectOutput(action, from: self)
+    }
+
+    @inlinable
+    func end() {
+        guard runtime.finish(self), let onFinish else { return }
+        // Ended after its start (so the weak reference exists): the rest runs on the deliverer, if the
+        // store still exists.
+        let runtime = self.runtime
+        guard let store else { return }
+        store.runAsDeliverer { [self] in
+            onFinish()
+            runtime.unregister(self)
+        }
+    }
 
     /// A stream effect's end: a failure goes to the store's error handler first, unless the effect was
     /// cancelled (a failure racing the cancel is moot).
     @inlinable
     func end(_ termination: Termination) {
-        if case .failed(let error) = termination, !record.isCancelled.load(ordering: .acquiring) { onError(error) }
+        if case .failed(let error) = termination, !isCancelled.load(ordering: .acquiring) { runtime.onError(error) }
         end()
     }
 }

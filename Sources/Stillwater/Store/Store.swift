@@ -31,6 +31,13 @@ public final class Store<State> {
     /// Whether effects are dropped: set by the deliverer around a replayed action
     /// (``History/replay(_:into:)``), whose effects' actions were recorded themselves.
     @usableFromInline @exclusivity(unchecked) var suppressesEffects = false
+    /// Deliverer only: how many more levels of actions sent by effects during their start may be
+    /// reduced right after that start instead of being queued; 0 (queue them) unless the action being
+    /// reduced came through ``dispatchAny(_:)`` with nothing queued and no middleware.
+    @usableFromInline @exclusivity(unchecked) var inlineBudget = 0
+    /// Deliverer only: the sink of the last stream effect that ended during its start, kept for the next
+    /// one (see `Store.startStreamHoldingOne`).
+    @usableFromInline @exclusivity(unchecked) var spareSink: EffectRecord?
 
     /// The store's running effects and its dependencies.
     @usableFromInline let effects: EffectRuntime
