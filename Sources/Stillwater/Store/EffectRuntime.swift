@@ -14,11 +14,11 @@ import Darwin
 /// deliverer), inside the reduce of the action that returned them. They end on any thread (a stream's
 /// last event, a task's end). So:
 /// - `registry` (the effects still running and what stops each) is under its lock;
-/// - `generations` (how many cancels of each id were reduced) is touched by the deliverer only;
+/// - `tokens` (the current ``CancelToken`` of each id) is touched by the deliverer only;
 /// - an effect that ends during its own start (a stream that delivers synchronously) is never
 ///   registered: its ``EffectRecord/phase`` tells the starter, so it costs no lock at all.
 ///
-/// `@unchecked Sendable`: `generations` belongs to the store's deliverer, which the compiler cannot see.
+/// `@unchecked Sendable`: `tokens` belongs to the store's deliverer, which the compiler cannot see.
 @usableFromInline
 final class EffectRuntime: @unchecked Sendable {
     /// What stops one running effect.
@@ -38,8 +38,11 @@ final class EffectRuntime: @unchecked Sendable {
 
     @usableFromInline
     struct Registry {
+        /// The registered effects, with what stops each and the order they registered in.
         @usableFromInline
-        var running: [ObjectIdentifier: (record: EffectRecord, stopper: Stopper?)] = [:]
+        var running: [ObjectIdentifier: (record: EffectRecord, stopper: Stopper?, order: UInt64)] = [:]
+        @usableFromInline
+        var nextOrder: UInt64 = 0
         /// Set when the store is released: effects that would register are stopped instead.
         @usableFromInline
         var isClosed = false
@@ -63,10 +66,13 @@ final class EffectRuntime: @unchecked Sendable {
     let onError: @Sendable (any Error) -> Void
     @usableFromInline
     let registry = Lock(Registry())
-    /// Deliverer only: how many cancels of each id were reduced. An effect remembers the counts of its ids
-    /// when it starts; once one moved on, nothing it sends is reduced.
+    /// Deliverer only: the current token of each id that effects still hold (weakly: a token nothing
+    /// holds any more is dropped, so the table does not grow with every id ever used), and the table's
+    /// size at which its dead entries are swept next.
     @usableFromInline
-    @exclusivity(unchecked) var generations: [EffectID: UInt64] = [:]
+    @exclusivity(unchecked) var tokens: [EffectID: WeakToken] = [:]
+    @usableFromInline
+    @exclusivity(unchecked) var sweepSize = 64
 
     @usableFromInline
     init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void) {
@@ -104,23 +110,31 @@ final class EffectRuntime: @unchecked Sendable {
         }
     }
 
-    /// Deliverer only: the ids of a new effect, with the count of cancels each has had so far.
+    /// Deliverer only: the token a new effect cancellable with `id` holds: the current one of `id`, or a
+    /// new one.
     @usableFromInline
-    func stamp(_ id: EffectID) -> (EffectID, UInt64) {
-        (id, generations[id, default: 0])
+    func token(for id: EffectID) -> CancelToken {
+        if let token = tokens[id]?.token { return token }
+        let token = CancelToken(id)
+        tokens[id] = WeakToken(token: token)
+        if tokens.count >= sweepSize {
+            tokens = tokens.filter { $0.value.token != nil }
+            sweepSize = max(64, tokens.count * 2)
+        }
+        return token
     }
 
-    /// Deliverer only: whether no cancel of any of `ids` was reduced since they were stamped.
+    /// Deliverer only: whether none of `tokens` was cancelled.
     @usableFromInline
-    func isLive(_ ids: [(EffectID, UInt64)]) -> Bool {
-        for (id, generation) in ids where generations[id, default: 0] != generation { return false }
+    func isLive(_ tokens: [CancelToken]) -> Bool {
+        for token in tokens where token.isCancelled { return false }
         return true
     }
 
     /// Deliverer only: whether an action `record`'s effect sent may be reduced.
     @usableFromInline
     func isLive(_ record: EffectRecord) -> Bool {
-        !record.isCancelled.load(ordering: .acquiring) && isLive(record.ids)
+        !record.isCancelled.load(ordering: .acquiring) && isLive(record.tokens)
     }
 
     /// How many effects are running (those that outlived their start and have not ended).
@@ -141,7 +155,8 @@ final class EffectRuntime: @unchecked Sendable {
             guard record.phase.compareExchange(expected: EffectRecord.starting, desired: EffectRecord.registered,
                                                ordering: .acquiringAndReleasing).exchanged else { return false }
             guard !registry.isClosed else { return nil }
-            registry.running[ObjectIdentifier(record)] = (record, stopper)
+            registry.running[ObjectIdentifier(record)] = (record, stopper, registry.nextOrder)
+            registry.nextOrder &+= 1
             return true
         }
         guard let outcome else {
@@ -180,21 +195,23 @@ final class EffectRuntime: @unchecked Sendable {
         _ = entry   // released here, after the lock
     }
 
-    /// Deliverer only: stops the running effects with `id`; returns their records (whose `onFinish` the
-    /// caller runs) after counting one more cancel of `id`.
+    /// Deliverer only: cancels `id`'s current token (nothing holding it is reduced from now on), stops
+    /// the running effects that hold it, and returns their records, in the order they started (the
+    /// caller runs their `onFinish`, which may start what comes next).
     @usableFromInline
     func cancel(_ id: EffectID) -> [EffectRecord] {
-        generations[id, default: 0] &+= 1
-        let victims = registry.withLock { registry -> [(record: EffectRecord, stopper: Stopper?)] in
-            var victims: [(record: EffectRecord, stopper: Stopper?)] = []
-            for (key, entry) in registry.running where entry.record.ids.contains(where: { $0.0 == id }) {
+        guard let token = tokens.removeValue(forKey: id)?.token else { return [] }
+        token.isCancelled = true
+        let victims = registry.withLock { registry -> [(record: EffectRecord, stopper: Stopper?, order: UInt64)] in
+            var victims: [(record: EffectRecord, stopper: Stopper?, order: UInt64)] = []
+            for (key, entry) in registry.running where entry.record.tokens.contains(where: { $0 === token }) {
                 guard entry.record.phase.compareExchange(
                     expected: EffectRecord.registered, desired: EffectRecord.done,
                     ordering: .acquiringAndReleasing).exchanged else { continue }
                 victims.append(entry)
                 registry.running[key] = nil
             }
-            return victims
+            return victims.sorted { $0.order < $1.order }
         }
         for victim in victims {
             victim.record.isCancelled.store(true, ordering: .releasing)
@@ -232,9 +249,9 @@ class EffectRecord: @unchecked Sendable {
     @usableFromInline
     static let done: UInt8 = 2
 
-    /// The ids the effect was made cancellable with, and the count of cancels each had when it started.
+    /// The tokens of the ids the effect was made cancellable with, as they were when it started.
     @usableFromInline
-    let ids: [(EffectID, UInt64)]
+    let tokens: [CancelToken]
     /// Starting, then registered (it outlived its start), then done (ended or cancelled).
     @usableFromInline
     let phase = Atomic<UInt8>(EffectRecord.starting)
@@ -247,8 +264,8 @@ class EffectRecord: @unchecked Sendable {
     nonisolated(unsafe) let onFinish: (() -> Void)?
 
     @usableFromInline
-    init(ids: [(EffectID, UInt64)], onFinish: (() -> Void)?) {
-        self.ids = ids
+    init(tokens: [CancelToken], onFinish: (() -> Void)?) {
+        self.tokens = tokens
         self.onFinish = onFinish
     }
 }
@@ -285,16 +302,39 @@ func writeEffectErrorToStandardError(_ error: any Error) {
 @usableFromInline
 final class EffectSequence<Output> {
     @usableFromInline let children: [Effect<Output>]
-    @usableFromInline let ids: [(EffectID, UInt64)]
+    @usableFromInline let tokens: [CancelToken]
     @usableFromInline let onFinish: (() -> Void)?
     @usableFromInline var next = 0
     @usableFromInline var looping = false
     @usableFromInline var childEnded = false
 
     @inlinable
-    init(_ children: [Effect<Output>], ids: [(EffectID, UInt64)], onFinish: (() -> Void)?) {
+    init(_ children: [Effect<Output>], tokens: [CancelToken], onFinish: (() -> Void)?) {
         self.children = children
-        self.ids = ids
+        self.tokens = tokens
         self.onFinish = onFinish
     }
+}
+
+/// What a cancel of an id reaches: every effect started under the id since the id's last cancel holds
+/// the same token, and a cancel marks it. An action such an effect sent is reduced only while its tokens
+/// are not cancelled, even one already queued.
+///
+/// `@unchecked Sendable`: `isCancelled` is read and written on the store's deliverer only.
+@usableFromInline
+final class CancelToken: @unchecked Sendable {
+    @usableFromInline let id: EffectID
+    @usableFromInline @exclusivity(unchecked) var isCancelled = false
+
+    @usableFromInline
+    init(_ id: EffectID) { self.id = id }
+}
+
+/// A token in the runtime's table, which does not keep it alive.
+@usableFromInline
+struct WeakToken {
+    @usableFromInline weak var token: CancelToken?
+
+    @usableFromInline
+    init(token: CancelToken) { self.token = token }
 }

@@ -99,7 +99,7 @@ extension Store {
             default: break
             }
         }
-        start(effect, ids: [], onFinish: nil)
+        start(effect, tokens: [], onFinish: nil)
     }
 
     /// Starts a stream effect that is all of an action's effect, from a dispatch that allows it (see
@@ -115,7 +115,7 @@ extension Store {
             sink = unsafeDowncast(spare, to: StoreSink<State, Output>.self)
             sink.restart()
         } else {
-            sink = StoreSink<State, Output>(self, ids: [], onFinish: nil)
+            sink = StoreSink<State, Output>(self, tokens: [], onFinish: nil)
         }
         defer {
             if sink.isReusable && isKnownUniquelyReferenced(&sink) { spareSink = sink }
@@ -178,30 +178,30 @@ extension Store {
     /// Starts `effect`, whose leaves carry `ids`; `onFinish` runs on the deliverer once all of it ended.
     @inlinable
     func start<Output: Action>(
-        _ effect: Effect<Output>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
+        _ effect: Effect<Output>, tokens: [CancelToken], onFinish: (() -> Void)?
     ) where Output.State == State {
         switch effect.kind {
         case .none:
             onFinish?()
         case .send(let action):
-            dispatchEffectOutput(action, from: EffectRecord(ids: ids, onFinish: nil))
+            dispatchEffectOutput(action, from: EffectRecord(tokens: tokens, onFinish: nil))
             onFinish?()
         case .source(let source):
-            startStream(source, ids: ids, onFinish: onFinish)
+            startStream(source, tokens: tokens, onFinish: onFinish)
         case .stream(let makeSource):
-            startStream(makeSource(effects.dependencies), ids: ids, onFinish: onFinish)
+            startStream(makeSource(effects.dependencies), tokens: tokens, onFinish: onFinish)
         case .run(let launch):
-            startTask(launch, ids: ids, onFinish: onFinish)
+            startTask(launch, tokens: tokens, onFinish: onFinish)
         case .merge(let children):
             let countdown = onFinish.map { MergeCountdown(children.count, onFinish: $0) }
             for child in children {
-                start(child, ids: ids, onFinish: countdown.map { countdown in { countdown.childFinished() } })
+                start(child, tokens: tokens, onFinish: countdown.map { countdown in { countdown.childFinished() } })
             }
         case .concatenate(let children):
-            startSequence(EffectSequence(children, ids: ids, onFinish: onFinish))
+            startSequence(EffectSequence(children, tokens: tokens, onFinish: onFinish))
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancelEffects(id) }
-            start(inner, ids: ids + [effects.stamp(id)], onFinish: onFinish)
+            start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
         case .cancel(let id):
             cancelEffects(id)
             onFinish?()
@@ -216,7 +216,7 @@ extension Store {
         sequence.looping = true
         while true {
             // A cancel of the concatenation's own ids stops what has not started yet.
-            guard sequence.next < sequence.children.count, sequence.next == 0 || effects.isLive(sequence.ids) else {
+            guard sequence.next < sequence.children.count, sequence.next == 0 || effects.isLive(sequence.tokens) else {
                 sequence.looping = false
                 sequence.onFinish?()
                 return
@@ -224,7 +224,7 @@ extension Store {
             let child = sequence.children[sequence.next]
             sequence.next += 1
             sequence.childEnded = false
-            start(child, ids: sequence.ids, onFinish: { [weak self, sequence] in
+            start(child, tokens: sequence.tokens, onFinish: { [weak self, sequence] in
                 if sequence.looping {
                     sequence.childEnded = true
                 } else {
@@ -247,11 +247,11 @@ extension Store {
 
     @inlinable
     func startStream<Output: Action>(
-        _ source: Observable<Output>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
+        _ source: Observable<Output>, tokens: [CancelToken], onFinish: (() -> Void)?
     ) where Output.State == State {
         // The sink is the effect's record and the observer's one context (its closures capture nothing
         // else), so the effect costs one allocation besides its stream.
-        let sink = StoreSink<State, Output>(self, ids: ids, onFinish: onFinish)
+        let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
         sink.startEnded(in: self)
         if !effects.settle(sink, stopper: .subscription(subscription)) {
@@ -262,11 +262,11 @@ extension Store {
     @inlinable
     func startTask<Output: Action>(
         _ launch: (any EffectSink<Output>, Dependencies, @escaping @Sendable (any Error) -> Void) -> Task<Void, Never>,
-        ids: [(EffectID, UInt64)], onFinish: (() -> Void)?
+        tokens: [CancelToken], onFinish: (() -> Void)?
     ) where Output.State == State {
         // A task sends from elsewhere, always: the weak reference it needs is formed before it starts.
         effects.link(self)
-        let sink = StoreSink<State, Output>(self, ids: ids, onFinish: onFinish)
+        let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let task = launch(sink, effects.dependencies, effects.onError)
         sink.startEnded(in: self)
         if !effects.settle(sink, stopper: .task(task)) {
@@ -340,11 +340,11 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     @usableFromInline @exclusivity(unchecked) var heldSlot: UnsafeMutableRawPointer?
 
     @inlinable
-    init(_ store: Store<State>, ids: [(EffectID, UInt64)], onFinish: (() -> Void)?) {
+    init(_ store: Store<State>, tokens: [CancelToken], onFinish: (() -> Void)?) {
         runtime = store.effects
         starterThread = currentThread()
         origin = store
-        super.init(ids: ids, onFinish: onFinish)
+        super.init(tokens: tokens, onFinish: onFinish)
     }
 
     /// Whether this sink can serve another start: its effect ended during its start, nothing of it is
@@ -352,7 +352,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     @inlinable
     var isReusable: Bool {
         phase.load(ordering: .relaxed) == EffectRecord.done && !isLinked.load(ordering: .relaxed)
-            && heldCount == reducedCount && starter == nil && ids.isEmpty && onFinish == nil
+            && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil
     }
 
     /// Starting thread, for a reusable sink: ready for a new start, as if just made.
