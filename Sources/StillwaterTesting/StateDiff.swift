@@ -1,33 +1,135 @@
 /// The difference of two values, as the lines of their `dump`s that differ.
+///
+/// The lines both dumps start with and end with are set aside first; the lines left between are aligned
+/// by a longest common subsequence, whose table has one cell per pair of those lines. When that table
+/// would pass ``cellLimit`` (two big states that differ almost everywhere), the lines between are not
+/// aligned: all the expected ones are listed as removed, then all the actual ones as added, each side
+/// cut after ``fallbackLineLimit`` lines, under a line saying so. Memory stays bounded either way: the
+/// dumps, plus at most ``cellLimit`` 4-byte cells.
+///
+/// Unchanged lines are shown only near a change (``context`` lines on each side); a longer run of them
+/// is one line, `  … 19993 unchanged lines`.
 enum StateDiff {
-    /// Both dumps, line by line: common lines indented, lines only in `expected` marked `−`, lines only
-    /// in `actual` marked `+`.
-    static func lines<Value>(expected: Value, actual: Value) -> String {
-        let old = dumpLines(expected)
-        let new = dumpLines(actual)
-        // The longest common subsequence of lines, by dynamic programming (states are small).
-        var table = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
+    /// The most cells the alignment table may have: 4 million, 16 MB.
+    static let cellLimit = 4_000_000
+    /// How many unchanged lines are shown before and after each changed one.
+    static let context = 3
+    /// How many lines of each side the unaligned listing shows.
+    static let fallbackLineLimit = 100
+
+    /// One line of the diff.
+    enum Line: Equatable {
+        case same(String)
+        case removed(String)
+        case added(String)
+        /// Said where the lines between could not be aligned.
+        case note(String)
+    }
+
+    /// The two values' dumps, line by line: unchanged lines indented (only those near a change), lines
+    /// only in `expected` marked `−`, lines only in `actual` marked `+`.
+    ///
+    /// - Complexity: O(*n* + *m*) for dumps of *n* and *m* lines, plus O(*n'* · *m'*) for the *n'* and
+    ///   *m'* lines left once the common first and last lines are set aside, when *n'* · *m'* is at most
+    ///   `cellLimit`.
+    static func lines<Value>(expected: Value, actual: Value, cellLimit: Int = cellLimit) -> String {
+        render(diff(dumpLines(expected), dumpLines(actual), cellLimit: cellLimit))
+    }
+
+    /// The lines of the diff of `old` into `new`, unchanged ones included.
+    static func diff(_ old: [String], _ new: [String], cellLimit: Int = cellLimit) -> [Line] {
+        var prefix = 0
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < old.count - prefix, suffix < new.count - prefix,
+              old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        let oldMiddle = old[prefix..<(old.count - suffix)]
+        let newMiddle = new[prefix..<(new.count - suffix)]
+        var result = old[..<prefix].map(Line.same)
+        if oldMiddle.count <= cellLimit / max(newMiddle.count, 1) {
+            result += aligned(Array(oldMiddle), Array(newMiddle))
+        } else {
+            result.append(.note("The states differ in \(oldMiddle.count) expected and \(newMiddle.count) actual lines, "
+                                + "too many to align: all expected ones are listed, then all actual ones."))
+            result += listed(oldMiddle, as: Line.removed, what: "expected")
+            result += listed(newMiddle, as: Line.added, what: "actual")
+        }
+        result += old[(old.count - suffix)...].map(Line.same)
+        return result
+    }
+
+    /// `old` and `new` aligned by their longest common subsequence of lines.
+    private static func aligned(_ old: [String], _ new: [String]) -> [Line] {
+        let width = new.count + 1
+        // table[i * width + j]: the length of the longest common subsequence of old[i...] and new[j...].
+        var table = [Int32](repeating: 0, count: (old.count + 1) * width)
         for i in stride(from: old.count - 1, through: 0, by: -1) {
             for j in stride(from: new.count - 1, through: 0, by: -1) {
-                table[i][j] = old[i] == new[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
+                table[i * width + j] = old[i] == new[j]
+                    ? table[(i + 1) * width + j + 1] + 1
+                    : max(table[(i + 1) * width + j], table[i * width + j + 1])
             }
         }
-        var result: [String] = []
+        var result: [Line] = []
         var (i, j) = (0, 0)
         while i < old.count || j < new.count {
             if i < old.count, j < new.count, old[i] == new[j] {
-                result.append("  \(old[i])")
+                result.append(.same(old[i]))
                 i += 1
                 j += 1
-            } else if j < new.count, i == old.count || table[i][j + 1] >= table[i + 1][j] {
-                result.append("+ \(new[j])")
-                j += 1
+            } else if i < old.count, j == new.count || table[(i + 1) * width + j] >= table[i * width + j + 1] {
+                result.append(.removed(old[i]))     // a removed line before the added one that replaces it
+                i += 1
             } else {
-                result.append("− \(old[i])")
-                i += 1
+                result.append(.added(new[j]))
+                j += 1
             }
         }
+        return result
+    }
+
+    /// The first ``fallbackLineLimit`` of `lines` marked by `mark`, and a note of how many more there are.
+    private static func listed(_ lines: ArraySlice<String>, as mark: (String) -> Line, what: String) -> [Line] {
+        var result = lines.prefix(fallbackLineLimit).map(mark)
+        if lines.count > fallbackLineLimit {
+            result.append(.note("… \(lines.count - fallbackLineLimit) more \(what) lines"))
+        }
+        return result
+    }
+
+    /// The text of `lines`: each changed line with ``context`` unchanged lines around it; a longer run of
+    /// unchanged lines (two or more) is one line saying how many. When no line changed (two values whose
+    /// `==` tells them apart although their dumps are the same), a line says so.
+    static func render(_ lines: [Line]) -> String {
+        let changed = lines.indices.filter { if case .same = lines[$0] { false } else { true } }
+        guard !changed.isEmpty else {
+            return "  (the dumps of the two states are the same: their == tells apart what dump does not show)"
+        }
+        var shown = [Bool](repeating: false, count: lines.count)
+        for index in changed {
+            for near in max(0, index - context)...min(lines.count - 1, index + context) { shown[near] = true }
+        }
+        var result: [String] = []
+        var start = 0
+        while start < lines.count {
+            var end = start + 1
+            while end < lines.count, shown[end] == shown[start] { end += 1 }
+            if shown[start] || end - start == 1 {
+                result += lines[start..<end].map(text)
+            } else {
+                result.append("  … \(end - start) unchanged lines")
+            }
+            start = end
+        }
         return result.joined(separator: "\n")
+    }
+
+    private static func text(_ line: Line) -> String {
+        switch line {
+        case .same(let text), .note(let text): "  \(text)"
+        case .removed(let text): "− \(text)"
+        case .added(let text): "+ \(text)"
+        }
     }
 
     static func dumpLines<Value>(_ value: Value) -> [String] {

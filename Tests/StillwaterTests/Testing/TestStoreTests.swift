@@ -317,7 +317,7 @@ struct TestStoreTests {
         await store.finish()
     }
 
-    @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +")
+    @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +, − first")
     func diffLines() {
         let expected = SearchFeature(query: "a", results: ["x"])
         let actual = SearchFeature(query: "b", results: ["x"])
@@ -325,14 +325,57 @@ struct TestStoreTests {
         #expect(text.contains("− ") && text.contains("+ "))
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("−") }.count == 1)
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("+") }.count == 1)
+        #expect(text.split(separator: "\n").firstIndex { $0.hasPrefix("−") }!
+                < text.split(separator: "\n").firstIndex { $0.hasPrefix("+") }!)
     }
+
+    @Test("a 20 000-line state with one changed line gives a diff of that line and a few around it")
+    func bigStateDiff() {
+        let expected = BigState(values: Array(0..<20_000))
+        var actual = expected
+        actual.values[12_345] = -1
+        let text = StateDiffProbe.lines(expected, actual)
+        let lines = text.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("−") } == ["−     - 12345"])
+        #expect(lines.filter { $0.hasPrefix("+") } == ["+     - -1"])
+        #expect(lines.count < 20)
+        #expect(text.contains("unchanged lines") && text.contains("- 12342") && text.contains("- 12348"))
+    }
+
+    @Test("two big states that differ everywhere are listed unaligned, cut short, instead of aligned at n·m cost")
+    func dissimilarStateDiff() {
+        let expected = BigState(values: Array(0..<3_000))
+        let actual = BigState(values: Array(100_000..<103_000))
+        let text = StateDiffProbe.lines(expected, actual)
+        let lines = text.split(separator: "\n")
+        #expect(text.contains("The states differ in 3000 expected and 3000 actual lines, too many to align"))
+        #expect(lines.filter { $0.hasPrefix("−") }.count == 100)
+        #expect(lines.filter { $0.hasPrefix("+") }.count == 100)
+        #expect(text.contains("… 2900 more expected lines") && text.contains("… 2900 more actual lines"))
+    }
+
+    @Test("a failure between states whose dumps are the same says so, instead of showing no changed line")
+    func sameDumpDiff() {
+        let text = StateDiffProbe.lines(Unequal(), Unequal())
+        #expect(text.contains("the dumps of the two states are the same"))
+    }
+}
+
+/// A state whose dump has one line per value.
+struct BigState: Equatable, Sendable {
+    var values: [Int]
+}
+
+/// A state never equal to itself, as one holding a `Double.nan` would be.
+struct Unequal: Equatable, Sendable {
+    var value = 0
+    static func == (lhs: Unequal, rhs: Unequal) -> Bool { false }
 }
 
 /// Reaches the test store's diff through a failing send, so the test reads what a user would see.
 enum StateDiffProbe {
-    static func lines(_ expected: SearchFeature, _ actual: SearchFeature) -> String {
-        enum Set: Action { case to(SearchFeature); func reduce(_ state: inout SearchFeature) { if case .to(let v) = self { state = v } } }
-        let store = TestStore<SearchFeature, Set>(initialState: expected)
+    static func lines<State: Equatable>(_ expected: State, _ actual: State) -> String {
+        let store = TestStore<State, Replace<State>>(initialState: expected)
         let text = Shared("")
         withKnownIssue {
             store.send(.to(actual)) { $0 = expected }
@@ -341,6 +384,15 @@ enum StateDiffProbe {
             return true
         }
         return text.value
+    }
+}
+
+/// An action that replaces the whole state.
+enum Replace<State: Equatable>: Action {
+    case to(State)
+
+    func reduce(_ state: inout State) {
+        if case .to(let value) = self { state = value }
     }
 }
 
