@@ -288,6 +288,42 @@ struct TestStoreTests {
         #expect(store.state.query == "more")
     }
 
+    @Test("non-exhaustive finish stops waiting, without failing, when the running effects wait on the scheduler",
+          arguments: [Waiting.timer, Waiting.nap])
+    func nonExhaustiveFinishOnVirtualTime(action: Waiting) async {
+        let store = TestStore<Int, Waiting>(initialState: 0)
+        store.exhaustivity = .off
+        store.send(action)
+        let start = ContinuousClock.now
+        await store.finish(timeout: .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(store.scheduler.pendingWorkCount == 1)
+        #expect(store.state == 0)
+    }
+
+    @Test("non-exhaustive finish still waits for a task that runs in real time beside an effect waiting on the scheduler")
+    func nonExhaustiveFinishWaitsForTasks() async {
+        let store = TestStore<Int, Waiting>(initialState: 0)
+        store.exhaustivity = .off
+        store.send(.timer)
+        store.send(.work)
+        await store.finish(timeout: .seconds(10))
+        #expect(store.state == 1)
+        #expect(store.scheduler.pendingWorkCount == 1)
+    }
+
+    @Test("exhaustive finish reports an effect waiting on the scheduler as running, and says to advance it")
+    func exhaustiveFinishOnVirtualTime() async {
+        let store = TestStore<Int, Waiting>(initialState: 0)
+        store.send(.timer)
+        await withKnownIssue {
+            await store.finish(timeout: .milliseconds(100))
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("1 effect(s) still running") && text.contains("1 piece(s) of pending work")
+        }
+    }
+
     @Test("a run effect that sleeps on the scheduler is received once the clock passes its wake-up time")
     func sleepingRun() async {
         enum Nap: EffectAction, Equatable {
@@ -416,6 +452,34 @@ enum FailingEffect: EffectAction, Equatable, Sendable {
 
     func reduce(into state: inout Int) -> Effect<FailingEffect> {
         .stream(Observable<FailingEffect>.failure(TestError(code: 1)))
+    }
+}
+
+/// Effects that wait: on the test store's scheduler (a timer stream, a task sleeping on it), or in real
+/// time (a task); each sends `.done` at the end.
+enum Waiting: EffectAction, Equatable, Sendable {
+    case timer, nap, work, done
+
+    func reduce(into state: inout Int) -> Effect<Waiting> {
+        switch self {
+        case .timer:
+            return .stream { dependencies in
+                Observable.timer(.seconds(1), scheduler: dependencies.scheduler).map { _ in .done }
+            }
+        case .nap:
+            return .run { send, dependencies in
+                try await dependencies.scheduler.sleep(for: .seconds(1))
+                send(.done)
+            }
+        case .work:
+            return .run { send, _ in
+                try await Task.sleep(for: .milliseconds(300))
+                send(.done)
+            }
+        case .done:
+            state += 1
+            return .none
+        }
     }
 }
 
