@@ -1,5 +1,8 @@
 /// The difference of two values, as the lines of their `dump`s that differ.
 ///
+/// The dumps list the entries of dictionaries and the members of sets in the order of their text (see
+/// ``dumpLines(_:)``), so two equal dictionaries show the same lines.
+///
 /// The lines both dumps start with and end with are set aside first; the lines left between are aligned
 /// by a longest common subsequence, whose table has one cell per pair of those lines. When that table
 /// would pass ``cellLimit`` (two big states that differ almost everywhere), the lines between are not
@@ -132,9 +135,64 @@ enum StateDiff {
         }
     }
 
+    /// The lines of `dump(value)`, except that the entries of each dictionary and the members of each set
+    /// come in the order of their text: two equal dictionaries list their entries in orders of their own
+    /// (their storage decides it), which would show as changed lines.
+    ///
+    /// A part with no dictionary or set in it is dumped as `dump` does it; a part with one is dumped a
+    /// level at a time, its class's superclass fields left out. As in `dump`, an object met a second time
+    /// (a cycle, or one shared by two fields) shows its first line only.
     static func dumpLines<Value>(_ value: Value) -> [String] {
-        var text = ""
-        dump(value, to: &text)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+        var expanded: Set<ObjectIdentifier> = []
+        return dumpLines(value, name: nil, indent: 0, expanded: &expanded)
+    }
+
+    private static func dumpLines(
+        _ value: Any, name: String?, indent: Int, expanded: inout Set<ObjectIdentifier>
+    ) -> [String] {
+        let mirror = Mirror(reflecting: value)
+        var seen: Set<ObjectIdentifier> = []
+        guard !mirror.children.isEmpty, needsOwnWalk(value, expanded: expanded, seen: &seen) else {
+            var text = ""
+            dump(value, to: &text, name: name, indent: indent)
+            return lines(of: text)
+        }
+        var heading = ""
+        dump(value, to: &heading, name: name, indent: indent, maxDepth: 0)     // its line alone, marked ▹
+        let first = lines(of: heading).map { $0.replacing("▹", with: "▿", maxReplacements: 1) }
+        if mirror.displayStyle == .class, !expanded.insert(ObjectIdentifier(value as AnyObject)).inserted {
+            return first
+        }
+        var children = mirror.children.map { child in
+            dumpLines(child.value, name: child.label, indent: indent + 2, expanded: &expanded)
+        }
+        if mirror.displayStyle == .dictionary || mirror.displayStyle == .set {
+            children.sort { $0.lexicographicallyPrecedes($1) }
+        }
+        return first + children.joined()
+    }
+
+    /// Whether `value` is, or holds somewhere, a dictionary, a set, or an object already `expanded`:
+    /// what `dump` alone would not show as `dumpLines` must.
+    private static func needsOwnWalk(
+        _ value: Any, expanded: Set<ObjectIdentifier>, seen: inout Set<ObjectIdentifier>
+    ) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .dictionary?, .set?:
+            return true
+        case .class?:
+            let object = ObjectIdentifier(value as AnyObject)
+            if expanded.contains(object) { return true }
+            guard seen.insert(object).inserted else { return false }
+        default:
+            break
+        }
+        for child in mirror.children where needsOwnWalk(child.value, expanded: expanded, seen: &seen) { return true }
+        return false
+    }
+
+    private static func lines(of text: String) -> [String] {
+        text.split(separator: "\n").map(String.init)
     }
 }

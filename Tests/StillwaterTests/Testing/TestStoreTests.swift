@@ -390,6 +390,33 @@ struct TestStoreTests {
         #expect(text.contains("… 2900 more expected lines") && text.contains("… 2900 more actual lines"))
     }
 
+    @Test("equal dictionaries and sets in the states are shown in one order: only the changed entry differs")
+    func unorderedDiff() {
+        var expected = Scores()
+        var actual = Scores()
+        for index in 0..<50 {
+            expected.byName["player\(index)"] = index
+            expected.tags.insert("tag\(index)")
+        }
+        for index in (0..<50).reversed() {
+            actual.byName["player\(index)"] = index == 7 ? 70 : index
+            actual.tags.insert("tag\(index)")
+        }
+        let lines = StateDiffProbe.lines(expected, actual).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("−") }.map { $0.drop { $0 != "-" } } == ["- value: 7"])
+        #expect(lines.filter { $0.hasPrefix("+") }.map { $0.drop { $0 != "-" } } == ["- value: 70"])
+        #expect(lines.contains { $0.hasSuffix("- key: \"player7\"") })
+    }
+
+    @Test("an object that holds a dictionary and refers to itself is dumped once, not forever")
+    func cyclicDiff() {
+        let first = Loop(tags: ["a": 1, "b": 2])
+        let second = Loop(tags: ["a": 1, "b": 3])
+        let lines = StateDiffProbe.lines(first, second).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("−") }.map { $0.drop { $0 != "-" } } == ["- value: 2"])
+        #expect(lines.filter { $0.hasPrefix("+") }.map { $0.drop { $0 != "-" } } == ["- value: 3"])
+    }
+
     @Test("a failure between states whose dumps are the same says so, instead of showing no changed line")
     func sameDumpDiff() {
         let text = StateDiffProbe.lines(Unequal(), Unequal())
@@ -400,6 +427,25 @@ struct TestStoreTests {
 /// A state whose dump has one line per value.
 struct BigState: Equatable, Sendable {
     var values: [Int]
+}
+
+/// A state with a dictionary and a set, whose dumps list their entries in an order of their own.
+struct Scores: Equatable, Sendable {
+    var byName: [String: Int] = [:]
+    var tags: Set<String> = []
+}
+
+/// An object whose `next` is itself, compared by identity.
+final class Loop: Equatable, @unchecked Sendable {
+    var tags: [String: Int]
+    var next: Loop?
+
+    init(tags: [String: Int]) {
+        self.tags = tags
+        next = self
+    }
+
+    static func == (lhs: Loop, rhs: Loop) -> Bool { lhs === rhs }
 }
 
 /// A state never equal to itself, as one holding a `Double.nan` would be.
