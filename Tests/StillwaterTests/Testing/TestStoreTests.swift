@@ -295,8 +295,9 @@ struct TestStoreTests {
         store.exhaustivity = .off
         store.send(action)
         let start = ContinuousClock.now
-        await store.finish(timeout: .seconds(10))
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Far below the timeout even when the other suites running meanwhile starve this task for seconds.
+        await store.finish(timeout: .seconds(60))
+        #expect(ContinuousClock.now - start < .seconds(30))
         #expect(store.scheduler.pendingWorkCount == 1)
         #expect(store.state == 0)
     }
