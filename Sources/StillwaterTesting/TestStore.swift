@@ -205,8 +205,8 @@ where Action.State == State {
             return book.received.count
         }
         if pending > 0 {
-            fail("Received \(pending) action(s) that were not asserted before sending \(action):\n"
-                 + book.withLock { $0.received }.map { "  \($0.action)" }.joined(separator: "\n")
+            fail("Received \(pending) action(s) that were not asserted before sending \(Self.name(action)):\n"
+                 + book.withLock { $0.received }.map { "  \(Self.name($0.action))" }.joined(separator: "\n")
                  + "\nReceive them with receive(_:), or set exhaustivity to .off.", at: location)
             book.withLock { $0.received.removeAll() }
         }
@@ -228,11 +228,11 @@ where Action.State == State {
         }
         guard let sent else {
             fail(done
-                 ? "\(action) was not reduced: a middleware dropped it."
-                 : "\(action) was not reduced: the store stayed busy for 5 seconds.", at: location)
+                 ? "\(Self.name(action)) was not reduced: a middleware dropped it."
+                 : "\(Self.name(action)) was not reduced: the store stayed busy for 5 seconds.", at: location)
             return
         }
-        try check(sent, assert, exhaustive: exhaustive, what: "sending \(action)", at: location)
+        try check(sent, assert, exhaustive: exhaustive, what: "sending \(Self.name(action))", at: location)
         reportEffectErrors(at: location)
     }
 
@@ -256,7 +256,7 @@ where Action.State == State {
         line: UInt = #line, column: UInt = #column
     ) async rethrows where Action: Equatable {
         try await receive(
-            description: "\(expected)", timeout: timeout, matching: { ($0 as? Action) == expected },
+            description: Self.name(expected), timeout: timeout, matching: { ($0 as? Action) == expected },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -409,10 +409,10 @@ where Action.State == State {
             }
             if let found, let step = found {
                 if !matching(step.action) {
-                    fail("Received \(step.action), but expected \(description).", at: location)
+                    fail("Received \(Self.name(step.action)), but expected \(description).", at: location)
                     return
                 }
-                try check(step, assert, exhaustive: exhaustive, what: "receiving \(step.action)", at: location)
+                try check(step, assert, exhaustive: exhaustive, what: "receiving \(Self.name(step.action))", at: location)
                 return
             }
             if ContinuousClock.now >= deadline { break }
@@ -444,6 +444,14 @@ where Action.State == State {
 
     private func fail(_ message: String, at location: Location) {
         reportTestFailure(message, fileID: location.0, filePath: location.1, line: location.2, column: location.3)
+    }
+
+    /// `action` as a failure message names it: its description, cut after 200 characters (an action may
+    /// carry a large value, a whole state even, whose changed lines the diff shows anyway).
+    static func name(_ action: Any) -> String {
+        let text = String(describing: action)
+        guard text.count > 200 else { return text }
+        return "\(text.prefix(200))… (\(text.count) characters)"
     }
 
     private static func describe(running: Int, unasserted: Int) -> String {
