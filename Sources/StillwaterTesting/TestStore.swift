@@ -412,7 +412,8 @@ where Action.State == State {
                     fail("Received \(Self.name(step.action)), but expected \(description).", at: location)
                     return
                 }
-                try check(step, assert, exhaustive: exhaustive, what: "receiving \(Self.name(step.action))", at: location)
+                try check(step, assert, exhaustive: exhaustive, what: "receiving \(Self.name(step.action))",
+                          at: location)
                 return
             }
             if ContinuousClock.now >= deadline { break }
