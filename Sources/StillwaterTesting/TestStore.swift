@@ -85,6 +85,8 @@ where Action.State == State {
         var sent: Step?
         var received: [Step] = []
         var isFinished = false
+        /// How many actions the store reduced (sent or received), for `finish` to see progress.
+        var reducedCount = 0
     }
 
     /// The book, under a lock, shared with the recording middleware.
@@ -139,6 +141,7 @@ where Action.State == State {
             next(action)
             let step = Step(action: action, before: before, after: store.state.value)
             book.withLock { book in
+                book.reducedCount += 1
                 if book.awaitingSent {
                     book.awaitingSent = false
                     book.sent = step
@@ -202,8 +205,8 @@ where Action.State == State {
             return book.received.count
         }
         if pending > 0 {
-            fail("Received \(pending) action(s) that were not asserted before sending \(action):\n"
-                 + book.withLock { $0.received }.map { "  \($0.action)" }.joined(separator: "\n")
+            fail("Received \(pending) action(s) that were not asserted before sending \(Self.name(action)):\n"
+                 + book.withLock { $0.received }.map { "  \(Self.name($0.action))" }.joined(separator: "\n")
                  + "\nReceive them with receive(_:), or set exhaustivity to .off.", at: location)
             book.withLock { $0.received.removeAll() }
         }
@@ -225,11 +228,11 @@ where Action.State == State {
         }
         guard let sent else {
             fail(done
-                 ? "\(action) was not reduced: a middleware dropped it."
-                 : "\(action) was not reduced: the store stayed busy for 5 seconds.", at: location)
+                 ? "\(Self.name(action)) was not reduced: a middleware dropped it."
+                 : "\(Self.name(action)) was not reduced: the store stayed busy for 5 seconds.", at: location)
             return
         }
-        try check(sent, assert, exhaustive: exhaustive, what: "sending \(action)", at: location)
+        try check(sent, assert, exhaustive: exhaustive, what: "sending \(Self.name(action))", at: location)
         reportEffectErrors(at: location)
     }
 
@@ -253,7 +256,7 @@ where Action.State == State {
         line: UInt = #line, column: UInt = #column
     ) async rethrows where Action: Equatable {
         try await receive(
-            description: "\(expected)", timeout: timeout, matching: { ($0 as? Action) == expected },
+            description: Self.name(expected), timeout: timeout, matching: { ($0 as? Action) == expected },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -289,9 +292,43 @@ where Action.State == State {
     /// Waits for the store's effects to end, then fails (in exhaustive mode) if any still runs or a
     /// received action was not asserted. Call it at the end of a test.
     ///
+    /// Effects are waited for up to `timeout`, in real time. An effect that waits on ``scheduler`` (a
+    /// debounce, a timer, a task in `scheduler.sleep(for:)`) cannot end while `finish` waits, since only
+    /// the test moves that clock. So with ``Exhaustivity/off``, `finish` stops waiting early once the
+    /// store is stalled on virtual time: for 50 ms nothing moved (no effect ended, no action was reduced,
+    /// the scheduler's pending work stayed the same) while the scheduler held at least one piece of
+    /// pending work for each running effect. A task that works in real time (a `run` effect awaiting a
+    /// client, a `Task.sleep`) is one running effect more than that work, so it is still waited for, up
+    /// to `timeout`. With ``Exhaustivity/on``, `finish` waits up to `timeout`, then reports the effects
+    /// still running (and the scheduler's pending work, to advance first).
+    ///
+    /// ```swift
+    /// enum Autosave: EffectAction, Equatable {
+    ///     case edit(String), saved
+    ///     func reduce(into text: inout String) -> Effect<Autosave> {
+    ///         guard case .edit(let new) = self else { return .none }
+    ///         text = new
+    ///         return .stream { dependencies in
+    ///             Observable.timer(.milliseconds(300), scheduler: dependencies.scheduler).map { _ in .saved }
+    ///         }
+    ///     }
+    /// }
+    /// let store = TestStore<String, Autosave>(initialState: "")
+    /// store.exhaustivity = .off
+    /// store.send(.edit("draft")) { $0 = "draft" }     // its timer waits on store.scheduler
+    /// await store.finish()                            // returns after about 50 ms, not 1 s
+    /// print(store.state, store.scheduler.pendingWorkCount)
+    /// // Prints "draft 1"
+    /// ```
+    ///
+    /// - Note: The rule counts effects against pieces of pending work, as it cannot see what each effect
+    ///   waits on. Work the test itself scheduled on ``scheduler``, or an effect waiting on two timers at
+    ///   once, counts as one more effect waiting on the clock: a busy task beside them may then be left
+    ///   running when `finish` returns, after 50 ms without progress (with ``Exhaustivity/off``, where
+    ///   running effects are allowed).
+    ///
     /// - Parameters:
-    ///   - timeout: How long to wait, in real time, for effects running on tasks; effects waiting on
-    ///     ``scheduler`` end only when the clock is advanced.
+    ///   - timeout: How long to wait, in real time, for the effects to end.
     ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
     ///   - filePath: The path of that file.
     ///   - line: The line of that place.
@@ -302,9 +339,19 @@ where Action.State == State {
         line: UInt = #line, column: UInt = #column
     ) async {
         let location = (fileID, filePath, line, column)
+        let stopsWhenStalled = exhaustivity == .off
         let deadline = ContinuousClock.now + timeout
-        while store.runningEffectCount > 0, ContinuousClock.now < deadline {
+        var last = progress()
+        var unchangedSince = ContinuousClock.now
+        while last.running > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(1))
+            let current = progress()
+            if current != last {
+                (last, unchangedSince) = (current, ContinuousClock.now)
+            } else if stopsWhenStalled, current.mayAllWaitOnScheduler,
+                      ContinuousClock.now - unchangedSince >= Self.stallPeriod {
+                break
+            }
         }
         reportEffectErrors(at: location)
         let unasserted = book.withLock { book in
@@ -313,7 +360,30 @@ where Action.State == State {
         }
         let running = store.runningEffectCount
         guard exhaustivity == .on, running > 0 || unasserted > 0 else { return }
-        fail("The test ended with \(Self.describe(running: running, unasserted: unasserted)).", at: location)
+        let pending = scheduler.pendingWorkCount
+        fail("The test ended with \(Self.describe(running: running, unasserted: unasserted))."
+             + (running > 0 && pending > 0
+                ? " The scheduler holds \(pending) piece(s) of pending work: advance it if they wait on it." : ""),
+             at: location)
+    }
+
+    /// How long `finish` sees no progress before it takes the effects for stalled on virtual time.
+    static var stallPeriod: Duration { .milliseconds(50) }
+
+    /// What `finish` watches while effects run.
+    private struct Progress: Equatable {
+        var running: Int
+        var pending: Int
+        var reduced: Int
+        var now: Duration
+
+        /// Whether every running effect may be waiting on the scheduler: it holds a piece of work for each.
+        var mayAllWaitOnScheduler: Bool { running <= pending }
+    }
+
+    private func progress() -> Progress {
+        Progress(running: store.runningEffectCount, pending: scheduler.pendingWorkCount,
+                 reduced: book.withLock { $0.reducedCount }, now: scheduler.now)
     }
 
     // MARK: Checking
@@ -339,10 +409,11 @@ where Action.State == State {
             }
             if let found, let step = found {
                 if !matching(step.action) {
-                    fail("Received \(step.action), but expected \(description).", at: location)
+                    fail("Received \(Self.name(step.action)), but expected \(description).", at: location)
                     return
                 }
-                try check(step, assert, exhaustive: exhaustive, what: "receiving \(step.action)", at: location)
+                try check(step, assert, exhaustive: exhaustive, what: "receiving \(Self.name(step.action))",
+                          at: location)
                 return
             }
             if ContinuousClock.now >= deadline { break }
@@ -376,6 +447,14 @@ where Action.State == State {
         reportTestFailure(message, fileID: location.0, filePath: location.1, line: location.2, column: location.3)
     }
 
+    /// `action` as a failure message names it: its description, cut after 200 characters (an action may
+    /// carry a large value, a whole state even, whose changed lines the diff shows anyway).
+    static func name(_ action: Any) -> String {
+        let text = String(describing: action)
+        guard text.count > 200 else { return text }
+        return "\(text.prefix(200))… (\(text.count) characters)"
+    }
+
     private static func describe(running: Int, unasserted: Int) -> String {
         var parts: [String] = []
         if running > 0 { parts.append("\(running) effect(s) still running") }
@@ -395,44 +474,5 @@ final class ErrorLog: Sendable {
             defer { errors.removeAll() }
             return errors
         }
-    }
-}
-
-/// The difference of two values, as the lines of their `dump`s that differ.
-enum StateDiff {
-    /// Both dumps, line by line: common lines indented, lines only in `expected` marked `−`, lines only
-    /// in `actual` marked `+`.
-    static func lines<Value>(expected: Value, actual: Value) -> String {
-        let old = dumpLines(expected)
-        let new = dumpLines(actual)
-        // The longest common subsequence of lines, by dynamic programming (states are small).
-        var table = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
-        for i in stride(from: old.count - 1, through: 0, by: -1) {
-            for j in stride(from: new.count - 1, through: 0, by: -1) {
-                table[i][j] = old[i] == new[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
-            }
-        }
-        var result: [String] = []
-        var (i, j) = (0, 0)
-        while i < old.count || j < new.count {
-            if i < old.count, j < new.count, old[i] == new[j] {
-                result.append("  \(old[i])")
-                i += 1
-                j += 1
-            } else if j < new.count, i == old.count || table[i][j + 1] >= table[i + 1][j] {
-                result.append("+ \(new[j])")
-                j += 1
-            } else {
-                result.append("− \(old[i])")
-                i += 1
-            }
-        }
-        return result.joined(separator: "\n")
-    }
-
-    static func dumpLines<Value>(_ value: Value) -> [String] {
-        var text = ""
-        dump(value, to: &text)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
     }
 }

@@ -288,6 +288,43 @@ struct TestStoreTests {
         #expect(store.state.query == "more")
     }
 
+    @Test("non-exhaustive finish stops waiting, without failing, when the running effects wait on the scheduler",
+          arguments: [Waiting.timer, Waiting.nap])
+    func nonExhaustiveFinishOnVirtualTime(action: Waiting) async {
+        let store = TestStore<Int, Waiting>(initialState: 0)
+        store.exhaustivity = .off
+        store.send(action)
+        let start = ContinuousClock.now
+        // Far below the timeout even when the other suites running meanwhile starve this task for seconds.
+        await store.finish(timeout: .seconds(60))
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(store.scheduler.pendingWorkCount == 1)
+        #expect(store.state == 0)
+    }
+
+    @Test("non-exhaustive finish still waits for a task that runs in real time beside an effect waiting on the scheduler")
+    func nonExhaustiveFinishWaitsForTasks() async {
+        let store = TestStore<Int, Waiting>(initialState: 0)
+        store.exhaustivity = .off
+        store.send(.timer)
+        store.send(.work)
+        await store.finish(timeout: .seconds(10))
+        #expect(store.state == 1)
+        #expect(store.scheduler.pendingWorkCount == 1)
+    }
+
+    @Test("exhaustive finish reports an effect waiting on the scheduler as running, and says to advance it")
+    func exhaustiveFinishOnVirtualTime() async {
+        let store = TestStore<Int, Waiting>(initialState: 0)
+        store.send(.timer)
+        await withKnownIssue {
+            await store.finish(timeout: .milliseconds(100))
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("1 effect(s) still running") && text.contains("1 piece(s) of pending work")
+        }
+    }
+
     @Test("a run effect that sleeps on the scheduler is received once the clock passes its wake-up time")
     func sleepingRun() async {
         enum Nap: EffectAction, Equatable {
@@ -317,7 +354,7 @@ struct TestStoreTests {
         await store.finish()
     }
 
-    @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +")
+    @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +, − first")
     func diffLines() {
         let expected = SearchFeature(query: "a", results: ["x"])
         let actual = SearchFeature(query: "b", results: ["x"])
@@ -325,14 +362,104 @@ struct TestStoreTests {
         #expect(text.contains("− ") && text.contains("+ "))
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("−") }.count == 1)
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("+") }.count == 1)
+        #expect(text.split(separator: "\n").firstIndex { $0.hasPrefix("−") }!
+                < text.split(separator: "\n").firstIndex { $0.hasPrefix("+") }!)
     }
+
+    @Test("a 20 000-line state with one changed line gives a diff of that line and a few around it")
+    func bigStateDiff() {
+        let expected = BigState(values: Array(0..<20_000))
+        var actual = expected
+        actual.values[12_345] = -1
+        let text = StateDiffProbe.lines(expected, actual)
+        let lines = text.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("−") } == ["−     - 12345"])
+        #expect(lines.filter { $0.hasPrefix("+") } == ["+     - -1"])
+        #expect(lines.count < 20)
+        #expect(text.contains("unchanged lines") && text.contains("- 12342") && text.contains("- 12348"))
+        #expect(text.count < 1_000)     // the action, which holds the whole state, is named in brief
+    }
+
+    @Test("two big states that differ everywhere are listed unaligned, cut short, instead of aligned at n·m cost")
+    func dissimilarStateDiff() {
+        let expected = BigState(values: Array(0..<3_000))
+        let actual = BigState(values: Array(100_000..<103_000))
+        let text = StateDiffProbe.lines(expected, actual)
+        let lines = text.split(separator: "\n")
+        #expect(text.contains("The states differ in 3000 expected and 3000 actual lines, too many to align"))
+        #expect(lines.filter { $0.hasPrefix("−") }.count == 100)
+        #expect(lines.filter { $0.hasPrefix("+") }.count == 100)
+        #expect(text.contains("… 2900 more expected lines") && text.contains("… 2900 more actual lines"))
+    }
+
+    @Test("equal dictionaries and sets in the states are shown in one order: only the changed entry differs")
+    func unorderedDiff() {
+        var expected = Scores()
+        var actual = Scores()
+        for index in 0..<50 {
+            expected.byName["player\(index)"] = index
+            expected.tags.insert("tag\(index)")
+        }
+        for index in (0..<50).reversed() {
+            actual.byName["player\(index)"] = index == 7 ? 70 : index
+            actual.tags.insert("tag\(index)")
+        }
+        let lines = StateDiffProbe.lines(expected, actual).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("−") }.map { $0.drop { $0 != "-" } } == ["- value: 7"])
+        #expect(lines.filter { $0.hasPrefix("+") }.map { $0.drop { $0 != "-" } } == ["- value: 70"])
+        #expect(lines.contains { $0.hasSuffix("- key: \"player7\"") })
+    }
+
+    @Test("an object that holds a dictionary and refers to itself is dumped once, not forever")
+    func cyclicDiff() {
+        let first = Loop(tags: ["a": 1, "b": 2])
+        let second = Loop(tags: ["a": 1, "b": 3])
+        let lines = StateDiffProbe.lines(first, second).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("−") }.map { $0.drop { $0 != "-" } } == ["- value: 2"])
+        #expect(lines.filter { $0.hasPrefix("+") }.map { $0.drop { $0 != "-" } } == ["- value: 3"])
+    }
+
+    @Test("a failure between states whose dumps are the same says so, instead of showing no changed line")
+    func sameDumpDiff() {
+        let text = StateDiffProbe.lines(Unequal(), Unequal())
+        #expect(text.contains("the dumps of the two states are the same"))
+    }
+}
+
+/// A state whose dump has one line per value.
+struct BigState: Equatable, Sendable {
+    var values: [Int]
+}
+
+/// A state with a dictionary and a set, whose dumps list their entries in an order of their own.
+struct Scores: Equatable, Sendable {
+    var byName: [String: Int] = [:]
+    var tags: Set<String> = []
+}
+
+/// An object whose `next` is itself, compared by identity.
+final class Loop: Equatable, @unchecked Sendable {
+    var tags: [String: Int]
+    var next: Loop?
+
+    init(tags: [String: Int]) {
+        self.tags = tags
+        next = self
+    }
+
+    static func == (lhs: Loop, rhs: Loop) -> Bool { lhs === rhs }
+}
+
+/// A state never equal to itself, as one holding a `Double.nan` would be.
+struct Unequal: Equatable, Sendable {
+    var value = 0
+    static func == (lhs: Unequal, rhs: Unequal) -> Bool { false }
 }
 
 /// Reaches the test store's diff through a failing send, so the test reads what a user would see.
 enum StateDiffProbe {
-    static func lines(_ expected: SearchFeature, _ actual: SearchFeature) -> String {
-        enum Set: Action { case to(SearchFeature); func reduce(_ state: inout SearchFeature) { if case .to(let v) = self { state = v } } }
-        let store = TestStore<SearchFeature, Set>(initialState: expected)
+    static func lines<State: Equatable>(_ expected: State, _ actual: State) -> String {
+        let store = TestStore<State, Replace<State>>(initialState: expected)
         let text = Shared("")
         withKnownIssue {
             store.send(.to(actual)) { $0 = expected }
@@ -341,6 +468,15 @@ enum StateDiffProbe {
             return true
         }
         return text.value
+    }
+}
+
+/// An action that replaces the whole state.
+enum Replace<State: Equatable>: Action {
+    case to(State)
+
+    func reduce(_ state: inout State) {
+        if case .to(let value) = self { state = value }
     }
 }
 
@@ -364,6 +500,34 @@ enum FailingEffect: EffectAction, Equatable, Sendable {
 
     func reduce(into state: inout Int) -> Effect<FailingEffect> {
         .stream(Observable<FailingEffect>.failure(TestError(code: 1)))
+    }
+}
+
+/// Effects that wait: on the test store's scheduler (a timer stream, a task sleeping on it), or in real
+/// time (a task); each sends `.done` at the end.
+enum Waiting: EffectAction, Equatable, Sendable {
+    case timer, nap, work, done
+
+    func reduce(into state: inout Int) -> Effect<Waiting> {
+        switch self {
+        case .timer:
+            return .stream { dependencies in
+                Observable.timer(.seconds(1), scheduler: dependencies.scheduler).map { _ in .done }
+            }
+        case .nap:
+            return .run { send, dependencies in
+                try await dependencies.scheduler.sleep(for: .seconds(1))
+                send(.done)
+            }
+        case .work:
+            return .run { send, _ in
+                try await Task.sleep(for: .milliseconds(300))
+                send(.done)
+            }
+        case .done:
+            state += 1
+            return .none
+        }
     }
 }
 
