@@ -105,10 +105,36 @@ where Action.State == State {
         get { exhaustivityBox.withLock { $0 } }
         set { exhaustivityBox.withLock { $0 = newValue } }
     }
+    /// How long, in real time, ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and
+    /// ``finish(timeout:fileID:filePath:line:column:)`` wait when they are given no `timeout`: one second
+    /// unless changed.
+    ///
+    /// A passing test never waits this long (each call returns as soon as the action arrives or the
+    /// effects end), so a longer timeout costs only failing tests. Raise it where effects' tasks may be
+    /// kept waiting for the processor, as on a loaded machine running many tests at once:
+    ///
+    /// ```swift
+    /// enum Ping: EffectAction, Equatable {
+    ///     case ping
+    ///     func reduce(into count: inout Int) -> Effect<Ping> {
+    ///         count += 1
+    ///         return .none
+    ///     }
+    /// }
+    /// let store = TestStore<Int, Ping>(initialState: 0)
+    /// store.timeout = .seconds(30)
+    /// print(store.timeout)
+    /// // Prints "30.0 seconds"
+    /// ```
+    public var timeout: Duration {
+        get { timeoutBox.withLock { $0 } }
+        set { timeoutBox.withLock { $0 = newValue } }
+    }
 
     private let book = Keeper()
     private let errors = ErrorLog()
     private let exhaustivityBox = Mutex(Exhaustivity.on)
+    private let timeoutBox = Mutex(Duration.seconds(1))
     private let origin: (fileID: StaticString, filePath: StaticString, line: UInt, column: UInt)
 
     /// A test store starting at `initialState`.
@@ -243,20 +269,21 @@ where Action.State == State {
     ///
     /// - Parameters:
     ///   - expected: The action the next received action must equal.
-    ///   - timeout: How long to wait (in real time) for an effect's task to send the action; an effect
-    ///     that waits on ``scheduler`` needs the clock advanced first.
+    ///   - timeout: How long to wait (in real time) for an effect's task to send the action; ``timeout``
+    ///     when `nil`. An effect that waits on ``scheduler`` needs the clock advanced first.
     ///   - assert: Turns the state before the received action into the expected state after it.
     ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
     ///   - filePath: The path of that file.
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func receive(
-        _ expected: Action, timeout: Duration = .seconds(1), assert: ((inout State) throws -> Void)? = nil,
+        _ expected: Action, timeout: Duration? = nil, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows where Action: Equatable {
         try await receive(
-            description: Self.name(expected), timeout: timeout, matching: { ($0 as? Action) == expected },
+            description: Self.name(expected), timeout: timeout ?? self.timeout,
+            matching: { ($0 as? Action) == expected },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -266,20 +293,21 @@ where Action.State == State {
     ///
     /// - Parameters:
     ///   - isExpected: Whether the next received action is the expected one.
-    ///   - timeout: How long to wait (in real time) for an effect's task to send the action.
+    ///   - timeout: How long to wait (in real time) for an effect's task to send the action; ``timeout``
+    ///     when `nil`.
     ///   - assert: Turns the state before the received action into the expected state after it.
     ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
     ///   - filePath: The path of that file.
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func receive(
-        where isExpected: @escaping (Action) -> Bool, timeout: Duration = .seconds(1),
+        where isExpected: @escaping (Action) -> Bool, timeout: Duration? = nil,
         assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
         try await receive(
-            description: "an action matching the predicate", timeout: timeout,
+            description: "an action matching the predicate", timeout: timeout ?? self.timeout,
             matching: { ($0 as? Action).map(isExpected) ?? false },
             assert: assert, at: (fileID, filePath, line, column))
     }
@@ -328,18 +356,19 @@ where Action.State == State {
     ///   running effects are allowed).
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait, in real time, for the effects to end.
+    ///   - timeout: How long to wait, in real time, for the effects to end; ``timeout`` when `nil`.
     ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
     ///   - filePath: The path of that file.
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func finish(
-        timeout: Duration = .seconds(1),
+        timeout: Duration? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async {
         let location = (fileID, filePath, line, column)
         let stopsWhenStalled = exhaustivity == .off
+        let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
         var last = progress()
         var unchangedSince = ContinuousClock.now

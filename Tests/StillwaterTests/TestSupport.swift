@@ -197,7 +197,7 @@ struct SourceHarness: @unchecked Sendable {
 }
 
 /// Waits up to `seconds` for `condition`, polling; returns whether it became true.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if condition() { return true }

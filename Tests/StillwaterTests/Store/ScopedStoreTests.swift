@@ -111,6 +111,7 @@ struct ScopedStoreTests {
     @Test("the child feature is tested on its own, with a TestStore of its own state and actions")
     func childTestedAlone() async {
         let store = TestStore<CounterFeature, CounterFeatureAction>(initialState: CounterFeature())
+        store.timeout = patient
         store.send(.increment) { $0.count = 1 }
         await store.receive(.fact("1 is odd: true")) { $0.fact = "1 is odd: true" }
         await store.finish()
