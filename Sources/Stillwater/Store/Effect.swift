@@ -293,7 +293,9 @@ struct EffectID: Hashable, Sendable {
 /// Sends actions from an ``Effect/run(priority:_:catch:)`` effect back to its store.
 ///
 /// Call it like a function: `send(.loaded(data))`. Safe from any task or thread. An action sent after
-/// the effect was cancelled (by id, or because the store was released) is dropped.
+/// the effect was cancelled (by id, or because the store was released) is dropped, and so is one sent
+/// after the effect's operation returned: a callback that outlives the operation must be awaited inside
+/// it (for example with `for await` over its values), not handed `send` to call later.
 public struct Send<Output>: Sendable {
     let body: @Sendable (Output) -> Void
 

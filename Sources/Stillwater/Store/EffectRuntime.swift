@@ -46,10 +46,11 @@ final class EffectRuntime: @unchecked Sendable {
         /// Set when the store is released: effects that would register are stopped instead.
         @usableFromInline
         var isClosed = false
-        /// The actions other threads sent to effects still starting, each a dispatch to run once the
+        /// The actions other threads sent to effects still starting, each a function that queues it on
+        /// the store it is given (returning whether the caller became the deliverer), run once the
         /// start ended (see ``StoreSink``); rare.
         @usableFromInline
-        var waiting: [ObjectIdentifier: [(AnyObject) -> Void]] = [:]
+        var waiting: [ObjectIdentifier: [(AnyObject) -> Bool]] = [:]
     }
 
     @usableFromInline
@@ -89,24 +90,41 @@ final class EffectRuntime: @unchecked Sendable {
         self.store = store
     }
 
-    /// Another thread: keeps `dispatch` until the start of `sink` ends, unless `isLinked` was set (then
-    /// returns `false`, and the caller dispatches itself).
+    /// The states of an effect's start, for the threads that send to it (``StoreSink/startState``):
+    /// running, running with actions waiting, over.
+    @usableFromInline static let startRunning: UInt8 = 0
+    @usableFromInline static let startWaiting: UInt8 = 1
+    @usableFromInline static let startOver: UInt8 = 2
+
+    /// Another thread: keeps `queue` (which queues an action on the store it is given) until the start
+    /// of `sink` ends, and marks the start as having actions waiting; returns `false`, keeping nothing,
+    /// when the start is already over (the caller then dispatches itself).
     @usableFromInline
-    func wait(for sink: EffectRecord, isLinked: borrowing Atomic<Bool>, _ dispatch: @escaping (AnyObject) -> Void) -> Bool {
+    func wait(for sink: EffectRecord, startState: borrowing Atomic<UInt8>,
+              _ queue: @escaping (AnyObject) -> Bool) -> Bool {
         registry.withLock { registry in
-            guard !isLinked.load(ordering: .relaxed) else { return false }
-            registry.waiting[ObjectIdentifier(sink), default: []].append(dispatch)
+            let (_, state) = startState.compareExchange(
+                expected: EffectRuntime.startRunning, desired: EffectRuntime.startWaiting,
+                ordering: .acquiringAndReleasing)
+            guard state != EffectRuntime.startOver else { return false }
+            registry.waiting[ObjectIdentifier(sink), default: []].append(queue)
             return true
         }
     }
 
-    /// The starting thread, once ``store`` is set: sets `isLinked` and returns what waited for `sink`'s
-    /// start to end, in the order it was sent.
+    /// The starting thread, as the deliverer, when actions wait for `sink`'s start to end: queues them
+    /// on `store`, in the order they were sent, then marks the start over, all under the lock, so an
+    /// action another thread sends meanwhile waits and is queued after them. Returns `true` when the
+    /// caller must finish delivering (it became the deliverer: only if it was not one).
     @usableFromInline
-    func stopWaiting(for sink: EffectRecord, isLinked: borrowing Atomic<Bool>) -> [(AnyObject) -> Void] {
+    func endWaiting(for sink: EffectRecord, startState: borrowing Atomic<UInt8>, store: AnyObject) -> Bool {
         registry.withLock { registry in
-            isLinked.store(true, ordering: .releasing)
-            return registry.waiting.removeValue(forKey: ObjectIdentifier(sink)) ?? []
+            var mustDeliver = false
+            for queue in registry.waiting.removeValue(forKey: ObjectIdentifier(sink)) ?? [] where queue(store) {
+                mustDeliver = true
+            }
+            startState.store(EffectRuntime.startOver, ordering: .releasing)
+            return mustDeliver
         }
     }
 
@@ -223,11 +241,14 @@ final class EffectRuntime: @unchecked Sendable {
     /// Any thread, once: the store is gone; stops every running effect and refuses new ones.
     @usableFromInline
     func cancelAll() {
-        let all = registry.withLock { registry in
+        // What waited for a start (nothing should: a start ends before the store can go) is freed
+        // after the lock, like the records.
+        let (all, waiting) = registry.withLock { registry in
             registry.isClosed = true
-            defer { registry.running = [:] }
-            return Array(registry.running.values)
+            defer { registry.running = [:]; registry.waiting = [:] }
+            return (Array(registry.running.values), registry.waiting)
         }
+        withExtendedLifetime(waiting) {}
         for entry in all {
             entry.record.isCancelled.store(true, ordering: .releasing)
             entry.stopper?.stop()

@@ -152,9 +152,17 @@ extension Store {
         if core.queue.tryAcquire() {
             performEffectOutput(action, from: record)
             core.finishDelivering()
-        } else if core.queue.enqueue(.perform({ [self] in performEffectOutput(action, from: record) })) {
+        } else if queueEffectOutput(action, from: record) {
             core.finishDelivering()
         }
+    }
+
+    /// Any thread: queues an action an effect sent, to be reduced (if the effect is still live) when its
+    /// turn comes. Returns `true` when the caller became the deliverer (nobody was delivering) and must
+    /// call `storage.core.finishDelivering()`; runs no other code, so it may be called under a lock.
+    @inlinable
+    func queueEffectOutput<A: Action>(_ action: A, from record: EffectRecord) -> Bool where A.State == State {
+        storage.core.queue.enqueue(.perform({ [self] in performEffectOutput(action, from: record) }))
     }
 
     @inlinable
@@ -302,13 +310,15 @@ extension Store {
 ///   dispatch would have been. No lock, no weak reference, no allocation per action. The sink holds the
 ///   store strongly until the last action held back was reduced.
 /// - **During the start, from another thread**: the action waits in the runtime (under its lock) until
-///   the start ends; then the starting thread dispatches the waiting actions, in order. From then on
-///   (and once another thread sent) the starting thread's own actions wait there too, so an effect's
-///   actions keep the order it sent them in.
+///   the start ends; then the starting thread queues the waiting actions, in order, and marks the start
+///   over under the same lock, so what that thread sends next is queued after them. From the first such
+///   action on, the starting thread's own actions wait there too, so an effect's actions keep the order
+///   it sent them in.
 /// - **After the start**: through ``EffectRuntime/store``, a weak reference the starting thread formed
 ///   when the start ended (only then: a weak reference moves the store's reference counts aside, which
 ///   makes every retain of the store slower, and a stream that ends during its start never needs it),
-///   with ``Store/dispatchEffectOutput(_:from:)``. Nothing happens once the store is gone.
+///   with ``Store/dispatchEffectOutput(_:from:)``. Nothing happens once the store is gone, or once the
+///   effect ended (an action sent after its end is dropped).
 ///
 /// `@unchecked Sendable`: `starter`, `isStarting` and the held actions belong to the starting thread
 /// until the start ended (every access checks the thread first), and after it to the deliverer, which
@@ -323,12 +333,12 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     /// The store, held from the first action held back and queued until the last of them was reduced.
     @usableFromInline @exclusivity(unchecked) var starter: Store<State>?
     @usableFromInline @exclusivity(unchecked) var isStarting = true
-    /// Set (before its action waits in the runtime) by a thread other than the starting one that sent
-    /// during the start.
-    @usableFromInline let sentFromElsewhere = Atomic<Bool>(false)
-    /// Set, under the runtime's lock, once the runtime's weak reference to the store exists: then
-    /// nothing waits any more.
-    @usableFromInline let isLinked = Atomic<Bool>(false)
+    /// Where the start is, for the threads that send: ``EffectRuntime/startRunning``, then
+    /// ``EffectRuntime/startWaiting`` once another thread sent during it (its actions, and from then on
+    /// the starting thread's, wait in the runtime), then ``EffectRuntime/startOver``. A sender moves it
+    /// to waiting under the runtime's lock; the starting thread moves it to over, under that lock when
+    /// actions wait, after it queued them, so an action sent later is queued after them.
+    @usableFromInline let startState = Atomic<UInt8>(EffectRuntime.startRunning)
     /// How many actions were held back, and how many of those were reduced so far. (The actions are
     /// in the queued work: a field of type `Output` would make the class's deinit, which is not
     /// specialized, look up type metadata every time.)
@@ -351,8 +361,8 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     /// queued or registered, and nothing else references it (the caller holds the only reference).
     @inlinable
     var isReusable: Bool {
-        phase.load(ordering: .relaxed) == EffectRecord.done && !isLinked.load(ordering: .relaxed)
-            && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil
+        phase.load(ordering: .relaxed) == EffectRecord.done
+            && startState.load(ordering: .relaxed) == EffectRuntime.startOver && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil
     }
 
     /// Starting thread, for a reusable sink: ready for a new start, as if just made.
@@ -360,7 +370,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     func restart() {
         phase.store(EffectRecord.starting, ordering: .relaxed)
         isCancelled.store(false, ordering: .relaxed)
-        sentFromElsewhere.store(false, ordering: .relaxed)
+        startState.store(EffectRuntime.startRunning, ordering: .relaxed)
         starterThread = currentThread()
         isStarting = true
         heldCount = 0
@@ -376,7 +386,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     @inlinable
     func send(_ action: Output) {
         if currentThread() == starterThread && isStarting {
-            guard sentFromElsewhere.load(ordering: .acquiring) else {
+            guard startState.load(ordering: .acquiring) == EffectRuntime.startWaiting else {
                 let store = origin
                 if let heldSlot {
                     let slot = heldSlot.assumingMemoryBound(to: Output?.self)
@@ -397,14 +407,16 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
                 return
             }
         } else {
-            guard !isLinked.load(ordering: .acquiring) else {
+            // Sent after the effect ended (a `send` kept past the operation's return): dropped, whether
+            // or not the start is over, so the outcome does not depend on which came first.
+            if phase.load(ordering: .acquiring) == EffectRecord.done { return }
+            if startState.load(ordering: .acquiring) == EffectRuntime.startOver {
                 store?.dispatchEffectOutput(action, from: self)
                 return
             }
-            sentFromElsewhere.store(true, ordering: .releasing)
         }
-        let waits = runtime.wait(for: self, isLinked: isLinked) { [self] store in
-            unsafeDowncast(store, to: Store<State>.self).dispatchEffectOutput(action, from: self)
+        let waits = runtime.wait(for: self, startState: startState) { [self] store in
+            unsafeDowncast(store, to: Store<State>.self).queueEffectOutput(action, from: self)
         }
         if !waits { store?.dispatchEffectOutput(action, from: self) }
     }
@@ -415,9 +427,15 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     @inlinable
     func startEnded(in store: Store<State>) {
         isStarting = false
-        if phase.load(ordering: .acquiring) != EffectRecord.done || sentFromElsewhere.load(ordering: .acquiring) {
+        if phase.load(ordering: .acquiring) != EffectRecord.done
+            || startState.load(ordering: .acquiring) == EffectRuntime.startWaiting {
             runtime.link(store)
-            for dispatch in runtime.stopWaiting(for: self, isLinked: isLinked) { dispatch(store) }
+        }
+        // Nobody waiting (the usual case): no lock. Otherwise the waiting actions are queued first.
+        if !startState.compareExchange(expected: EffectRuntime.startRunning, desired: EffectRuntime.startOver,
+                                       ordering: .acquiringAndReleasing).exchanged,
+           runtime.endWaiting(for: self, startState: startState, store: store) {
+            store.storage.core.finishDelivering()
         }
         if heldCount == 0 { starter = nil }
     }

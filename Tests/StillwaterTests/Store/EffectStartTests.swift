@@ -108,6 +108,61 @@ struct EffectStartTests {
         #expect(store.runningEffectCount == 0)
     }
 
+    @Test("actions another thread keeps sending while the start ends are reduced in the order it sent them")
+    func otherThreadSendsAcrossTheStartsEnd() async {
+        let count = 50_000
+        let sentEnough = DispatchSemaphore(value: 0)
+        let store = Store(EffectLog())
+        store.dispatch(Step("start") {
+            .stream(Observable<Step> { observer in
+                nonisolated(unsafe) let observer = observer
+                Thread {
+                    for index in 0..<count {
+                        observer(.next(Step("\(index)")))
+                        // Many actions wait when the start ends, and more come while they are queued.
+                        if index == 10_000 { sentEnough.signal() }
+                    }
+                    observer(.completed)
+                }.start()
+                sentEnough.wait()
+                return .empty
+            })
+        })
+        #expect(await eventually { store.state.value.log.count == count + 1 })
+        let log = store.state.value.log
+        let expected = ["start"] + (0..<count).map { "\($0)" }
+        let firstMisplaced = expected.indices.first { $0 >= log.count || log[$0] != expected[$0] }
+        #expect(firstMisplaced == nil, "at \(firstMisplaced ?? 0): \(log[(firstMisplaced ?? 0)...].prefix(3))")
+    }
+
+    @Test("an action sent after a run effect's operation returned is dropped, and keeps nothing alive")
+    func sendAfterTheOperationReturned() async {
+        final class Handler: Sendable {}
+        weak var weakHandler: Handler?
+        let kept = Mutex<Send<Step>?>(nil)
+        do {
+            let handler = Handler()
+            weakHandler = handler
+            // The runtime holds the error handler: a cycle through the runtime would keep it alive.
+            let store = Store(EffectLog(), dependencies: Dependencies(),
+                              onEffectError: { _ in withExtendedLifetime(handler) {} })
+            store.dispatch(Step("start") { .run { send, _ in kept.withLock { $0 = send } } })
+            #expect(await eventually { kept.withLock { $0 != nil } && store.runningEffectCount == 0 })
+            let send = kept.withLock { $0! }
+            let sent = DispatchSemaphore(value: 0)
+            Thread {
+                send(Step("late"))
+                sent.signal()
+            }.start()
+            sent.wait()
+            send(Step("late, from the test"))
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(store.state.value.log == ["start"])
+            kept.withLock { $0 = nil }
+        }
+        #expect(weakHandler == nil)
+    }
+
     @Test("a chain of 20 000 effects, each sending the next action during its start, runs on a small stack")
     func longChain() {
         @Sendable func step(_ remaining: Int) -> Step {
