@@ -2,8 +2,8 @@ import Foundation
 import Stillwater
 
 /// How a ``TodoSession`` writes its list to its file: the one call its save effect makes, injected
-/// through the store's dependencies (``Stillwater/Dependencies/todoStorage``) so that tests hand in a
-/// fake that fails or merges.
+/// through the store's dependencies (`dependencies.todoStorage`) so that tests hand in a fake that
+/// fails or merges.
 ///
 /// ```swift
 /// let failing = TodoStorage { file, _, _ in .failure(.readOnly(path: file.path)) }
@@ -35,8 +35,9 @@ public struct TodoStorage: Sendable {
     }
 }
 
-/// The key of ``Stillwater/Dependencies/todoStorage``; its default is ``TodoStorage/live``.
+/// The key of `Dependencies.todoStorage`; its default is ``TodoStorage/live``.
 public enum TodoStorageKey: DependencyKey {
+    /// ``TodoStorage/live``: a store nobody gave a fake writes the real file.
     public static var defaultValue: TodoStorage { .live }
 }
 

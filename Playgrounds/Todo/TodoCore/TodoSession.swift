@@ -89,7 +89,7 @@ public final class TodoSession {
     public let mergeNotice: Property<String?>
     /// Whether the rows mark the row under the cursor.
     public let showsCursor: Bool
-    /// Where the list is saved after every change; `nil` when it is kept in memory only.
+    /// Where the list is saved after each change (see ``saving``); `nil` when it is kept in memory only.
     public var file: TodoFile? { saving.state.value.file }
 
     private let subscriptions = SubscriptionBag()
@@ -98,7 +98,7 @@ public final class TodoSession {
     ///
     /// - Parameters:
     ///   - list: The list to start from (loaded from a file, say). Undo never goes back past it.
-    ///   - file: Where to save the list after every change; `nil` to keep it in memory only. The file is
+    ///   - file: Where to save the list after each change; `nil` to keep it in memory only. The file is
     ///     taken to hold `list` (as ``TodoFile/load(now:)`` returned it), or nothing.
     ///   - showsCursor: Whether rows mark the row under ``selection`` (the interactive mode).
     ///   - undoLimit: How many changes undo can step back over.
