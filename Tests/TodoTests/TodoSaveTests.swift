@@ -113,18 +113,26 @@ struct TodoSaveTests {
         }
         #expect(merge.list.items.count == 3)
 
-        // The session adopts the merged list: its change clears `merged`, and the notice stays until a
-        // later change is saved without a merge.
+        // The session adopts the merged list: that change is what the merge wrote, so it needs no save.
         store.send(.changed(merge.list)) {
             $0.merged = nil
-            $0.pending = merge.list
+            $0.onDisk = merge.list
+        }
+        #expect(!store.state.hasUnsavedChanges)
+        #expect(log.writes == [ours])
+
+        // The notice stays until a later change is saved without a merge.
+        var next = merge.list
+        TodoAction.toggle(id: 1).reduce(&next)
+        store.send(.changed(next)) {
+            $0.pending = next
             $0.status = .waiting
         }
         store.scheduler.advance(by: .milliseconds(400))
-        await store.receive(.finished(merge.list, .success(.saved))) {
+        await store.receive(.finished(next, .success(.saved))) {
             $0.pending = nil
             $0.status = .saved
-            $0.onDisk = merge.list
+            $0.onDisk = next
             $0.mergeNotice = nil
         }
         await store.finish()
@@ -280,6 +288,21 @@ struct SaveDelayTests {
         scheduler.advance(by: .milliseconds(400))
         #expect(terminal.rows[10].hasPrefix("w saves elsewhere · not saved: \(file.path) is read-only"))
         #expect(screen.handle(.character("q")), "the failed save is asked about before quitting")
+    }
+
+    @Test("q after a change whose save merges another program's change: saved, adopted, and quits at once")
+    func quitAfterMerge() throws {
+        let scheduler = TestScheduler()
+        let file = TodoFile(path: folder.file("list.json"))
+        try file.save(TodoList(titles: ["milk"]))
+        let session = TodoSession(
+            try file.load().list, file: file, showsCursor: true, saveDelay: .milliseconds(400), scheduler: scheduler)
+        let screen = TodoScreen(session: session, width: 80, height: 12, output: { _ in })
+        _ = try TodoSession(try file.load().list, file: file).perform(.add("bread"))
+        _ = try session.perform(.add("tea"))
+        #expect(!screen.handle(.character("q")), "the merged list is in the file: nothing to ask about")
+        #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
+        #expect(try file.load().list == session.list)
     }
 
     @Test("a delayed save that merges another program's change: the session adopts the merged list")

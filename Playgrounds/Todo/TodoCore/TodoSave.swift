@@ -78,7 +78,8 @@ public struct TodoSaveState: Equatable, Sendable {
     /// What the last save merged in from another program that changed the file; it stays until a
     /// later change is saved without a merge.
     public var mergeNotice: String?
-    /// The list a save merged, for the session to adopt; `nil` again at the next change.
+    /// The list a save merged (and wrote), for the session to adopt; `nil` again at the next change. A
+    /// change to exactly this list is the adoption, and needs no save.
     public var merged: TodoList?
     /// How long after a change its save waits; a change within that time replaces the waiting one
     /// (one save of the last list). Zero saves at once, before the change's dispatch returns.
@@ -128,8 +129,15 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
     public func reduce(into state: inout TodoSaveState) -> Effect<TodoSaveAction> {
         switch self {
         case .changed(let list):
-            state.merged = nil
             guard let file = state.file else { return .none }
+            if let merged = state.merged {
+                state.merged = nil
+                if list == merged, state.pending == nil {
+                    // The session adopted the list the merge wrote: the file holds it already.
+                    state.onDisk = list
+                    return .none
+                }
+            }
             state.pending = list
             if state.problem == nil { state.status = .waiting }
             return Self.save(list, to: file, from: state.onDisk, after: state.delay)
