@@ -290,16 +290,22 @@ struct SaveDelayTests {
         #expect(screen.handle(.character("q")), "the failed save is asked about before quitting")
     }
 
-    @Test("q after a change whose save merges another program's change: saved, adopted, and quits at once")
-    func quitAfterMerge() throws {
-        let scheduler = TestScheduler()
+    /// A session saving 400 ms after a change on `scheduler`, whose file ("milk") another session then
+    /// changed ("bread" added), after which this one added "tea" (its save waits).
+    func sessionBeforeMerge(_ scheduler: TestScheduler) throws -> (TodoSession, TodoFile) {
         let file = TodoFile(path: folder.file("list.json"))
         try file.save(TodoList(titles: ["milk"]))
         let session = TodoSession(
             try file.load().list, file: file, showsCursor: true, saveDelay: .milliseconds(400), scheduler: scheduler)
-        let screen = TodoScreen(session: session, width: 80, height: 12, output: { _ in })
         _ = try TodoSession(try file.load().list, file: file).perform(.add("bread"))
         _ = try session.perform(.add("tea"))
+        return (session, file)
+    }
+
+    @Test("q after a change whose save merges another program's change: saved, adopted, and quits at once")
+    func quitAfterMerge() throws {
+        let (session, file) = try sessionBeforeMerge(TestScheduler())
+        let screen = TodoScreen(session: session, width: 80, height: 12, output: { _ in })
         #expect(!screen.handle(.character("q")), "the merged list is in the file: nothing to ask about")
         #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
         #expect(try file.load().list == session.list)
@@ -308,19 +314,13 @@ struct SaveDelayTests {
     @Test("a delayed save that merges another program's change: the session adopts the merged list")
     func mergeAdopted() throws {
         let scheduler = TestScheduler()
-        let file = TodoFile(path: folder.file("list.json"))
-        try file.save(TodoList(titles: ["milk"]))
-        let session = TodoSession(
-            try file.load().list, file: file, saveDelay: .milliseconds(400), scheduler: scheduler)
-        let other = TodoSession(try file.load().list, file: file)
-        _ = try other.perform(.add("bread"))
-        _ = try session.perform(.add("tea"))
+        let (session, file) = try sessionBeforeMerge(scheduler)
         scheduler.advance(by: .milliseconds(400))
         #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
         #expect(session.mergeNotice.value == "another program changed list.json; its changes were merged in")
         #expect(!session.history.canUndo)
-        scheduler.advance(by: .milliseconds(400))
         #expect(try file.load().list == session.list)
         #expect(!session.hasUnsavedChanges)
+        #expect(scheduler.pendingWorkCount == 0, "the adopted list needs no save of its own")
     }
 }
