@@ -150,7 +150,7 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
             return .none
         case .finished(let list, .success(let result)):
             if state.pending == list { state.pending = nil }
-            state.status = .saved
+            state.status = state.pending == nil ? .saved : .waiting
             switch result {
             case .saved:
                 state.onDisk = list
@@ -158,8 +158,8 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
             case .unchanged:
                 state.onDisk = list
             case .merged(let merge):
-                // `onDisk` stays the list before the merge until the merged list is saved itself: a change
-                // made before the session adopts it then merges again instead of writing over the other's.
+                // `onDisk` stays the list before the merge until the session adopts the merged list: a
+                // change made before the adoption then merges again instead of writing over the other's.
                 let name = state.file.map { ($0.path as NSString).lastPathComponent } ?? "the file"
                 let conflicts = merge.conflicts.isEmpty ? "" : " (" + merge.conflicts.joined(separator: "; ") + ")"
                 state.mergeNotice = "another program changed \(name); its changes were merged in\(conflicts)"
