@@ -164,6 +164,19 @@ struct TodoSaveTests {
         await store.finish()
     }
 
+    @Test("a save that ends while a newer change waits leaves that change pending and the status waiting")
+    func finishedBehindNewerChange() {
+        let (older, newer) = (list("milk", "eggs"), list("milk", "eggs", "tea"))
+        var state = TodoSaveState(file: file, onDisk: start, delay: .milliseconds(400))
+        state.pending = newer
+        state.status = .waiting
+        _ = TodoSaveAction.finished(older, .success(.saved)).reduce(into: &state)
+        #expect(state.pending == newer)
+        #expect(state.status == .waiting)
+        #expect(state.onDisk == older)
+        #expect(state.hasUnsavedChanges)
+    }
+
     @Test("without a file nothing is pending and nothing is written")
     func noFile() async {
         let log = StorageLog()
