@@ -1,13 +1,15 @@
 import TodoCore
 
-/// Runs the full-screen list until the user quits or the terminal goes away; the terminal is restored
-/// whatever happens.
+/// Runs the full-screen list until the user quits, the terminal goes away or a signal asks the program
+/// to end; the terminal is restored whatever happens, and every way out saves a waiting change first.
 ///
 /// - Parameters:
+///   - scheduler: The scheduler the session's delayed save waits on; run on every wake-up of the loop.
 ///   - title: The start of the header line.
 ///   - notice: Shown in the status line at the start (a set-aside file, say).
-/// - Returns: The exit status.
-func runInteractive(session: TodoSession, title: String, notice: String?) -> Int32 {
+/// - Returns: The exit status. After SIGINT, SIGTERM or SIGHUP it does not return: the change is saved,
+///   the terminal restored, and the signal ends the process as it would have without the program's handler.
+func runInteractive(session: TodoSession, scheduler: PollingScheduler, title: String, notice: String?) -> Int32 {
     let terminal: RawTerminal
     do {
         terminal = try RawTerminal()
@@ -27,14 +29,22 @@ func runInteractive(session: TodoSession, title: String, notice: String?) -> Int
     var status: Int32 = 0
 
     loop: while true {
+        scheduler.runDue()
+        if RawTerminal.endingSignal != 0 { break loop }
         RawTerminal.write(frame + ANSI.cursor(screen.cursorPosition))
         frame = ""
         let keys: [Key]
         do {
-            // A lone Escape is told from the start of an arrow key by a short pause.
-            guard let bytes = try terminal.read(waiting: decoder.hasPending ? 50 : 200) else { break loop }
+            // A lone Escape is told from the start of an arrow key by a short pause; a waiting save
+            // shortens the wait to its due time.
+            var wait: Int32 = decoder.hasPending ? 50 : 200
+            if let due = scheduler.timeUntilNextDue {
+                wait = Int32(min(Double(wait), (due / .milliseconds(1)).rounded(.up)))
+            }
+            guard let bytes = try terminal.read(waiting: wait) else { break loop }
             keys = bytes.isEmpty ? decoder.flush() : decoder.feed(bytes)
         } catch {
+            session.saveNow()
             terminal.restore()
             printError("todo: \(error)")
             status = 1
@@ -46,11 +56,13 @@ func runInteractive(session: TodoSession, title: String, notice: String?) -> Int
             screen.resize(width: now.width, height: now.height)
         }
     }
+    session.saveNow()
     terminal.restore()
     if let problem = session.saveProblem.value {
         printError("todo: \(problem)")
         status = 1
     }
+    RawTerminal.endBySignalIfOneCame()
     return status
 }
 

@@ -22,9 +22,17 @@ private func restoreTerminalNow() {
     _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedSettings)
 }
 
-/// The signals after which the terminal must be restored before the process ends: Ctrl-C sent from
-/// outside (raw mode reads Ctrl-C as a key), hang-ups, kills, and crashes.
-private let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
+/// The signals that ask the program to end: Ctrl-C sent from outside (raw mode reads Ctrl-C as a key),
+/// kills and hang-ups. Their handler only notes the signal; the key loop sees it, saves, restores the
+/// terminal, and then lets the signal end the process (``RawTerminal/endBySignalIfOneCame()``).
+private let endingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+/// The signals after which the terminal must be restored at once before the process ends: quits and
+/// crashes (no save: the program's state cannot be trusted then).
+private let fatalSignals: [Int32] = [SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
+
+/// The last of ``endingSignals`` that arrived, or 0. Set by the signal handler, read by the key loop.
+nonisolated(unsafe) private var receivedEndingSignal: sig_atomic_t = 0
 
 /// The terminal in raw mode, on the alternate screen, for the lifetime of one interactive session.
 ///
@@ -42,9 +50,25 @@ final class RawTerminal {
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw TerminalError("cannot switch the terminal to raw mode") }
         rawModeIsOn = 1
         for signal in fatalSignals { installRestoringHandler(for: signal) }
+        for signal in endingSignals { installNotingHandler(for: signal) }
         atexit { restoreTerminalNow() }
         // The alternate screen keeps the user's scrollback intact; hide the cursor while browsing.
         Self.write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+    }
+
+    /// The signal (SIGINT, SIGTERM or SIGHUP) that asked the program to end, or 0 while none did. A
+    /// signal interrupts the wait for keys, so the key loop sees it at once.
+    static var endingSignal: Int32 { Int32(receivedEndingSignal) }
+
+    /// When one of SIGINT, SIGTERM or SIGHUP arrived, ends the process by it, as if the program had no
+    /// handler for it (so the parent sees the signal as the cause). Call it after saving and restoring
+    /// the terminal; it returns when no such signal came.
+    static func endBySignalIfOneCame() {
+        let received = Int32(receivedEndingSignal)
+        guard received != 0 else { return }
+        fflush(nil)
+        signal(received, SIG_DFL)
+        raise(received)
     }
 
     /// Puts the terminal back as it was before ``init()``. Safe to call more than once.
@@ -110,6 +134,20 @@ private func installRestoringHandler(for signal: Int32) {
         Glibc.signal(received, SIG_DFL)
         raise(received)
     }
+    #endif
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(signal, &action, nil)
+}
+
+/// Notes `signal` in ``receivedEndingSignal`` and returns, so the key loop can save before the program
+/// ends. No `SA_RESTART`: the signal interrupts the wait for keys.
+private func installNotingHandler(for signal: Int32) {
+    var action = sigaction()
+    #if canImport(Darwin)
+    action.__sigaction_u.__sa_handler = { received in receivedEndingSignal = sig_atomic_t(received) }
+    #else
+    action.__sigaction_handler.sa_handler = { received in receivedEndingSignal = sig_atomic_t(received) }
     #endif
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0

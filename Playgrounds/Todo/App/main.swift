@@ -37,13 +37,20 @@ if case .setAside(let reason, let movedTo) = loaded {
 }
 
 if isTerminal(STDIN_FILENO) && isTerminal(STDOUT_FILENO) {
-    let session = TodoSession(loaded.list, file: file, showsCursor: true)
+    // Saves wait 0.4 s after the last change, on a scheduler the key loop runs (the session is not
+    // thread-safe); every way out saves first.
+    let scheduler = PollingScheduler()
+    let session = TodoSession(
+        loaded.list, file: file, showsCursor: true, saveDelay: .milliseconds(400), scheduler: scheduler)
     let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
     let shownPath = !home.isEmpty && file.path.hasPrefix(home + "/") ? "~" + file.path.dropFirst(home.count) : file.path
-    exit(runInteractive(session: session, title: "Stillwater todo (\(shownPath))", notice: notice))
+    exit(runInteractive(
+        session: session, scheduler: scheduler, title: "Stillwater todo (\(shownPath))", notice: notice))
 } else {
     let session = TodoSession(loaded.list, file: file)
     let runner = PipedRunner(session: session, quiet: options.isQuiet, output: { print($0) }, errors: printError)
+    // No save delay: each change is saved before its line's output is printed.
     while let line = readLine(), runner.run(line) {}
+    session.saveNow()
     exit(runner.failures == 0 ? 0 : 1)
 }

@@ -74,14 +74,17 @@ public struct TodoOptions: Equatable, Sendable {
                             list and the redraw count after every change; list and help still print
           -h, --help        print this help
 
-        The list is saved after every change, atomically (a temporary file renamed over the old
-        one). A file that is not a todo list (no "format": "stillwater-todo") is never touched:
-        todo says what it found and exits. A damaged todo list is renamed to PATH.corrupt-<time>,
-        and todo starts with an empty list and says so. When another todo saved the same file in
-        the meantime, both lists' changes are merged. A read-only file or folder is not written:
+        In a terminal the list is saved 0.4 s after the last change, and before todo ends: on q,
+        at the end of the input, and on SIGINT, SIGTERM or SIGHUP (saved, then the signal ends
+        todo); piped, each change is saved before its line's output. Saves are atomic (a
+        temporary file renamed over the old one). A file that is not a todo list (no "format":
+        "stillwater-todo") is never touched: todo says what it found and exits. A damaged todo
+        list is renamed to PATH.corrupt-<time>, and todo starts with an empty list and says so.
+        When another todo saved the same file in the meantime, both lists' changes are merged.
+        A read-only file or folder is not written: the status line says "not saved" and why,
         the changes stay in memory, w saves them to another file, and q asks before losing them
-        (piped mode reports the failed save on its line and exits with status 1). Fields todo does
-        not know are kept.
+        (piped mode reports the failed save on its line and exits with status 1). Fields todo
+        does not know are kept.
         """
 }
 

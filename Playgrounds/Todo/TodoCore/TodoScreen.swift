@@ -89,6 +89,7 @@ public final class TodoScreen {
     private var gates: [RenderGate<ScreenLine>] = []
     private var listView: RowListView!
     private var subscription: Subscription?
+    private var saveSubscription: Subscription?
     private var scrollOffset = 0
     private var message = ""
     /// A message the last key produced that outranks a standing save problem on the status line (why
@@ -122,6 +123,8 @@ public final class TodoScreen {
         subscription = session.rows.observe { [unowned self] rows in show(rows) }
         message = "press ? for every key"
         drawChrome()
+        // A delayed save ends between keys: its outcome (a failure, a merge) reaches the status line then.
+        saveSubscription = session.saving.state.changes.observe { [unowned self] _ in drawChrome() }
     }
 
     /// The row and column (from 0) where the terminal should show its cursor: in the line editor while
@@ -201,6 +204,8 @@ public final class TodoScreen {
                 break
             }
             if command == .quit {
+                // A change whose save waits is saved first; only one that cannot be saved is asked about.
+                session.saveNow()
                 guard session.hasUnsavedChanges else { return false }
                 mode = .confirmingQuit
                 message = "not saved: q quits and loses the changes · w saves elsewhere · other keys stay"

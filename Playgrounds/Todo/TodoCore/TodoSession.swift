@@ -54,11 +54,14 @@ public enum CommandOutcome: Equatable, Sendable {
 /// // Prints "item 2 \"eggs\" is done", "   1. [ ] milk", "   2. [x] eggs"
 /// ```
 ///
-/// When given a ``TodoFile``, the session saves the list after every change with
-/// ``TodoFile/update(to:from:)``: a save that fails leaves the change in memory and says why in
-/// ``saveProblem`` (``hasUnsavedChanges`` is then `true`, and ``save(to:)`` saves to another file); a
-/// save that finds another program's change merges it in, says so in ``mergeNotice``, and restarts undo
-/// (undo restores whole past states, so stepping back over the merge would drop the other's change).
+/// When given a ``TodoFile``, the session saves the list through its save store, ``saving``: each change
+/// is a ``TodoSaveAction/changed(_:)``, saved `saveDelay` after the last change (at once, before the
+/// change returns, when the delay is zero) with ``TodoFile/update(to:from:)``, and ``saveNow()`` saves a
+/// waiting change at once (every exit calls it). A save that fails leaves the change in memory and says
+/// why in ``saveProblem`` (``hasUnsavedChanges`` is then `true`, and ``save(to:)`` saves to another
+/// file); a save that finds another program's change merges it in, says so in ``mergeNotice``, and
+/// restarts undo (undo restores whole past states, so stepping back over the merge would drop the
+/// other's change). The saves are actions of their own store, so undo never records them.
 ///
 /// Not thread-safe: use a session from one thread, like the terminal it serves.
 public final class TodoSession {
@@ -76,6 +79,9 @@ public final class TodoSession {
     public let add = ActionHandle<String>()
     /// The rows the filter shows, numbered, with the cursor mark when the session shows one.
     public let rows: Property<[TodoRow]>
+    /// The saving of the list: its file, what waits to be written, how the last save went. Its effects
+    /// wait on the scheduler and write through the storage given to ``init(_:file:showsCursor:undoLimit:saveDelay:scheduler:storage:)``.
+    public let saving: Store<TodoSaveState>
     /// Why the last save failed, or `nil` when it worked (or there is no file).
     public let saveProblem: Property<String?>
     /// What the last save merged in from another program that changed the file; it stays until the
@@ -83,24 +89,29 @@ public final class TodoSession {
     public let mergeNotice: Property<String?>
     /// Whether the rows mark the row under the cursor.
     public let showsCursor: Bool
-    /// Where the list is saved after every change; `nil` when it is kept in memory only.
-    public private(set) var file: TodoFile?
+    /// Where the list is saved after each change (see ``saving``); `nil` when it is kept in memory only.
+    public var file: TodoFile? { saving.state.value.file }
 
-    /// The list the file held when this session last read or wrote it.
-    private var onDisk: TodoList?
-    private let saveStorage = MutableProperty<String?>(nil)
-    private let mergeStorage = MutableProperty<String?>(nil)
     private let subscriptions = SubscriptionBag()
 
     /// A session over `list`.
     ///
     /// - Parameters:
     ///   - list: The list to start from (loaded from a file, say). Undo never goes back past it.
-    ///   - file: Where to save the list after every change; `nil` to keep it in memory only. The file is
+    ///   - file: Where to save the list after each change; `nil` to keep it in memory only. The file is
     ///     taken to hold `list` (as ``TodoFile/load(now:)`` returned it), or nothing.
     ///   - showsCursor: Whether rows mark the row under ``selection`` (the interactive mode).
     ///   - undoLimit: How many changes undo can step back over.
-    public init(_ list: TodoList = TodoList(), file: TodoFile? = nil, showsCursor: Bool = false, undoLimit: Int = 100) {
+    ///   - saveDelay: How long after the last change the list is saved; zero (the default) saves each
+    ///     change before the call that made it returns.
+    ///   - scheduler: What a delayed save waits on: a ``PollingScheduler`` whose ``PollingScheduler/runDue()``
+    ///     the session's thread calls, or a test's virtual clock. Unused when `saveDelay` is zero. The
+    ///     session is not thread-safe, so the scheduler must run the save on the session's thread.
+    ///   - storage: How the list is written; ``TodoStorage/live`` (the file) unless a test gives a fake.
+    public init(
+        _ list: TodoList = TodoList(), file: TodoFile? = nil, showsCursor: Bool = false, undoLimit: Int = 100,
+        saveDelay: Duration = .zero, scheduler: any Scheduler = ImmediateScheduler(), storage: TodoStorage = .live
+    ) {
         let history = History<TodoAction>(undoLimit: undoLimit)
         let store = Store(list, middleware: [history.middleware])
         self.store = store
@@ -108,10 +119,15 @@ public final class TodoSession {
         self.showsCursor = showsCursor
         filter = MutableProperty(.all)
         selection = MutableProperty(TodoSelection())
-        saveProblem = Property(saveStorage)
-        mergeNotice = Property(mergeStorage)
-        self.file = file
-        onDisk = file == nil ? nil : list
+        let saving = Store(
+            TodoSaveState(file: file, onDisk: file == nil ? nil : list, delay: saveDelay),
+            dependencies: Dependencies {
+                $0.scheduler = scheduler
+                $0.todoStorage = storage
+            })
+        self.saving = saving
+        saveProblem = saving.scope(\.problem)
+        mergeNotice = saving.scope(\.mergeNotice)
 
         let handles = self.handles
         // Three roots (the store, the filter, the cursor): a change of one is at most one new list of rows.
@@ -131,17 +147,26 @@ public final class TodoSession {
         add.map { TodoAction.add($0) }.bind(to: store).store(in: subscriptions)
 
         store.state.distinctUntilChanged().skip(1)
-            .observe { [weak self] list in self?.save(list) }
+            .map { TodoSaveAction.changed($0) }
+            .bind(to: saving).store(in: subscriptions)
+        saving.scope(\.merged)
+            .observe { [weak self] merged in if let merged { self?.adopt(merged) } }
             .store(in: subscriptions)
     }
 
     /// The list now.
     public var list: TodoList { store.state.value }
 
-    /// Whether the list has changes the file does not hold (its last save failed). Always `false`
-    /// without a file.
+    /// Whether the list has changes the file does not hold: their save waits, or it failed. Always
+    /// `false` without a file.
     public var hasUnsavedChanges: Bool {
-        file != nil && list != onDisk
+        saving.state.value.hasUnsavedChanges
+    }
+
+    /// Saves a change whose save waits (or failed) now, before returning; does nothing when the file
+    /// holds every change. Every way out of the program calls it first.
+    public func saveNow() {
+        saving.dispatch(TodoSaveAction.flush)
     }
 
     /// Adds an item titled `title` (through ``add``, as a row's editor does) and returns it as the list
@@ -169,39 +194,16 @@ public final class TodoSession {
     ///   written; the session keeps its old file then.
     public func save(to path: String) throws(TodoFileError) {
         let target = TodoFile(path: path)
+        let list = self.list
         try target.saveNew(list)
-        file = target
-        onDisk = list
-        saveStorage.value = nil
+        saving.dispatch(TodoSaveAction.savedElsewhere(target, list))
     }
 
-    /// Saves `list`, merging in another program's change to the file if there is one.
-    private func save(_ list: TodoList) {
-        guard let file else { return }
-        do {
-            switch try file.update(to: list, from: onDisk) {
-            case .saved:
-                onDisk = list
-                if mergeStorage.value != nil { mergeStorage.value = nil }
-            case .unchanged:
-                onDisk = list
-            case .merged(let merge):
-                // `onDisk` stays the list before the merge until the merged list is the state: a change
-                // queued before the adoption then merges again instead of writing over the other's.
-                adopt(merge)
-            }
-            if saveStorage.value != nil { saveStorage.value = nil }
-        } catch {
-            saveStorage.value = "not saved: \(error)"
-        }
-    }
-
-    /// Makes `merge.list` the list, with undo starting over from it.
-    private func adopt(_ merge: TodoMerge) {
-        let conflicts = merge.conflicts.isEmpty ? "" : " (" + merge.conflicts.joined(separator: "; ") + ")"
-        mergeStorage.value = "another program changed \(file.map { ($0.path as NSString).lastPathComponent } ?? "the file"); its changes were merged in\(conflicts)"
-        // Queued behind the change being saved; not a TodoAction, so the history does not record it.
-        store.dispatch(AdoptList(list: merge.list))
+    /// Makes `merged` (a save's merge with another program's change) the list, with undo starting over
+    /// from it.
+    private func adopt(_ merged: TodoList) {
+        // Queued behind the change being saved, if any; not a TodoAction, so the history does not record it.
+        store.dispatch(AdoptList(list: merged))
         history.removeUndoStates()
     }
 
