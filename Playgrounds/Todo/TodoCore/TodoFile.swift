@@ -8,8 +8,8 @@ import Musl
 import Darwin
 #endif
 
-/// The JSON file a todo list is kept in: read at start, written (after a check of what it holds) after
-/// every change.
+/// The JSON file a todo list is kept in: read at start, written (after a check of what it holds) by the
+/// session's save effect, a moment after the last change and at every exit (see ``TodoSaveAction``).
 ///
 /// What it guarantees:
 /// - **Nothing that is not this program's list is ever changed.** A file without the format marker

@@ -49,7 +49,7 @@ public enum TodoFormat {
 
     /// The file's bytes for `list`, taking each item's text from `fragments` when an equal item was
     /// written before; on return `fragments` holds exactly the text of `list`'s items. A program that
-    /// saves after every change keeps one such table, so a save writes only the items that changed.
+    /// saves again and again keeps one such table, so a save writes only the items that changed.
     ///
     /// - Complexity: O(n) lookups for n items, plus the text of the items not in `fragments`.
     static func encode(_ list: TodoList, reusing fragments: inout [TodoItem: [UInt8]]) -> Data {
