@@ -25,7 +25,7 @@ final class TerminalRun: @unchecked Sendable {
     }
 
     /// Starts `todo` with `arguments` on a new 80 × 24 pseudo-terminal, with `home` as its home folder.
-    init(_ arguments: [String], home: String) throws {
+    init(_ arguments: [String], home: String, environment: [String: String] = [:]) throws {
         let path = try #require(TodoBinary.path, "the todo executable was not found beside the tests; build with `swift build`")
         // Close-on-exec: no other test's child may hold this terminal (the child gets it as its standard
         // input and output, which the spawn duplicates without the flag).
@@ -41,6 +41,7 @@ final class TerminalRun: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = ["HOME": home, "PATH": "/usr/bin:/bin", "TERM": "xterm"]
+            .merging(environment) { _, given in given }
         let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.standardInput = terminal
         process.standardOutput = terminal
@@ -90,23 +91,30 @@ final class TerminalRun: @unchecked Sendable {
         _ = write(master, &bytes, bytes.count)
     }
 
-    /// Waits up to `seconds` for `text` to be drawn.
-    func waitUntilDrawn(_ text: String, seconds: Double = 20) -> Bool {
+    /// Waits up to `seconds` for `text` to be drawn. Polls with `Task.sleep`, so the wait holds none of
+    /// the test pool's few threads (a blocked one starves the other suites' tasks).
+    func waitUntilDrawn(_ text: String, seconds: Double = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if screen.contains(text) { return true }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return screen.contains(text)
     }
 
     /// Waits up to `seconds` for the program to end and for everything it drew to be read; `false` if
     /// it is still running then.
-    func waitForExit(seconds: Double = 20) -> Bool {
+    func waitForExit(seconds: Double = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         guard !process.isRunning else { return false }
-        if readerStopped.wait(timeout: .now() + 5) == .success { readerStopped.signal() }
+        let stopped = readerStopped
+        let readerEnded = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: stopped.wait(timeout: .now() + 30) == .success)
+            }
+        }
+        if readerEnded { readerStopped.signal() }
         return true
     }
 }
@@ -141,25 +149,30 @@ struct InteractiveEndToEndTests {
         return list.items.map(\.title)
     }
 
+    /// The save delay the program is given: far beyond the test, so only a save on the way out can put
+    /// the change in the file.
+    let neverByTimer = ["TODO_SAVE_DELAY_MS": "600000"]
+
     @Test("a change followed at once by q is in the file (q saves before quitting)")
-    func quitSaves() throws {
-        let run = try TerminalRun(["--file", folder.file("list.json")], home: folder.path)
-        #expect(run.waitUntilDrawn("press ? for every key"))
+    func quitSaves() async throws {
+        let run = try TerminalRun(["--file", folder.file("list.json")], home: folder.path, environment: neverByTimer)
+        #expect(await run.waitUntilDrawn("press ? for every key"))
         run.type("atea\rq")
-        try #require(run.waitForExit(), "q quit without asking: the change was saved first")
+        try #require(await run.waitForExit(), "q quit without asking: the change was saved first")
         #expect(run.process.terminationStatus == 0)
         #expect(try savedTitles() == ["tea"])
     }
 
     @Test("a change followed at once by SIGTERM, SIGINT or SIGHUP is in the file, and the program ends by that signal",
           arguments: [SIGTERM, SIGINT, SIGHUP])
-    func signalSaves(signal: Int32) throws {
-        let run = try TerminalRun(["--file", folder.file("list.json")], home: folder.path)
-        #expect(run.waitUntilDrawn("press ? for every key"))
+    func signalSaves(signal: Int32) async throws {
+        let run = try TerminalRun(["--file", folder.file("list.json")], home: folder.path, environment: neverByTimer)
+        #expect(await run.waitUntilDrawn("press ? for every key"))
         run.type("atea\r")
-        #expect(run.waitUntilDrawn("added \"tea\""))
+        #expect(await run.waitUntilDrawn("added \"tea\""))
+        #expect(try savedTitles() == nil, "nothing is saved before the signal")
         kill(run.process.processIdentifier, signal)
-        try #require(run.waitForExit())
+        try #require(await run.waitForExit())
         #expect(run.process.terminationReason == .uncaughtSignal)
         #expect(run.process.terminationStatus == signal)
         #expect(try savedTitles() == ["tea"], "the waiting save was made before the signal ended the program")
