@@ -110,12 +110,14 @@ struct TodoSaveTests {
             $0.status = .saved
             $0.mergeNotice = "another program changed list.json; its changes were merged in"
             $0.merged = merge.list
+            $0.renumbered = [2: 3]      // theirs gave "bread" the identity 2 too: "eggs" is 3 now
         }
         #expect(merge.list.items.count == 3)
 
         // The session adopts the merged list: that change is what the merge wrote, so it needs no save.
         store.send(.changed(merge.list)) {
             $0.merged = nil
+            $0.renumbered = [:]
             $0.onDisk = merge.list
         }
         #expect(!store.state.hasUnsavedChanges)
@@ -322,6 +324,44 @@ struct SaveDelayTests {
         #expect(!screen.handle(.character("q")), "the merged list is in the file: nothing to ask about")
         #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
         #expect(try file.load().list == session.list)
+    }
+
+    /// A screen over a session saving 400 ms after a change, whose file ("milk") another session changed
+    /// ("bread" added, taking the identity 2), after which this screen added "tea" (2 here too; its
+    /// save waits), leaving the cursor on it.
+    func screenBeforeRenumberingMerge(_ scheduler: TestScheduler) throws -> (TodoScreen, TodoSession, TodoFile) {
+        let file = TodoFile(path: folder.file("list.json"))
+        try file.save(TodoList(titles: ["milk"]))
+        let session = TodoSession(
+            try file.load().list, file: file, showsCursor: true, saveDelay: .milliseconds(400), scheduler: scheduler)
+        let screen = TodoScreen(session: session, width: 80, height: 12, output: { _ in })
+        _ = try TodoSession(try file.load().list, file: file).perform(.add("bread"))
+        screen.type([.character("a"), .character("t"), .character("e"), .character("a"), .enter])
+        #expect(session.list.items.map(\.id) == [1, 2])
+        return (screen, session, file)
+    }
+
+    @Test("an edit opened before a merge renumbered its item renames that item, not the other program's")
+    func editFollowsRenumbering() throws {
+        let scheduler = TestScheduler()
+        let (screen, session, file) = try screenBeforeRenumberingMerge(scheduler)
+        screen.handle(.character("e"))
+        scheduler.advance(by: .milliseconds(400))       // the save merges: "bread" 2, "tea" 3
+        screen.type([.character("x"), .enter])
+        scheduler.advance(by: .milliseconds(400))
+        #expect(session.list.items.map(\.title) == ["milk", "bread", "teax"])
+        #expect(try file.load().list.items.map(\.title) == ["milk", "bread", "teax"])
+    }
+
+    @Test("the cursor on an item a merge renumbered stays on that item")
+    func cursorFollowsRenumbering() throws {
+        let scheduler = TestScheduler()
+        let (screen, session, file) = try screenBeforeRenumberingMerge(scheduler)
+        scheduler.advance(by: .milliseconds(400))
+        #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
+        screen.handle(.character("x"))                  // marks the item under the cursor done
+        scheduler.advance(by: .milliseconds(400))
+        #expect(try file.load().list.items.map { "\($0.title) \($0.isDone)" } == ["milk false", "bread false", "tea true"])
     }
 
     @Test("a delayed save that merges another program's change: the session adopts the merged list")

@@ -27,17 +27,23 @@ public struct TodoMerge: Equatable, Sendable {
     public let list: TodoList
     /// What both sides changed, one sentence each (empty when the changes did not touch each other).
     public let conflicts: [String]
+    /// The items `ours` added that the joined list holds under another identity (theirs had handed out
+    /// the same one): each old identity with its new one. Empty when no identity changed. Whoever kept
+    /// an identity of `ours` (a cursor, an open edit) moves it along with this.
+    public let renumbered: [Int: Int]
 
     /// Joins `ours` and `theirs`, both changed from `base`.
     public init(base: TodoList, ours: TodoList, theirs: TodoList) {
         if theirs == base || ours == theirs {
             list = ours
             conflicts = []
+            self.renumbered = [:]
             return
         }
         if ours == base {
             list = theirs
             conflicts = []
+            self.renumbered = [:]
             return
         }
         var conflicts: [String] = []
@@ -92,6 +98,7 @@ public struct TodoMerge: Equatable, Sendable {
         for (name, value) in ours.otherFields where base.otherFields[name] != value { merged.otherFields[name] = value }
         list = merged
         self.conflicts = conflicts
+        self.renumbered = renumbered
     }
 
     /// One item both sides kept, field by field: a field only one side changed takes that side's value;

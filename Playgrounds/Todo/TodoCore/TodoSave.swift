@@ -81,6 +81,9 @@ public struct TodoSaveState: Equatable, Sendable {
     /// The list a save merged (and wrote), for the session to adopt; `nil` again at the next change. A
     /// change to exactly this list is the adoption, and needs no save.
     public var merged: TodoList?
+    /// How the merge of ``merged`` renumbered this program's added items (old identity → new), for the
+    /// session to move what points at them (the cursor, an open edit); empty when ``merged`` is `nil`.
+    public var renumbered: [Int: Int]
     /// How long after a change its save waits; a change within that time replaces the waiting one
     /// (one save of the last list). Zero saves at once, before the change's dispatch returns.
     public var delay: Duration
@@ -93,6 +96,7 @@ public struct TodoSaveState: Equatable, Sendable {
         status = .idle
         mergeNotice = nil
         merged = nil
+        renumbered = [:]
         self.delay = delay
     }
 
@@ -132,6 +136,7 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
             guard let file = state.file else { return .none }
             if let merged = state.merged {
                 state.merged = nil
+                state.renumbered = [:]
                 if list == merged, state.pending == nil {
                     // The session adopted the list the merge wrote: the file holds it already.
                     state.onDisk = list
@@ -164,6 +169,7 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
                 let conflicts = merge.conflicts.isEmpty ? "" : " (" + merge.conflicts.joined(separator: "; ") + ")"
                 state.mergeNotice = "another program changed \(name); its changes were merged in\(conflicts)"
                 state.merged = merge.list
+                state.renumbered = merge.renumbered
             }
             return .none
         case .savedElsewhere(let file, let list):

@@ -90,6 +90,7 @@ public final class TodoScreen {
     private var listView: RowListView!
     private var subscription: Subscription?
     private var saveSubscription: Subscription?
+    private var renumberSubscription: Subscription?
     private var scrollOffset = 0
     private var message = ""
     /// A message the last key produced that outranks a standing save problem on the status line (why
@@ -125,6 +126,10 @@ public final class TodoScreen {
         drawChrome()
         // A delayed save ends between keys: its outcome (a failure, a merge) reaches the status line then.
         saveSubscription = session.saving.state.changes.observe { [unowned self] _ in drawChrome() }
+        // A merge that renumbered the item being edited: the edit follows the item, not its old number.
+        renumberSubscription = session.renumberings.observe { [unowned self] renumbered in
+            if case .editing(let id, let editor) = mode, let new = renumbered[id] { mode = .editing(id: new, editor) }
+        }
     }
 
     /// The row and column (from 0) where the terminal should show its cursor: in the line editor while

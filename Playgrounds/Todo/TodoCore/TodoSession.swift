@@ -87,12 +87,18 @@ public final class TodoSession {
     /// What the last save merged in from another program that changed the file; it stays until the
     /// next change of the list is saved without a merge (`nil` then, and before any merge).
     public let mergeNotice: Property<String?>
+    /// The identities a merge changed when the session adopted it (each old identity of an item this
+    /// session added, with its new one), sent right after the adoption; the cursor (``selection``) has
+    /// moved along already. Whoever else kept an identity (the screen's open edit) moves it here, so it
+    /// does not land on the other program's item that took the old identity.
+    public var renumberings: Observable<[Int: Int]> { renumbering.asObservable() }
     /// Whether the rows mark the row under the cursor.
     public let showsCursor: Bool
     /// Where the list is saved after each change (see ``saving``); `nil` when it is kept in memory only.
     public var file: TodoFile? { saving.state.value.file }
 
     private let subscriptions = SubscriptionBag()
+    private let renumbering = PublishRelay<[Int: Int]>()
 
     /// A session over `list`.
     ///
@@ -150,7 +156,9 @@ public final class TodoSession {
             .map { TodoSaveAction.changed($0) }
             .bind(to: saving).store(in: subscriptions)
         saving.scope(\.merged)
-            .observe { [weak self] merged in if let merged { self?.adopt(merged) } }
+            .observe { [weak self, saving] merged in
+                if let merged { self?.adopt(merged, renumbered: saving.state.value.renumbered) }
+            }
             .store(in: subscriptions)
     }
 
@@ -200,11 +208,14 @@ public final class TodoSession {
     }
 
     /// Makes `merged` (a save's merge with another program's change) the list, with undo starting over
-    /// from it.
-    private func adopt(_ merged: TodoList) {
+    /// from it, and moves the cursor and whoever observes ``renumberings`` to the items' new identities.
+    private func adopt(_ merged: TodoList, renumbered: [Int: Int]) {
         // Queued behind the change being saved, if any; not a TodoAction, so the history does not record it.
         store.dispatch(AdoptList(list: merged))
         history.removeUndoStates()
+        guard !renumbered.isEmpty else { return }
+        if let id = selection.value.id, let new = renumbered[id] { selection.value.id = new }
+        renumbering.accept(renumbered)
     }
 
     /// The row with number `number` (from 1).
