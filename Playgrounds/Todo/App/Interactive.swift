@@ -37,12 +37,15 @@ func runInteractive(session: TodoSession, scheduler: PollingScheduler, title: St
         do {
             // A lone Escape is told from the start of an arrow key by a short pause; a waiting save
             // shortens the wait to its due time.
-            var wait: Int32 = decoder.hasPending ? 50 : 200
+            let pause: Int32 = decoder.hasPending ? 50 : 200
+            var wait = pause
             if let due = scheduler.timeUntilNextDue {
                 wait = Int32(min(Double(wait), (due / .milliseconds(1)).rounded(.up)))
             }
             guard let bytes = try terminal.read(waiting: wait) else { break loop }
-            keys = bytes.isEmpty ? decoder.flush() : decoder.feed(bytes)
+            // Nothing read is a pause only after the whole wait: a wait cut short by a save coming due
+            // must not split an arrow key (or a character of several bytes) whose rest is on its way.
+            keys = bytes.isEmpty ? (wait < pause ? [] : decoder.flush()) : decoder.feed(bytes)
         } catch {
             session.saveNow()
             terminal.restore()
