@@ -1,3 +1,4 @@
+import Synchronization
 import TodoCore
 #if canImport(Glibc)
 import Glibc
@@ -7,19 +8,27 @@ import Musl
 import Darwin
 #endif
 
-// The terminal settings to restore, kept where a signal handler can reach them without allocating.
-nonisolated(unsafe) private var savedSettings = termios()
-nonisolated(unsafe) private var rawModeIsOn: sig_atomic_t = 0
+// What a signal handler reaches: only constants holding memory allocated once and atomics, so a handler
+// that interrupts the key loop's own use of them makes no access the runtime checks (a global `var` is
+// checked for overlapping accesses in debug builds, which a handler's write during a read would trip),
+// and takes no lock.
+/// The terminal settings to restore.
+nonisolated(unsafe) private let savedSettings: UnsafeMutablePointer<termios> = {
+    let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    settings.initialize(to: termios())
+    return settings
+}()
+/// Whether the terminal is in raw mode (1), so that restoring it is needed once.
+private let rawModeIsOn = Atomic<Int32>(0)
 
 /// Shows the cursor, resets the colours and leaves the alternate screen.
 private let leaveScreen: StaticString = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 
 /// Puts the terminal back as it was. Async-signal-safe: only `tcsetattr` and `write`.
 private func restoreTerminalNow() {
-    guard rawModeIsOn != 0 else { return }
-    rawModeIsOn = 0
+    guard rawModeIsOn.exchange(0, ordering: .acquiringAndReleasing) != 0 else { return }
     _ = write(STDOUT_FILENO, leaveScreen.utf8Start, leaveScreen.utf8CodeUnitCount)
-    _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedSettings)
+    _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, savedSettings)
 }
 
 /// The signals that ask the program to end: Ctrl-C sent from outside (raw mode reads Ctrl-C as a key),
@@ -32,7 +41,7 @@ private let endingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 private let fatalSignals: [Int32] = [SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
 
 /// The last of ``endingSignals`` that arrived, or 0. Set by the signal handler, read by the key loop.
-nonisolated(unsafe) private var receivedEndingSignal: sig_atomic_t = 0
+private let receivedEndingSignal = Atomic<Int32>(0)
 
 /// The terminal in raw mode, on the alternate screen, for the lifetime of one interactive session.
 ///
@@ -44,11 +53,14 @@ final class RawTerminal {
     ///
     /// - Throws: ``TerminalError`` when standard input is not a terminal whose settings can be changed.
     init() throws(TerminalError) {
-        guard tcgetattr(STDIN_FILENO, &savedSettings) == 0 else { throw TerminalError("cannot read the terminal settings") }
-        var raw = savedSettings
+        guard tcgetattr(STDIN_FILENO, savedSettings) == 0 else { throw TerminalError("cannot read the terminal settings") }
+        var raw = savedSettings.pointee
         cfmakeraw(&raw)
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw TerminalError("cannot switch the terminal to raw mode") }
-        rawModeIsOn = 1
+        rawModeIsOn.store(1, ordering: .releasing)
+        // Made now, not first in a handler (a global's first use runs its one-time setup, which a
+        // handler must not).
+        _ = receivedEndingSignal.load(ordering: .relaxed)
         for signal in fatalSignals { installRestoringHandler(for: signal) }
         for signal in endingSignals { installNotingHandler(for: signal) }
         atexit { restoreTerminalNow() }
@@ -58,13 +70,13 @@ final class RawTerminal {
 
     /// The signal (SIGINT, SIGTERM or SIGHUP) that asked the program to end, or 0 while none did. A
     /// signal interrupts the wait for keys, so the key loop sees it at once.
-    static var endingSignal: Int32 { Int32(receivedEndingSignal) }
+    static var endingSignal: Int32 { receivedEndingSignal.load(ordering: .acquiring) }
 
     /// When one of SIGINT, SIGTERM or SIGHUP arrived, ends the process by it, as if the program had no
     /// handler for it (so the parent sees the signal as the cause). Call it after saving and restoring
     /// the terminal; it returns when no such signal came.
     static func endBySignalIfOneCame() {
-        let received = Int32(receivedEndingSignal)
+        let received = receivedEndingSignal.load(ordering: .acquiring)
         guard received != 0 else { return }
         fflush(nil)
         signal(received, SIG_DFL)
@@ -145,9 +157,9 @@ private func installRestoringHandler(for signal: Int32) {
 private func installNotingHandler(for signal: Int32) {
     var action = sigaction()
     #if canImport(Darwin)
-    action.__sigaction_u.__sa_handler = { received in receivedEndingSignal = sig_atomic_t(received) }
+    action.__sigaction_u.__sa_handler = { received in receivedEndingSignal.store(received, ordering: .releasing) }
     #else
-    action.__sigaction_handler.sa_handler = { received in receivedEndingSignal = sig_atomic_t(received) }
+    action.__sigaction_handler.sa_handler = { received in receivedEndingSignal.store(received, ordering: .releasing) }
     #endif
     sigemptyset(&action.sa_mask)
     action.sa_flags = 0
