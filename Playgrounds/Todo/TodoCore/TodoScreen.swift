@@ -88,9 +88,8 @@ public final class TodoScreen {
     private let title: String
     private var gates: [RenderGate<ScreenLine>] = []
     private var listView: RowListView!
-    private var subscription: Subscription?
-    private var saveSubscription: Subscription?
-    private var renumberSubscription: Subscription?
+    /// The screen's observations of the session (its rows, its saving, its renumberings).
+    private let subscriptions = SubscriptionBag()
     private var scrollOffset = 0
     private var message = ""
     /// A message the last key produced that outranks a standing save problem on the status line (why
@@ -121,15 +120,15 @@ public final class TodoScreen {
         self.height = height
         listView = RowListView { [unowned self] changes in draw(changes) }
         layOut()
-        subscription = session.rows.observe { [unowned self] rows in show(rows) }
+        session.rows.observe { [unowned self] rows in show(rows) }.store(in: subscriptions)
         message = "press ? for every key"
         drawChrome()
         // A delayed save ends between keys: its outcome (a failure, a merge) reaches the status line then.
-        saveSubscription = session.saving.state.changes.observe { [unowned self] _ in drawChrome() }
+        session.saving.state.changes.observe { [unowned self] _ in drawChrome() }.store(in: subscriptions)
         // A merge that renumbered the item being edited: the edit follows the item, not its old number.
-        renumberSubscription = session.renumberings.observe { [unowned self] renumbered in
+        session.renumberings.observe { [unowned self] renumbered in
             if case .editing(let id, let editor) = mode, let new = renumbered[id] { mode = .editing(id: new, editor) }
-        }
+        }.store(in: subscriptions)
     }
 
     /// The row and column (from 0) where the terminal should show its cursor: in the line editor while

@@ -362,7 +362,8 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     @inlinable
     var isReusable: Bool {
         phase.load(ordering: .relaxed) == EffectRecord.done
-            && startState.load(ordering: .relaxed) == EffectRuntime.startOver && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil
+            && startState.load(ordering: .relaxed) == EffectRuntime.startOver
+            && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil
     }
 
     /// Starting thread, for a reusable sink: ready for a new start, as if just made.
