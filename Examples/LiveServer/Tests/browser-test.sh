@@ -13,9 +13,17 @@ swift build --product live-server
 server="$(swift build --show-bin-path)/live-server"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=$(mktemp)
-"$server" --port "$port" > "$log" 2>&1 &
+# A crash prints its backtrace into the log, which a failed run shows (a passing run removes it).
+SWIFT_BACKTRACE=enable=yes,interactive=no,color=no "$server" --port "$port" > "$log" 2>&1 &
 server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; rm -f "$log"' EXIT
+hold_pid=""
+cleanup() {
+    local status=$?
+    kill "$server_pid" $hold_pid 2>/dev/null || true
+    if [ "$status" -ne 0 ]; then echo "browser-test: the server's output:"; tail -n 200 "$log"; fi
+    rm -f "$log"
+}
+trap cleanup EXIT
 for _ in $(seq 1 100); do grep -q "live-server:" "$log" && break; sleep 0.1; done
 grep -q "live-server:" "$log" || { echo "browser-test: the server did not start"; cat "$log"; exit 1; }
 base="http://127.0.0.1:$port"
@@ -36,7 +44,6 @@ class Slow(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Slow).serve_forever()
 PY
 hold_pid=$!
-trap 'kill "$server_pid" "$hold_pid" 2>/dev/null || true; rm -f "$log"' EXIT
 hold="http://127.0.0.1:$hold_port/hold"
 
 browse() { # browse ARGS... URL: one headless Chromium run; waits (in virtual time) for the page to settle
