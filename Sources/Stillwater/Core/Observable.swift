@@ -11,9 +11,11 @@ import Synchronization
 /// // Prints "10", "20", "30"
 /// ```
 public struct Observable<Value>: ObservableType {
-    /// The recipe, in the package's split form: values and the end reach the observer separately.
+    /// The recipe, in the package's split form: values and the end reach the observer separately. `nil`
+    /// stands for ``Subscription/empty`` (a stream over while being subscribed), and costs no reference
+    /// counting to return.
     @usableFromInline
-    let run: (Observer<Value>) -> Subscription
+    let run: (Observer<Value>) -> Subscription?
 
     /// Creates a stream from a function that connects an observer and returns the subscription that
     /// disconnects it.
@@ -29,9 +31,9 @@ public struct Observable<Value>: ObservableType {
     /// trailing closure.
     @usableFromInline
     struct Recipe {
-        @usableFromInline let subscribe: (Observer<Value>) -> Subscription
+        @usableFromInline let subscribe: (Observer<Value>) -> Subscription?
 
-        @inlinable init(_ subscribe: @escaping (Observer<Value>) -> Subscription) { self.subscribe = subscribe }
+        @inlinable init(_ subscribe: @escaping (Observer<Value>) -> Subscription?) { self.subscribe = subscribe }
     }
 
     @inlinable
@@ -41,19 +43,27 @@ public struct Observable<Value>: ObservableType {
 
     /// A stream from a recipe in the split form (the package's own operators and sources).
     @inlinable
-    static func recipe(_ subscribe: @escaping (Observer<Value>) -> Subscription) -> Observable {
+    static func recipe(_ subscribe: @escaping (Observer<Value>) -> Subscription?) -> Observable {
         Observable(recipe: Recipe(subscribe))
     }
 
     /// Runs this stream's recipe for `observer`.
     @inlinable
     public func subscribe(_ observer: @escaping (Event<Value>) -> Void) -> Subscription {
-        run(Observer(observer))
+        run(Observer(observer)) ?? .empty
     }
 
     /// Runs this stream's recipe for `observer`, in the split form.
     @inlinable
     func subscribe(_ observer: Observer<Value>) -> Subscription {
+        run(observer) ?? .empty
+    }
+
+    /// Runs this stream's recipe for `observer`, in the split form; `nil` when the stream ended while
+    /// being subscribed and left nothing to cancel. For operators that subscribe often and keep the
+    /// result only when there is one (the inner streams of `flatMapLatest`, `catch`).
+    @inlinable
+    func attach(_ observer: Observer<Value>) -> Subscription? {
         run(observer)
     }
 
@@ -129,29 +139,29 @@ extension Observable {
         Observable.recipe({ observer in
             observer.next(value)
             if observer.early?.isCancelled != true { observer.end(.completed) }
-            return .empty
+            return nil
         })
     }
 
     /// A stream that completes at once, without values.
     public static func empty() -> Observable<Value> {
-        Observable { observer in
-            observer(.completed)
-            return .empty
-        }
+        Observable.recipe({ observer in
+            observer.end(.completed)
+            return nil
+        })
     }
 
     /// A stream that never sends anything.
     public static func never() -> Observable<Value> {
-        Observable.recipe({ _ in .empty })
+        Observable.recipe({ _ in nil })
     }
 
     /// A stream that fails at once with `error`.
     public static func failure(_ error: any Error) -> Observable<Value> {
-        Observable { observer in
-            observer(.error(error))
-            return .empty
-        }
+        Observable.recipe({ observer in
+            observer.end(.failed(error))
+            return nil
+        })
     }
 }
 

@@ -46,6 +46,13 @@ extension ObservableType {
         asObservable().subscribe(observer)
     }
 
+    /// Subscribes `observer` in the split form; `nil` when the stream ended while being subscribed and
+    /// left nothing to cancel (see ``Observable/attach(_:)``).
+    @inlinable
+    func attach(_ observer: Observer<Value>) -> Subscription? {
+        asObservable().attach(observer)
+    }
+
     /// Calls `onNext` with each value, and ignores the terminal event.
     ///
     /// ```swift

@@ -29,10 +29,11 @@ extension ObservableType {
     ) -> Observable<Value> where Fallback.Value == Value {
         Observable.recipe({ observer in
             let link = CatchLink(handler, next: observer.next, end: observer.end)
-            let subscription = self.subscribe(Observer(next: observer.next, end: { [link] in link.upstreamEnd($0) }))
+            let subscription = self.attach(Observer(next: observer.next, end: { [link] in link.upstreamEnd($0) }))
             // Over while being subscribed (a synchronous stream, or a fallback that ended at once): nothing
             // is left to cancel.
-            if link.isFinished { return .empty }
+            if link.isFinished { return nil }
+            guard let subscription else { return Subscription(link) }
             // The fallback, if this stream failed while being subscribed, is already in the slot and
             // stays: `fill` then cancels the subscription of the stream that failed.
             link.fill(with: subscription)
@@ -132,7 +133,7 @@ where Fallback.Value == Value {
     @inlinable @inline(never)
     func recover(from error: any Error) {
         guard let handler = handler.take(), let next = next.take() else { return }
-        replace(with: handler(error).subscribe(Observer(next: next, end: { [self] in finish($0) })))
+        replace(with: handler(error).attach(Observer(next: next, end: { [self] in finish($0) })))
     }
 
     @inlinable

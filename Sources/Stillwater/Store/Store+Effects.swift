@@ -124,8 +124,10 @@ extension Store {
         let subscription = withUnsafeMutablePointer(to: &held) { slot in
             sink.heldSlot = UnsafeMutableRawPointer(slot)
             defer { sink.heldSlot = nil }
-            return source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
+            return source.attach(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
         }
+        // `nil`: the stream left nothing to cancel.
+        let stopper = subscription.map(EffectRuntime.Stopper.subscription)
         if let action = held {
             if storage.core.queue.hasPending {
                 // Work was queued after the action was sent: the action goes before it.
@@ -133,7 +135,7 @@ extension Store {
                 queueHeldOutput(action, of: sink, ahead: true)
             } else {
                 sink.startEnded(in: self)
-                _ = effects.settle(sink, stopper: .subscription(subscription))
+                _ = effects.settle(sink, stopper: stopper)
                 inlineBudget -= 1
                 performEffectOutput(action, from: sink)
                 inlineBudget += 1
@@ -141,7 +143,7 @@ extension Store {
             }
         }
         sink.startEnded(in: self)
-        _ = effects.settle(sink, stopper: .subscription(subscription))
+        _ = effects.settle(sink, stopper: stopper)
     }
 
     /// Any thread: dispatches an action an effect sent; it is reduced only if the effect is still live

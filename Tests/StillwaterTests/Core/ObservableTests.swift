@@ -46,6 +46,25 @@ struct ObservableTests {
         #expect(recorder.events == [.error(TestError(code: 9))])
     }
 
+    @Test("just, empty, failure and never hand back the shared empty subscription, directly and through an operator")
+    func constantSourcesReturnEmpty() {
+        let sources: [Observable<Int>] = [.just(1), .empty(), .failure(TestError()), .never()]
+        for source in sources {
+            #expect(source.subscribe { _ in } === Subscription.empty)
+            #expect(source.observe { _ in } === Subscription.empty)
+            #expect(source.map { $0 + 1 }.observe { _ in } === Subscription.empty)
+        }
+        // flatMapLatest keeps nothing of an inner stream that hands back nothing: a later value switches
+        // cleanly, and cancelling the result ends the outer subscription.
+        let outer = PublishSubject<Int>()
+        let recorder = Recorder(outer.flatMapLatest { $0 == 0 ? Observable<Int>.never() : .just($0) })
+        outer.send(0)
+        outer.send(5)
+        #expect(recorder.events == [.next(5)])
+        recorder.cancel()
+        #expect(outer.core.observers.members.count == 0)
+    }
+
     @Test("a cold observable runs its recipe once per subscriber")
     func coldPerSubscriber() {
         let runs = Shared(0)
