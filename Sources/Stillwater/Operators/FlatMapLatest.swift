@@ -85,7 +85,7 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, @unche
         serializer = Serializer { _ in true }
         self.spare = .passUnretained(spare)
         // Cleared (and the cycle with it) when the node ends or is cancelled.
-        serializer.handler = { [self, spare] work in
+        serializer.handler = SerializerHandler { [self, spare] work in
             withExtendedLifetime(spare) { receive(work) }
         }
     }
