@@ -12,8 +12,8 @@ import Synchronization
 /// ```
 public struct Observable<Value>: ObservableType {
     /// The recipe, in the package's split form: values and the end reach the observer separately. `nil`
-    /// stands for ``Subscription/empty`` (a stream over while being subscribed), and costs no reference
-    /// counting to return.
+    /// stands for ``Subscription/empty``: nothing to cancel (a stream that ended while being subscribed,
+    /// or `never`, which holds nothing), and it costs no reference counting to return.
     @usableFromInline
     let run: (Observer<Value>) -> Subscription?
 
@@ -59,9 +59,10 @@ public struct Observable<Value>: ObservableType {
         run(observer) ?? .empty
     }
 
-    /// Runs this stream's recipe for `observer`, in the split form; `nil` when the stream ended while
-    /// being subscribed and left nothing to cancel. For operators that subscribe often and keep the
-    /// result only when there is one (the inner streams of `flatMapLatest`, `catch`).
+    /// Runs this stream's recipe for `observer`, in the split form; `nil` when it left nothing to cancel.
+    /// That is not "ended": `never` returns `nil` too, so a caller learns of an end from the observer.
+    /// For operators that subscribe often and keep the result only when there is one (the inner streams
+    /// of `flatMapLatest`, `catch`).
     @inlinable
     func attach(_ observer: Observer<Value>) -> Subscription? {
         run(observer)

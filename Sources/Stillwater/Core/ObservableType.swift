@@ -46,8 +46,8 @@ extension ObservableType {
         asObservable().subscribe(observer)
     }
 
-    /// Subscribes `observer` in the split form; `nil` when the stream ended while being subscribed and
-    /// left nothing to cancel (see ``Observable/attach(_:)``).
+    /// Subscribes `observer` in the split form; `nil` when it left nothing to cancel, which is not the
+    /// same as ended (see ``Observable/attach(_:)``).
     @inlinable
     func attach(_ observer: Observer<Value>) -> Subscription? {
         asObservable().attach(observer)

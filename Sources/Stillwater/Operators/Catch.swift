@@ -133,7 +133,9 @@ where Fallback.Value == Value {
     @inlinable @inline(never)
     func recover(from error: any Error) {
         guard let handler = handler.take(), let next = next.take() else { return }
-        replace(with: handler(error).attach(Observer(next: next, end: { [self] in finish($0) })))
+        // `.empty` for a fallback that left nothing to cancel: the slot must hold something, so that the
+        // subscribing call's `fill` (if the failure came during it) cancels the failed stream's subscription.
+        replace(with: handler(error).attach(Observer(next: next, end: { [self] in finish($0) })) ?? .empty)
     }
 
     @inlinable

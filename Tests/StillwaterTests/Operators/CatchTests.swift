@@ -113,6 +113,20 @@ struct CatchTests {
         #expect(seen == [10, 0])
     }
 
+    @Test("a source that fails while being subscribed is cancelled at once, whatever the fallback hands back")
+    func failedSourceCancelledAtOnce() {
+        for fallback in [Observable<Int>.never(), .just(-1), .empty(), PublishSubject<Int>().asObservable()] {
+            let cancelled = Shared(0)
+            let failing = Observable<Int> { observer in
+                observer(.error(TestError()))
+                return Subscription { cancelled.value += 1 }
+            }
+            let subscription = failing.catch { _ in fallback }.subscribe { _ in }
+            #expect(cancelled.value == 1)
+            withExtendedLifetime(subscription) {}
+        }
+    }
+
     @Test("a stream, and a fallback, that end while being subscribed leave nothing to cancel")
     func synchronousEndKeepsNothing() {
         let completed = Observable.just(1).catch { _ in Observable.just(-1) }.subscribe { _ in }
