@@ -31,15 +31,17 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
 
     /// Holds `subscription` if the slot holds nothing yet; cancels it if the slot already holds another
     /// one (put there while `subscription` was being made, as `catch` puts its fallback when its upstream
-    /// fails during `subscribe`) or is cancelled.
+    /// fails during `subscribe`) or is cancelled. `locked` runs first, under the slot's lock, so a
+    /// subclass can settle its own state in the same lock (`catch` keeps its observer there).
     @usableFromInline
-    final func fill(with subscription: Subscription) {
+    final func fill(with subscription: Subscription?, locked: () -> Void = {}) {
         let keep = state.withLock { state -> Bool in
-            guard !state.isCancelled, state.current == nil else { return false }
+            locked()
+            guard subscription != nil, !state.isCancelled, state.current == nil else { return false }
             state.current = subscription
             return true
         }
-        if !keep { subscription.cancel() }
+        if !keep { subscription?.cancel() }
     }
 
     /// Cancels what the slot holds and everything put into it later.

@@ -20,25 +20,19 @@ extension ObservableType {
     /// - To fail after all (an error you do not recover from), return ``Observable/failure(_:)``.
     /// - To try the same stream again instead, use ``retry(_:)``.
     /// - Cancelling cancels this stream or, after a failure, the fallback.
-    /// - Complexity: one object per subscription, and the ``Subscription`` returned. When this stream (and
-    ///   the fallback, if any) ends while being subscribed, the subscription returned is
-    ///   ``Subscription/empty`` and nothing is kept.
+    /// - A running subscription may keep the `catch` stream (this stream and `handler`) alive; once it
+    ///   ends or is cancelled, neither it nor the ``Subscription`` returned holds anything of them.
+    /// - Complexity: one object for the result, which also serves the first subscription made on the
+    ///   thread that made it; one object for each other subscription; and the ``Subscription`` returned.
+    ///   When this stream (and the fallback, if any) ends while being subscribed, the subscription
+    ///   returned is ``Subscription/empty``, nothing is kept, and the observer's closures are not
+    ///   retained.
     @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
     ) -> Observable<Value> where Fallback.Value == Value {
-        Observable.recipe({ observer in
-            let link = CatchLink(handler, next: observer.next, end: observer.end)
-            let subscription = self.attach(Observer(next: observer.next, end: { [link] in link.upstreamEnd($0) }))
-            // Over while being subscribed (a synchronous stream, or a fallback that ended at once): nothing
-            // is left to cancel.
-            if link.isFinished { return nil }
-            guard let subscription else { return Subscription(link) }
-            // The fallback, if this stream failed while being subscribed, is already in the slot and
-            // stays: `fill` then cancels the subscription of the stream that failed.
-            link.fill(with: subscription)
-            return Subscription(link)
-        })
+        let source = CatchSource(self, handler)
+        return Observable.recipe({ [source] observer in source.subscribe(observer) })
     }
 
     /// Recovers from a failure by sending `value`, then completing.
@@ -92,58 +86,220 @@ extension ObservableType {
 }
 
 /// One `catch` subscription: a slot holding this stream's subscription, then the fallback's in its place,
-/// and whether the observer has had its terminal event. The upstream observer's `end` captures the link
-/// alone, which is its context, so subscribing costs this one object.
+/// and whether the observer has had its terminal event. The upstream observer's two closures capture the
+/// link alone, which is their context, so subscribing costs this one object.
+///
+/// While this stream is being subscribed, the link *borrows* the subscriber's observer (a pointer to it,
+/// valid until the subscribing call returns) instead of copying its closures, which would cost a retain
+/// and a release of each. It keeps a copy (``keepObserver()``, under the slot's lock) as soon as the
+/// observer may be needed after that call: when the call returns with this stream still running, when
+/// this stream fails (the fallback may end later), or when an event arrives on another thread while the
+/// call is still running (``isBorrowing`` tells; that thread cannot know when the pointer stops being
+/// valid). An event on the subscribing thread during the call uses the pointer.
 @usableFromInline
-final class CatchLink<Value, Fallback: ObservableType>: SubscriptionSlot, @unchecked Sendable
+class CatchLink<Value, Fallback: ObservableType>: SubscriptionSlot, @unchecked Sendable
 where Fallback.Value == Value {
-    // @unchecked: the slot is locked and the flag atomic; the closures are touched only by the terminal
-    // events (this stream's, then the fallback's), which come one after the other.
-    /// The handler and the observer, let go of when the observer has had its terminal event.
-    @usableFromInline @exclusivity(unchecked) var handler: ((any Error) -> Fallback)?
-    @usableFromInline @exclusivity(unchecked) var next: ((Value) -> Void)?
-    @usableFromInline @exclusivity(unchecked) var end: ((Termination) -> Void)?
+    // @unchecked: the slot is locked and the flags atomic; the observer is copied under the lock, and the
+    // closures are otherwise touched only by this stream's events and then the fallback's, which come one
+    // after the other.
+    /// The handler and the kept observer, let go of when the observer has had its terminal event.
+    @usableFromInline @exclusivity(unchecked) final var handler: ((any Error) -> Fallback)?
+    @usableFromInline @exclusivity(unchecked) final var next: InPlaceClosure<Value, Void>?
+    @usableFromInline @exclusivity(unchecked) final var end: ((Termination) -> Void)?
+    /// The subscriber's observer, valid while the subscribing call runs; set before the link reaches any
+    /// other thread, and used only while ``isBorrowing``.
+    @usableFromInline @exclusivity(unchecked) final var borrowed: UnsafePointer<Observer<Value>>?
+    /// The thread in the subscribing call; meaningful while ``isBorrowing``.
+    @usableFromInline let subscribingThread = Atomic<UInt>(0)
+    @usableFromInline let borrowing = Atomic<Bool>(true)
     @usableFromInline let finished = Atomic<Bool>(false)
 
-    @inlinable @inline(__always)
-    init(
-        _ handler: @escaping (any Error) -> Fallback, next: @escaping (Value) -> Void,
-        end: @escaping (Termination) -> Void
-    ) {
+    @inlinable
+    init(_ handler: @escaping (any Error) -> Fallback) {
         self.handler = handler
-        self.next = next
-        self.end = end
         super.init()
     }
 
+    /// Subscribes `upstream` for `observer` through this link, on this thread: the link borrows
+    /// `observer` while `upstream` is being subscribed, and copies it only if the subscription outlives
+    /// this call (or another thread sends meanwhile), so a stream that ends here costs no retain and
+    /// release of the observer's closures. The subscription returned holds the link weakly if `weakly`
+    /// (the link is a ``CatchSource``, which must not be kept alive by a subscription: it holds a recipe).
+    @inlinable @inline(__always)
+    final func run<Upstream: ObservableType>(
+        _ upstream: Upstream, _ observer: Observer<Value>, thread: UInt, weakly: Bool
+    ) -> Subscription? where Upstream.Value == Value {
+        subscribingThread.store(thread, ordering: .relaxed)
+        return withUnsafePointer(to: observer) { observer in
+            borrowed = observer
+            let subscription = upstream.attach(Observer(
+                next: { [self] in upstreamNext($0) }, end: { [self] in upstreamEnd($0) }))
+            // Over while being subscribed (a synchronous stream, or a fallback that ended at once): nothing
+            // is left to cancel.
+            if isFinished { return nil }
+            // The fallback, if this stream failed while being subscribed, is already in the slot and
+            // stays: `fill` then cancels the subscription of the stream that failed.
+            fill(with: subscription, locked: keepObserver)
+            return weakly ? Subscription(WeakCancellable(self)) : Subscription(self)
+        }
+    }
+
+    /// Whether the link still borrows the subscriber's observer (the subscribing call is running, or it
+    /// returned after the end).
+    @inlinable
+    final var isBorrowing: Bool { borrowing.load(ordering: .acquiring) }
+
     /// Whether the observer has had its terminal event.
     @inlinable
-    var isFinished: Bool { finished.load(ordering: .acquiring) }
+    final var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    /// Whether an event that arrives now may use the borrowed observer: only on the subscribing thread,
+    /// during its call. On any other thread, the observer is kept first.
+    @inlinable @inline(__always)
+    final func mayUseBorrowed() -> Bool {
+        guard isBorrowing else { return false }
+        if subscribingThread.load(ordering: .relaxed) == currentThread() { return true }
+        state.withLock { _ in keepObserver() }
+        return false
+    }
+
+    /// Copies the borrowed observer into the link, once. Called with the slot's lock held, on the
+    /// subscribing thread or by a thread that has an event of this stream while the call still runs.
+    @inlinable
+    final func keepObserver() {
+        guard isBorrowing, let observer = borrowed?.pointee else { return }
+        next = InPlaceClosure(observer.next)
+        end = observer.end
+        borrowing.store(false, ordering: .releasing)
+    }
+
+    /// Runs `body` with the borrowed observer, in place: through a noncopyable view of it, so that calling
+    /// one of its closures costs no retain and release. Only where ``mayUseBorrowed()`` said yes.
+    @inlinable @inline(__always)
+    final func withBorrowed(_ body: (borrowing Observer<Value>) -> Void) {
+        borrowed.unsafelyUnwrapped.withMemoryRebound(to: BorrowedObserver<Value>.self, capacity: 1) { view in
+            // Alone in its case, so the observer is borrowed where it lies.
+            switch view.pointee {
+            case let view: body(view.observer)
+            }
+        }
+    }
 
     @inlinable
-    func upstreamEnd(_ termination: Termination) {
+    final func upstreamNext(_ value: Value) {
+        if mayUseBorrowed() {
+            withBorrowed { $0.next(value) }
+            return
+        }
+        // The call is alone in its case, so the closure is borrowed where it lies, not copied.
+        switch next {
+        case .none: return
+        case .some(let next): next.body(value)
+        }
+    }
+
+    @inlinable
+    final func upstreamEnd(_ termination: Termination) {
         if case .failed(let error) = termination {
             recover(from: error)
         } else {
-            finish(termination)
+            finish(termination, borrowed: mayUseBorrowed())
         }
     }
 
     /// Subscribes the fallback for `error`. Kept out of line: most streams do not fail.
     @inlinable @inline(never)
-    func recover(from error: any Error) {
-        guard let handler = handler.take(), let next = next.take() else { return }
+    final func recover(from error: any Error) {
+        // The fallback may end after the subscribing call: the observer is kept.
+        state.withLock { _ in keepObserver() }
+        guard let handler = handler.take(), let callback = next.take() else { return }
+        let next = callback.body
         // `.empty` for a fallback that left nothing to cancel: the slot must hold something, so that the
         // subscribing call's `fill` (if the failure came during it) cancels the failed stream's subscription.
-        replace(with: handler(error).attach(Observer(next: next, end: { [self] in finish($0) })) ?? .empty)
+        replace(
+            with: handler(error).attach(Observer(next: next, end: { [self] in finish($0, borrowed: false) }))
+                ?? .empty)
     }
 
+    /// Sends the terminal event, once, through the borrowed observer (`borrowed`: on the subscribing
+    /// thread, during its call) or the kept one.
     @inlinable
-    func finish(_ termination: Termination) {
+    final func finish(_ termination: Termination, borrowed: Bool) {
         handler = nil
         next = nil
+        if borrowed {
+            guard !finished.load(ordering: .relaxed) else { return }
+            finished.store(true, ordering: .releasing)
+            withBorrowed { $0.end(termination) }
+            return
+        }
         finished.store(true, ordering: .releasing)
         guard let end = end.take() else { return }
         end(termination)
     }
+}
+
+/// What a `catch` stream is made of: the stream it recovers and the handler, and the link of one
+/// subscription, so that a stream subscribed once where it was made (an inner stream of `flatMapLatest`,
+/// say) costs one object, not two.
+///
+/// The built-in link is for the first subscription made on the thread that made the stream; others make
+/// their own. Only that thread reads and writes ``firstLinkTaken``, so taking the link needs no atomic
+/// read-modify-write: no other live thread has its identity, and a later thread that is given the same
+/// identity starts after it ended (the thread library hands an identity on only through its own locks).
+/// The built-in link's subscription holds the source weakly: a subscription holds no recipe, which could
+/// hold the subscription's owner (a cycle).
+@usableFromInline
+final class CatchSource<Upstream: ObservableType, Fallback: ObservableType>:
+    CatchLink<Upstream.Value, Fallback>, @unchecked Sendable
+where Fallback.Value == Upstream.Value {
+    @usableFromInline let upstream: Upstream
+    @usableFromInline let makeFallback: (any Error) -> Fallback
+    /// The thread that made the stream.
+    @usableFromInline let creator: UInt
+    /// Whether the built-in link has been used. Touched only on ``creator``.
+    @usableFromInline let firstLinkTaken = Atomic<Bool>(false)
+
+    @inlinable
+    init(_ upstream: Upstream, _ handler: @escaping (any Error) -> Fallback) {
+        self.upstream = upstream
+        makeFallback = handler
+        creator = currentThread()
+        super.init(handler)
+    }
+
+    @inlinable
+    func subscribe(_ observer: Observer<Upstream.Value>) -> Subscription? {
+        let thread = currentThread()
+        if thread == creator, !firstLinkTaken.load(ordering: .relaxed) {
+            firstLinkTaken.store(true, ordering: .relaxed)
+            return run(upstream, observer, thread: thread, weakly: true)
+        }
+        return CatchLink<Upstream.Value, Fallback>(makeFallback).run(upstream, observer, thread: thread, weakly: false)
+    }
+}
+
+/// Cancels an object it does not keep alive; see ``CatchSource``.
+@usableFromInline
+final class WeakCancellable: Cancellable, Sendable {
+    @usableFromInline weak let target: (any Cancellable & Sendable)?
+
+    @inlinable
+    init(_ target: any Cancellable & Sendable) {
+        self.target = target
+    }
+
+    @usableFromInline
+    func cancel() {
+        target?.cancel()
+    }
+}
+
+/// An ``Observer`` seen through a pointer as a noncopyable value, so that calling its closures borrows
+/// them in place (a copyable value read through a pointer is copied first: a retain and a release). A
+/// struct with one stored property, so it is laid out as that property and a pointer to an `Observer`
+/// can be rebound to it.
+@usableFromInline
+struct BorrowedObserver<Value>: ~Copyable {
+    @usableFromInline let observer: Observer<Value>
 }

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Stillwater
+import StillwaterTesting
+
+/// `catch` borrows its subscriber's observer while the stream is being subscribed, and the first
+/// subscription made on the thread that made the stream uses a link built into the stream. These tests
+/// check the cases where that must give way: events from another thread during the subscribing call,
+/// several subscriptions of one stream, and the lifetime of what the stream holds.
+@Suite("catch: the borrowed observer and the built-in link")
+struct CatchLinkTests {
+    /// A stream whose events another thread sends, starting while the stream is being subscribed. The
+    /// subscribing call waits for that thread if `waits`; `senderDone` is signalled when it has returned.
+    func fromAnotherThread(
+        waits: Bool, senderDone: DispatchSemaphore, _ body: @escaping @Sendable ((Event<Int>) -> Void) -> Void
+    ) -> Observable<Int> {
+        Observable { send in
+            let send = Shared(send)
+            let started = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                started.signal()
+                body(send.value)
+                senderDone.signal()
+            }
+            started.wait()
+            if waits {
+                senderDone.wait()
+                senderDone.signal()
+            }
+            return Subscription.empty
+        }
+    }
+
+    /// Subscribes `stream.catch(handler)`, where another thread sends `body`'s events while (and, unless
+    /// `subscriberWaits`, perhaps after) the stream is being subscribed, with an observer that captures
+    /// `token`; returns what the observer received once that thread has returned.
+    func receive(
+        subscriberWaits: Bool, capturing token: Token?,
+        _ body: @escaping @Sendable ((Event<Int>) -> Void) -> Void,
+        handler: @escaping (any Error) -> Observable<Int>
+    ) -> [Event<Int>] {
+        let senderDone = DispatchSemaphore(value: 0)
+        let received = Lock<[Event<Int>]>([])
+        let subscription = fromAnotherThread(waits: subscriberWaits, senderDone: senderDone, body)
+            .catch(handler)
+            .subscribe { [token] event in
+                withExtendedLifetime(token) { received.withLock { $0.append(event) } }
+            }
+        senderDone.wait()
+        return withExtendedLifetime(subscription) { received.withLock { $0 } }
+    }
+
+    @Test(
+        "events another thread sends while the stream is being subscribed arrive in order, and the observer is let go of after the end",
+        arguments: [false, true])
+    func otherThreadDuringSubscribe(subscriberWaits: Bool) {
+        for _ in 0..<200 {
+            var token: Token? = Token()
+            weak let weakToken = token
+            let received = receive(subscriberWaits: subscriberWaits, capturing: token.take()) { send in
+                for value in 0..<50 { send(.next(value)) }
+                send(.completed)
+            } handler: { _ in Observable.just(-1) }
+            #expect(received == (0..<50).map { .next($0) } + [.completed])
+            #expect(weakToken == nil, "after the end, the link holds no copy of the observer")
+        }
+    }
+
+    @Test(
+        "a failure another thread sends while the stream is being subscribed continues with the fallback",
+        arguments: [false, true])
+    func otherThreadFailsDuringSubscribe(subscriberWaits: Bool) {
+        for _ in 0..<200 {
+            let handled = AtomicCounter()
+            let received = receive(subscriberWaits: subscriberWaits, capturing: nil) { send in
+                send(.next(1))
+                send(.error(TestError()))
+            } handler: { _ in
+                handled.increment()
+                return Observable.of(7, 8)
+            }
+            #expect(received == [.next(1), .next(7), .next(8), .completed])
+            #expect(handled.value == 1)
+        }
+    }
+
+    @Test("one stream subscribed several times, on the thread that made it and on another, serves each on its own")
+    func severalSubscriptions() {
+        let source = PublishSubject<Int>()
+        let stream = source.catch { _ in Observable.just(-1) }
+        // The first on this thread uses the built-in link; the second here, and the one on another
+        // thread, make their own.
+        let first = Recorder(stream)
+        let elsewhere = DispatchQueue(label: "elsewhere").sync { Recorder(stream) }
+        let second = Recorder(stream)
+        source.send(1)
+        elsewhere.cancel()
+        source.send(2)
+        source.fail(TestError())
+        #expect(first.events == [.next(1), .next(2), .next(-1), .completed])
+        #expect(elsewhere.events == [.next(1)])
+        #expect(second.events == [.next(1), .next(2), .next(-1), .completed])
+        #expect(source.core.observers.members.count == 0)
+    }
+
+    @Test("cancelling the first subscription through its handle stops it, and the others go on")
+    func cancelFirst() {
+        let source = PublishSubject<Int>()
+        let stream = source.catch { _ in Observable.just(-1) }
+        let first = Recorder(stream)
+        let second = Recorder(stream)
+        source.send(1)
+        first.cancel()
+        #expect(source.core.observers.members.count == 1)
+        source.send(2)
+        #expect(first.values == [1])
+        #expect(second.values == [1, 2])
+    }
+
+    @Test("a running first subscription keeps its stream; once it ends, its kept handle holds nothing of it")
+    func firstHandleIsWeak() {
+        let source = PublishSubject<Int>()
+        var token: Token? = Token()
+        weak let weakToken = token
+        var stream: Observable<Int>? = source.catch { [token] _ in Observable.just(token?.id ?? 0) }
+        token = nil
+        let subscription = stream!.subscribe { _ in }
+        stream = nil
+        #expect(weakToken != nil, "the source holds the running subscription's observer, which holds the stream")
+        source.complete()
+        #expect(weakToken == nil, "the handle must not keep the stream, nor what its handler captured")
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("one stream subscribed from eight threads at once gives every subscription all its events")
+    func concurrentSubscriptions() {
+        let stream = Observable.from(Array(0..<20)).catch { _ in Observable.just(-1) }
+        let wrong = AtomicCounter()
+        let expected: [Event<Int>] = (0..<20).map { .next($0) } + [.completed]
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<300 where Recorder(stream).events != expected {
+                wrong.increment()
+            }
+        }
+        #expect(wrong.value == 0)
+        #expect(Recorder(stream).events == expected)
+    }
+}
