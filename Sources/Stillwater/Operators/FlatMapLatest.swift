@@ -202,8 +202,9 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, @unche
     /// An inner event sent while the inner stream is being subscribed, on the subscribing thread, so this
     /// thread is the deliverer. Handled now, unless the observer is being called right then, or work
     /// waits in the queue (an event this inner stream sent from another thread meanwhile, say): then it
-    /// is queued behind, so that the events of one stream keep their order.
-    @inlinable
+    /// is queued behind, so that the events of one stream keep their order. Inlined into the link's
+    /// `next` and `end`, where the kind of event is known, so no ``Event`` is built and switched on.
+    @inlinable @inline(__always)
     func receiveSynchronously(_ source: Int, _ event: Event<Inner.Value>) {
         guard !delivering, !serializer.queue.hasPending else {
             serializer.submit(.inner(source, event))
