@@ -52,37 +52,115 @@ extension ObservableType {
         _ other: Other,
         resultSelector: @escaping (Value, Other.Value) -> Result
     ) -> Observable<Result> {
-        Observable<Result>.twoInputs(self, other, secondaryFirst: true) { observer, stop in
-            let latest = LatestValue<Other.Value>()
-            return { event in
-                switch event {
-                case .primary(.next(let value)):
-                    if let other = latest.value { observer.next(resultSelector(value, other)) }
-                    return true
-                case .secondary(.next(let value)):
-                    latest.value = value
-                    return true
-                case .secondary(.completed):
-                    return true
-                case .primary(.completed):
-                    observer.end(.completed)
-                    stop()
-                    return false
-                case .primary(.error(let error)), .secondary(.error(let error)):
-                    observer.end(.failed(error))
-                    stop()
-                    return false
-                }
+        Observable<Result>.recipe({ observer in
+            let node = WithLatestFromNode<Value, Other.Value, Result>(resultSelector, observer)
+            // `other` first, so that a replaying one gives its value before this stream's first. An input
+            // whose turn comes after the result ended (the other ended it while being subscribed) is not
+            // subscribed at all: an endless synchronous source would never return.
+            if !node.secondarySlot.isCancelled {
+                node.secondarySlot.replace(with: other.subscribe(Observer(
+                    next: { [node] in node.serializer.submit(.secondary(.next($0))) },
+                    end: { [node] in node.serializer.submit(.secondary($0.event())) })))
             }
-        }
+            if !node.primarySlot.isCancelled {
+                node.primarySlot.replace(with: self.subscribe(Observer(
+                    next: { [node] in node.primaryNext($0) },
+                    end: { [node] in node.serializer.submit(.primary($0.event())) })))
+            }
+            return Subscription(node)
+        })
     }
 }
 
-/// The latest value of `withLatestFrom`'s other stream. A class rather than a captured `var`, so that
-/// reading it costs no exclusivity check: only the operator's serializer touches it.
+/// One `withLatestFrom` subscription: a serializer for the events of both inputs, and their slots.
+///
+/// A value of this stream that arrives while nobody delivers is handled in place (``primaryNext(_:)``),
+/// without building an event for the serializer's queue; every other event goes through the queue.
 @usableFromInline
-final class LatestValue<Value> {
-    @usableFromInline @exclusivity(unchecked) var value: Value?
+final class WithLatestFromNode<Value, Other, Result>: Cancellable, @unchecked Sendable {
+    // @unchecked: the state is the deliverer's (see `state`); the rest is immutable, locked or atomic.
+    @usableFromInline typealias Work = TwoInputsEvent<Value, Other>
 
-    @inlinable init() {}
+    @usableFromInline let serializer: Serializer<Work>
+    @usableFromInline let primarySlot = SubscriptionSlot()
+    @usableFromInline let secondarySlot = SubscriptionSlot()
+    /// The selector, the observer and the latest value. The serializer's handler owns them, so they are
+    /// let go of when the result ends or is cancelled, even if the subscription is kept; the node reads
+    /// them unmanaged, as the deliverer while the handler is set, so that costs no reference counting.
+    @usableFromInline let state: Unmanaged<WithLatestFromState<Value, Other, Result>>
+
+    @inlinable
+    init(_ resultSelector: @escaping (Value, Other) -> Result, _ observer: Observer<Result>) {
+        let state = WithLatestFromState(resultSelector, observer, primarySlot, secondarySlot)
+        self.state = .passUnretained(state)
+        serializer = Serializer { [state] in state.receive($0) }
+    }
+
+    /// A value of this stream: sent on at once, in place, when nobody is delivering.
+    @inlinable
+    func primaryNext(_ value: Value) {
+        if serializer.tryBeginInPlace() {
+            if serializer.isOpen { state._withUnsafeGuaranteedRef { $0.send(value) } }
+            serializer.endInPlace(keepOpen: true)
+        } else {
+            serializer.submit(.primary(.next(value)))
+        }
+    }
+
+    @usableFromInline
+    func cancel() {
+        primarySlot.cancel()
+        secondarySlot.cancel()
+        serializer.cancel()
+    }
+}
+
+/// What a `withLatestFrom` subscription's serializer handler owns; see ``WithLatestFromNode/state``.
+@usableFromInline
+final class WithLatestFromState<Value, Other, Result> {
+    @usableFromInline let resultSelector: (Value, Other) -> Result
+    @usableFromInline let observer: Observer<Result>
+    @usableFromInline let primarySlot: SubscriptionSlot
+    @usableFromInline let secondarySlot: SubscriptionSlot
+    /// The other stream's latest value. The deliverer's.
+    @usableFromInline @exclusivity(unchecked) var latest: Other?
+
+    @inlinable
+    init(
+        _ resultSelector: @escaping (Value, Other) -> Result, _ observer: Observer<Result>,
+        _ primarySlot: SubscriptionSlot, _ secondarySlot: SubscriptionSlot
+    ) {
+        self.resultSelector = resultSelector
+        self.observer = observer
+        self.primarySlot = primarySlot
+        self.secondarySlot = secondarySlot
+    }
+
+    /// Sends `value` with the latest value of the other stream, if it has sent one.
+    @inlinable @inline(__always)
+    func send(_ value: Value) {
+        if let other = latest { observer.next(resultSelector(value, other)) }
+    }
+
+    /// Handles one event as the deliverer; false once the result has ended. The end cancels both inputs.
+    @inlinable
+    func receive(_ work: TwoInputsEvent<Value, Other>) -> Bool {
+        switch work {
+        case .primary(.next(let value)):
+            send(value)
+            return true
+        case .secondary(.next(let value)):
+            latest = value
+            return true
+        case .secondary(.completed):
+            return true
+        case .primary(.completed):
+            observer.end(.completed)
+        case .primary(.error(let error)), .secondary(.error(let error)):
+            observer.end(.failed(error))
+        }
+        primarySlot.cancel()
+        secondarySlot.cancel()
+        return false
+    }
 }
