@@ -32,12 +32,12 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
     /// Holds `subscription` if the slot holds nothing yet; cancels it if the slot already holds another
     /// one (put there while `subscription` was being made, as `catch` puts its fallback when its upstream
     /// fails during `subscribe`) or is cancelled. `locked` runs first, under the slot's lock, so a
-    /// subclass can settle its own state in the same lock (`catch` keeps its observer there).
+    /// subclass can settle its own state in the same lock (`catch` keeps its observer there); when it
+    /// returns false, the slot does not take `subscription` either (`catch`: the stream has ended).
     @usableFromInline
-    final func fill(with subscription: Subscription?, locked: () -> Void = {}) {
+    final func fill(with subscription: Subscription?, locked: () -> Bool = { true }) {
         let keep = state.withLock { state -> Bool in
-            locked()
-            guard subscription != nil, !state.isCancelled, state.current == nil else { return false }
+            guard locked(), subscription != nil, !state.isCancelled, state.current == nil else { return false }
             state.current = subscription
             return true
         }

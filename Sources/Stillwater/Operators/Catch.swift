@@ -21,12 +21,14 @@ extension ObservableType {
     /// - To try the same stream again instead, use ``retry(_:)``.
     /// - Cancelling cancels this stream or, after a failure, the fallback.
     /// - A running subscription may keep the `catch` stream (this stream and `handler`) alive; once it
-    ///   ends or is cancelled, neither it nor the ``Subscription`` returned holds anything of them.
+    ///   ends or is cancelled, neither it nor the ``Subscription`` returned holds anything of them, and
+    ///   the stream holds nothing of the subscription.
     /// - Complexity: one object for the result, which also serves the first subscription made on the
-    ///   thread that made it; one object for each other subscription; and the ``Subscription`` returned.
-    ///   When this stream (and the fallback, if any) ends while being subscribed, the subscription
-    ///   returned is ``Subscription/empty``, nothing is kept, and the observer's closures are not
-    ///   retained.
+    ///   thread that made it; one object for each other subscription. When this stream (and the
+    ///   fallback, if any) ends while being subscribed, the subscription returned is
+    ///   ``Subscription/empty``, nothing is kept, and unless it failed or another thread sent meanwhile,
+    ///   the observer's closures are not even retained. A subscription that runs on after the call costs
+    ///   the ``Subscription`` returned too (and, for the first one, a weak reference to the result).
     @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
@@ -95,14 +97,22 @@ extension ObservableType {
 /// observer may be needed after that call: when the call returns with this stream still running, when
 /// this stream fails (the fallback may end later), or when an event arrives on another thread while the
 /// call is still running (``isBorrowing`` tells; that thread cannot know when the pointer stops being
-/// valid). An event on the subscribing thread during the call uses the pointer.
+/// valid, so it copies first, and the subscribing thread takes the same lock before it returns with the
+/// stream running). An event on the subscribing thread during the call uses the pointer. When the call
+/// returns after the end, the link stops borrowing, so a stray later event finds no observer.
+///
+/// A link built into its stream (``CatchSource``) lives as long as the stream, so its subscription must
+/// let go of the kept observer and handler when cancelled, not only at the end. It counts the deliveries
+/// that use them (``isGuarded``, ``owners``): the cancel, or the last delivery running at the time,
+/// releases them, once, when none is left.
 @usableFromInline
 class CatchLink<Value, Fallback: ObservableType>: SubscriptionSlot, @unchecked Sendable
 where Fallback.Value == Value {
-    // @unchecked: the slot is locked and the flags atomic; the observer is copied under the lock, and the
-    // closures are otherwise touched only by this stream's events and then the fallback's, which come one
-    // after the other.
-    /// The handler and the kept observer, let go of when the observer has had its terminal event.
+    // @unchecked: the slot is locked and the flags atomic. The observer is copied in under the lock, once;
+    // the handler and the copies are then touched by this stream's events and the fallback's, which come
+    // one after the other, and (for a guarded link) by the release, which runs when no delivery does.
+    /// The handler and the kept observer, let go of when the observer has had its terminal event, or (a
+    /// guarded link) when the subscription is cancelled.
     @usableFromInline @exclusivity(unchecked) final var handler: ((any Error) -> Fallback)?
     @usableFromInline @exclusivity(unchecked) final var next: InPlaceClosure<Value, Void>?
     @usableFromInline @exclusivity(unchecked) final var end: ((Termination) -> Void)?
@@ -110,24 +120,37 @@ where Fallback.Value == Value {
     /// other thread, and used only while ``isBorrowing``.
     @usableFromInline @exclusivity(unchecked) final var borrowed: UnsafePointer<Observer<Value>>?
     /// The thread in the subscribing call; meaningful while ``isBorrowing``.
-    @usableFromInline let subscribingThread = Atomic<UInt>(0)
-    @usableFromInline let borrowing = Atomic<Bool>(true)
-    @usableFromInline let finished = Atomic<Bool>(false)
+    @usableFromInline final let subscribingThread = Atomic<UInt>(0)
+    @usableFromInline final let borrowing = Atomic<Bool>(true)
+    @usableFromInline final let finished = Atomic<Bool>(false)
+    /// Whether deliveries that use the kept observer are counted in ``owners`` (a built-in link).
+    @usableFromInline final let isGuarded: Bool
+    /// For a guarded link: the deliveries running, in steps of ``Owners/step``, with the
+    /// ``Owners/cancelled`` and ``Owners/released`` flags.
+    @usableFromInline final let owners = Atomic<Int>(0)
+
+    @usableFromInline
+    enum Owners {
+        @usableFromInline static var cancelled: Int { 1 }
+        @usableFromInline static var released: Int { 2 }
+        @usableFromInline static var step: Int { 4 }
+    }
 
     @inlinable
-    init(_ handler: @escaping (any Error) -> Fallback) {
+    init(_ handler: @escaping (any Error) -> Fallback, guarded: Bool) {
         self.handler = handler
+        isGuarded = guarded
         super.init()
     }
 
     /// Subscribes `upstream` for `observer` through this link, on this thread: the link borrows
     /// `observer` while `upstream` is being subscribed, and copies it only if the subscription outlives
     /// this call (or another thread sends meanwhile), so a stream that ends here costs no retain and
-    /// release of the observer's closures. The subscription returned holds the link weakly if `weakly`
-    /// (the link is a ``CatchSource``, which must not be kept alive by a subscription: it holds a recipe).
+    /// release of the observer's closures. A guarded link's subscription holds it weakly (it is a
+    /// ``CatchSource``, which holds a recipe that must not outlive the subscription's end in its handle).
     @inlinable @inline(__always)
     final func run<Upstream: ObservableType>(
-        _ upstream: Upstream, _ observer: Observer<Value>, thread: UInt, weakly: Bool
+        _ upstream: Upstream, _ observer: Observer<Value>, thread: UInt
     ) -> Subscription? where Upstream.Value == Value {
         subscribingThread.store(thread, ordering: .relaxed)
         return withUnsafePointer(to: observer) { observer in
@@ -135,17 +158,23 @@ where Fallback.Value == Value {
             let subscription = upstream.attach(Observer(
                 next: { [self] in upstreamNext($0) }, end: { [self] in upstreamEnd($0) }))
             // Over while being subscribed (a synchronous stream, or a fallback that ended at once): nothing
-            // is left to cancel.
-            if isFinished { return nil }
+            // is left to cancel, and the pointer dies now.
+            if isFinished {
+                borrowing.store(false, ordering: .relaxed)
+                return nil
+            }
             // The fallback, if this stream failed while being subscribed, is already in the slot and
-            // stays: `fill` then cancels the subscription of the stream that failed.
-            fill(with: subscription, locked: keepObserver)
-            return weakly ? Subscription(WeakCancellable(self)) : Subscription(self)
+            // stays: `fill` then cancels the subscription of the stream that failed. So does an end that
+            // came meanwhile from another thread.
+            fill(with: subscription) {
+                keepObserver()
+                return !isFinished
+            }
+            return isGuarded ? Subscription(CatchHandle(self)) : Subscription(self)
         }
     }
 
-    /// Whether the link still borrows the subscriber's observer (the subscribing call is running, or it
-    /// returned after the end).
+    /// Whether the link still borrows the subscriber's observer (the subscribing call is running).
     @inlinable
     final var isBorrowing: Bool { borrowing.load(ordering: .acquiring) }
 
@@ -185,25 +214,71 @@ where Fallback.Value == Value {
         }
     }
 
+    /// Runs `body`, a delivery that uses the kept observer or handler: at once for a link that is not
+    /// guarded; counted for a guarded one, and not at all once its subscription is cancelled.
+    @inlinable @inline(__always)
+    final func owned(_ body: () -> Void) {
+        guard isGuarded else { return body() }
+        guard owners.wrappingAdd(Owners.step, ordering: .acquiring).newValue & Owners.cancelled == 0 else {
+            return leave()
+        }
+        body()
+        leave()
+    }
+
+    /// Ends a counted delivery; the last one after a cancel releases what the subscription kept.
+    @inlinable
+    final func leave() {
+        if owners.wrappingSubtract(Owners.step, ordering: .acquiringAndReleasing).newValue == Owners.cancelled {
+            releaseKept()
+        }
+    }
+
+    /// Lets go of the handler and the kept observer, once, when the subscription is cancelled and no
+    /// delivery runs. (A guarded link only.)
+    @usableFromInline @inline(never)
+    final func releaseKept() {
+        guard owners.compareExchange(
+            expected: Owners.cancelled, desired: Owners.cancelled | Owners.released,
+            ordering: .acquiringAndReleasing
+        ).exchanged else { return }
+        handler = nil
+        next = nil
+        end = nil
+    }
+
+    /// Cancels the subscription of a guarded link: this stream's or the fallback's, and what it kept.
+    @usableFromInline
+    final func cancelGuarded() {
+        cancel()
+        if owners.bitwiseOr(Owners.cancelled, ordering: .acquiringAndReleasing).newValue == Owners.cancelled {
+            releaseKept()
+        }
+    }
+
     @inlinable
     final func upstreamNext(_ value: Value) {
         if mayUseBorrowed() {
             withBorrowed { $0.next(value) }
             return
         }
-        // The call is alone in its case, so the closure is borrowed where it lies, not copied.
-        switch next {
-        case .none: return
-        case .some(let next): next.body(value)
+        owned {
+            // The call is alone in its case, so the closure is borrowed where it lies, not copied.
+            switch next {
+            case .none: return
+            case .some(let next): next.body(value)
+            }
         }
     }
 
     @inlinable
     final func upstreamEnd(_ termination: Termination) {
         if case .failed(let error) = termination {
-            recover(from: error)
+            owned { recover(from: error) }
+        } else if mayUseBorrowed() {
+            finish(termination, borrowed: true)
         } else {
-            finish(termination, borrowed: mayUseBorrowed())
+            owned { finish(termination, borrowed: false) }
         }
     }
 
@@ -213,16 +288,17 @@ where Fallback.Value == Value {
         // The fallback may end after the subscribing call: the observer is kept.
         state.withLock { _ in keepObserver() }
         guard let handler = handler.take(), let callback = next.take() else { return }
-        let next = callback.body
+        let fallback = handler(error).attach(Observer(
+            next: callback.body, end: { [self] termination in owned { finish(termination, borrowed: false) } }))
         // `.empty` for a fallback that left nothing to cancel: the slot must hold something, so that the
         // subscribing call's `fill` (if the failure came during it) cancels the failed stream's subscription.
-        replace(
-            with: handler(error).attach(Observer(next: next, end: { [self] in finish($0, borrowed: false) }))
-                ?? .empty)
+        replace(with: fallback ?? .empty)
+        // Ended already (here, or on another thread before the line above): the slot lets go of it.
+        if isFinished { replace(with: nil) }
     }
 
     /// Sends the terminal event, once, through the borrowed observer (`borrowed`: on the subscribing
-    /// thread, during its call) or the kept one.
+    /// thread, during its call) or the kept one; a kept one then lets go of the subscription in its slot.
     @inlinable
     final func finish(_ termination: Termination, borrowed: Bool) {
         handler = nil
@@ -236,6 +312,7 @@ where Fallback.Value == Value {
         finished.store(true, ordering: .releasing)
         guard let end = end.take() else { return }
         end(termination)
+        replace(with: nil)
     }
 }
 
@@ -247,8 +324,10 @@ where Fallback.Value == Value {
 /// their own. Only that thread reads and writes ``firstLinkTaken``, so taking the link needs no atomic
 /// read-modify-write: no other live thread has its identity, and a later thread that is given the same
 /// identity starts after it ended (the thread library hands an identity on only through its own locks).
-/// The built-in link's subscription holds the source weakly: a subscription holds no recipe, which could
-/// hold the subscription's owner (a cycle).
+///
+/// The built-in link lives as long as the stream, so it is guarded (see ``CatchLink``): a cancel lets go
+/// of the observer and the handler it kept, even while the stream lives on. Its handle holds it weakly:
+/// a handle kept after the end holds no recipe, which could hold the handle's owner (a cycle).
 @usableFromInline
 final class CatchSource<Upstream: ObservableType, Fallback: ObservableType>:
     CatchLink<Upstream.Value, Fallback>, @unchecked Sendable
@@ -265,7 +344,7 @@ where Fallback.Value == Upstream.Value {
         self.upstream = upstream
         makeFallback = handler
         creator = currentThread()
-        super.init(handler)
+        super.init(handler, guarded: true)
     }
 
     @inlinable
@@ -273,25 +352,26 @@ where Fallback.Value == Upstream.Value {
         let thread = currentThread()
         if thread == creator, !firstLinkTaken.load(ordering: .relaxed) {
             firstLinkTaken.store(true, ordering: .relaxed)
-            return run(upstream, observer, thread: thread, weakly: true)
+            return run(upstream, observer, thread: thread)
         }
-        return CatchLink<Upstream.Value, Fallback>(makeFallback).run(upstream, observer, thread: thread, weakly: false)
+        return CatchLink<Upstream.Value, Fallback>(makeFallback, guarded: false).run(upstream, observer, thread: thread)
     }
 }
 
-/// Cancels an object it does not keep alive; see ``CatchSource``.
+/// The handle of a built-in link's subscription: cancels it without keeping the stream alive; see
+/// ``CatchSource``.
 @usableFromInline
-final class WeakCancellable: Cancellable, Sendable {
-    @usableFromInline weak let target: (any Cancellable & Sendable)?
+final class CatchHandle<Value, Fallback: ObservableType>: Cancellable, Sendable where Fallback.Value == Value {
+    @usableFromInline weak let link: CatchLink<Value, Fallback>?
 
     @inlinable
-    init(_ target: any Cancellable & Sendable) {
-        self.target = target
+    init(_ link: CatchLink<Value, Fallback>) {
+        self.link = link
     }
 
     @usableFromInline
     func cancel() {
-        target?.cancel()
+        link?.cancelGuarded()
     }
 }
 

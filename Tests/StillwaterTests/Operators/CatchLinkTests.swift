@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 @testable import Stillwater
 import StillwaterTesting
@@ -92,7 +93,7 @@ struct CatchLinkTests {
         // The first on this thread uses the built-in link; the second here, and the one on another
         // thread, make their own.
         let first = Recorder(stream)
-        let elsewhere = DispatchQueue(label: "elsewhere").sync { Recorder(stream) }
+        let elsewhere = onAnotherThread { Recorder(stream) }
         let second = Recorder(stream)
         source.send(1)
         elsewhere.cancel()
@@ -102,6 +103,19 @@ struct CatchLinkTests {
         #expect(elsewhere.events == [.next(1)])
         #expect(second.events == [.next(1), .next(2), .next(-1), .completed])
         #expect(source.core.observers.members.count == 0)
+    }
+
+    /// `body`'s result, run on a thread of its own (not the caller's, as `DispatchQueue.sync` may do).
+    func onAnotherThread<Result>(_ body: @escaping () -> Result) -> Result {
+        let result = Shared<Result?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let work = Shared(body)
+        Thread.detachNewThread {
+            result.value = work.value()
+            done.signal()
+        }
+        done.wait()
+        return result.value!
     }
 
     @Test("cancelling the first subscription through its handle stops it, and the others go on")
@@ -145,5 +159,83 @@ struct CatchLinkTests {
         }
         #expect(wrong.value == 0)
         #expect(Recorder(stream).events == expected)
+    }
+
+    @Test(
+        "cancelling the first subscription, or dropping its handle, lets go of the observer and the handler while the stream lives on",
+        arguments: [false, true])
+    func cancelReleasesWhileStreamLives(dropHandle: Bool) {
+        let source = PublishSubject<Int>()
+        var observerToken: Token? = Token()
+        var handlerToken: Token? = Token()
+        weak let weakObserverToken = observerToken
+        weak let weakHandlerToken = handlerToken
+        let stream = source.catch { [handlerToken] _ in Observable.just(handlerToken?.id ?? 0) }
+        var subscription: Subscription? = stream.subscribe { [observerToken] _ in withExtendedLifetime(observerToken) {} }
+        observerToken = nil
+        handlerToken = nil
+        source.send(1)
+        #expect(weakObserverToken != nil)
+        if dropHandle { subscription = nil } else { subscription?.cancel() }
+        #expect(weakObserverToken == nil, "the stream must not keep a cancelled subscription's observer")
+        #expect(weakHandlerToken != nil, "the stream itself still holds its handler")
+        #expect(source.core.observers.members.count == 0)
+        withExtendedLifetime((stream, subscription)) {}
+    }
+
+    @Test("a cancel racing with deliveries from another thread stops them and lets go of the observer once they are over")
+    func cancelRacingDeliveries() {
+        for _ in 0..<200 {
+            let source = PublishSubject<Int>()
+            let stream = source.catch { _ in Observable.just(-1) }
+            var token: Token? = Token()
+            weak let weakToken = token
+            let afterCancel = Atomic<Bool>(false)
+            let lateValues = AtomicCounter()
+            let subscription = stream.subscribe { [token] _ in
+                withExtendedLifetime(token) {}
+                if afterCancel.load(ordering: .acquiring) { lateValues.increment() }
+            }
+            token = nil
+            let senderDone = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                for value in 0..<300 { source.send(value) }
+                senderDone.signal()
+            }
+            subscription.cancel()
+            afterCancel.store(true, ordering: .releasing)
+            senderDone.wait()
+            #expect(lateValues.value <= 1, "at most the delivery running during the cancel ends after it")
+            #expect(weakToken == nil)
+            withExtendedLifetime(stream) {}
+        }
+    }
+
+    @Test("a fallback that ends while being subscribed is let go of at once, and so is a stream that ends later, while the stream lives on")
+    func endedSubscriptionsLetGo() {
+        let cleaned = Shared(0)
+        let fallback = Observable<Int> { send in
+            send(.next(7))
+            send(.completed)
+            return Subscription { cleaned.value += 1 }
+        }
+        let recovered = Observable<Int>.failure(TestError()).catch { _ in fallback }
+        let recorder = Recorder(recovered)
+        #expect(recorder.events == [.next(7), .completed])
+        #expect(cleaned.value == 1, "the ended fallback's subscription must not wait for the stream's end")
+
+        let later = Shared<((Event<Int>) -> Void)?>(nil)
+        let upstream = Observable<Int> { send in
+            later.value = send
+            return Subscription { cleaned.value += 10 }
+        }
+        let stream = upstream.catch { _ in Observable.just(-1) }
+        let running = Recorder(stream)
+        later.value?(.next(1))
+        later.value?(.completed)
+        later.value = nil
+        #expect(running.events == [.next(1), .completed])
+        #expect(cleaned.value == 11, "the ended stream's subscription must not wait for the handle or the stream")
+        withExtendedLifetime((recovered, stream)) {}
     }
 }
