@@ -30,6 +30,11 @@ struct Observer<Value> {
     /// What few observers carry besides their closures (``inPlace``, ``early``), in one object, so that
     /// the common observer, which has neither, stays small and cheap to copy.
     @usableFromInline let extras: ObserverExtras?
+    /// Whether the subscriber subscribes a new stream per value and lets go of it right after, as
+    /// `flatMapLatest` does with its inner streams. A stream may then serve the subscription from its own
+    /// object instead of a new one (`catch` does), which saves an allocation per value; a subscription
+    /// made to last, as most are, is better served by an object of its own. Value stages pass it on.
+    @usableFromInline let isPerValue: Bool
 
     /// How a scope reads a store's new state where it lies, instead of receiving a copy; see
     /// ``InPlaceReader``.
@@ -50,12 +55,13 @@ struct Observer<Value> {
     @inlinable
     init(
         next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void, inPlace: InPlaceReader? = nil,
-        early: SubscriptionSlot? = nil
+        early: SubscriptionSlot? = nil, perValue: Bool = false
     ) {
         self.next = next
         self.end = end
         self.events = nil
         self.extras = inPlace == nil && early == nil ? nil : ObserverExtras(inPlace: inPlace, early: early)
+        self.isPerValue = perValue
     }
 
     @inlinable
@@ -64,13 +70,14 @@ struct Observer<Value> {
         self.end = { events($0.event()) }
         self.events = events
         self.extras = nil
+        self.isPerValue = false
     }
 
     /// The observer a value-stage operator (`map`, `filter`, `scan`, …) subscribes upstream with: `next`
-    /// in place of this observer's, and this observer's end and ``early`` slot unchanged.
+    /// in place of this observer's, and this observer's end, ``early`` slot and ``isPerValue`` unchanged.
     @inlinable
     func stage<Upstream>(_ next: @escaping (Upstream) -> Void) -> Observer<Upstream> {
-        Observer<Upstream>(next: next, end: end, early: early)
+        Observer<Upstream>(next: next, end: end, early: early, perValue: isPerValue)
     }
 
     /// This observer as one event closure.

@@ -1,4 +1,4 @@
-/// An event of one of the two inputs of `withLatestFrom` or `sample`, as their serializer receives it.
+/// An event of one of the two inputs of `sample` or `withLatestFrom`, as their serializer receives it.
 @usableFromInline
 enum TwoInputsEvent<Primary, Secondary> {
     case primary(Event<Primary>)
@@ -7,7 +7,7 @@ enum TwoInputsEvent<Primary, Secondary> {
 
 extension Observable {
     /// A stream of two inputs whose events reach one handler one at a time, through a ``Serializer``
-    /// (`withLatestFrom`, `sample`).
+    /// (`sample`; `withLatestFrom` has its own node, `WithLatestFromNode`, which sends its values in place).
     ///
     /// For each subscriber, `makeHandler` is handed the subscriber's observer and a `stop` that cancels
     /// both inputs; the handler it returns holds that subscription's state, and returns `false`

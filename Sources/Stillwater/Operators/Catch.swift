@@ -23,12 +23,14 @@ extension ObservableType {
     /// - A running subscription may keep the `catch` stream (this stream and `handler`) alive; once it
     ///   ends or is cancelled, neither it nor the ``Subscription`` returned holds anything of them, and
     ///   the stream holds nothing of the subscription.
-    /// - Complexity: one object for the result, which also serves the first subscription made on the
-    ///   thread that made it; one object for each other subscription. When this stream (and the
+    /// - Complexity: this stream's values go straight to the observer, with nothing added per value. A
+    ///   subscription costs one object and the ``Subscription`` returned; when this stream (and the
     ///   fallback, if any) ends while being subscribed, the subscription returned is
-    ///   ``Subscription/empty``, nothing is kept, and unless it failed or another thread sent meanwhile,
-    ///   the observer's closures are not even retained. A subscription that runs on after the call costs
-    ///   the ``Subscription`` returned too (and, for the first one, a weak reference to the result).
+    ///   ``Subscription/empty`` and nothing is kept. An operator that subscribes a new stream per value
+    ///   (`flatMapLatest`) has its first subscription, made on the thread that made this `catch` stream,
+    ///   served by the result's own object, so a stream made, subscribed and ended per value costs no
+    ///   object beyond the result (and then, unless it failed, the observer's closures are not even
+    ///   retained).
     @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
@@ -88,23 +90,30 @@ extension ObservableType {
 }
 
 /// One `catch` subscription: a slot holding this stream's subscription, then the fallback's in its place,
-/// and whether the observer has had its terminal event. The upstream observer's two closures capture the
-/// link alone, which is their context, so subscribing costs this one object.
+/// and whether the observer has had its terminal event. A link of its own hands this stream the
+/// subscriber's `next` itself (the upstream observer holds a copy), so a subscription that runs on costs
+/// nothing per value; only the end comes through the link, whose upstream closure captures the link alone,
+/// so subscribing costs this one object.
 ///
 /// While this stream is being subscribed, the link *borrows* the subscriber's observer (a pointer to it,
-/// valid until the subscribing call returns) instead of copying its closures, which would cost a retain
-/// and a release of each. It keeps a copy (``keepObserver()``, under the slot's lock) as soon as the
-/// observer may be needed after that call: when the call returns with this stream still running, when
-/// this stream fails (the fallback may end later), or when an event arrives on another thread while the
-/// call is still running (``isBorrowing`` tells; that thread cannot know when the pointer stops being
-/// valid, so it copies first, and the subscribing thread takes the same lock before it returns with the
-/// stream running). An event on the subscribing thread during the call uses the pointer. When the call
-/// returns after the end, the link stops borrowing, so a stray later event finds no observer.
+/// valid until the subscribing call returns) instead of keeping copies of its closures, which would cost a
+/// retain and a release of each. It keeps copies (``keepObserver()``, under the slot's lock) as soon as
+/// the observer may be needed after that call: when the call returns with this stream still running,
+/// when this stream fails (the fallback may end later), or when an event for the link arrives on another
+/// thread while the call is still running (``isBorrowing`` tells; that thread cannot know when the pointer
+/// stops being valid, so it copies first, and the subscribing thread takes the same lock before it
+/// returns with the stream running). An event on the subscribing thread during the call uses the pointer.
+/// When the call returns after the end, the link stops borrowing: an upstream that broke its contract and
+/// sent after its end, on that thread, finds no observer. (From another thread at that moment, nothing is
+/// safe: an upstream never sends after its end.)
 ///
-/// A link built into its stream (``CatchSource``) lives as long as the stream, so its subscription must
-/// let go of the kept observer and handler when cancelled, not only at the end. It counts the deliveries
-/// that use them (``isGuarded``, ``owners``): the cancel, or the last delivery running at the time,
-/// releases them, once, when none is left.
+/// A link built into its stream (``CatchSource``) serves a subscription made per value
+/// (``Observer/isPerValue``: `flatMapLatest`'s inner streams), which usually ends during the call. Its values come through the link
+/// too, so that during the call they reach the borrowed observer and the subscriber's `next` is never
+/// retained. It lives as long as the stream, so its subscription must let go of the kept observer and
+/// handler when cancelled, not only at the end: it counts the deliveries that use them after the call
+/// (``isGuarded``, ``owners``), and the cancel, or the last such delivery running at the time, releases
+/// them, once, when none is left.
 @usableFromInline
 class CatchLink<Value, Fallback: ObservableType>: SubscriptionSlot, @unchecked Sendable
 where Fallback.Value == Value {
@@ -116,8 +125,9 @@ where Fallback.Value == Value {
     @usableFromInline @exclusivity(unchecked) final var handler: ((any Error) -> Fallback)?
     @usableFromInline @exclusivity(unchecked) final var next: InPlaceClosure<Value, Void>?
     @usableFromInline @exclusivity(unchecked) final var end: ((Termination) -> Void)?
-    /// The subscriber's observer, valid while the subscribing call runs; set before the link reaches any
-    /// other thread, and used only while ``isBorrowing``.
+    /// The subscriber's observer, valid while the subscribing call runs; set before the upstream is
+    /// subscribed (another thread reaches it only through the upstream's events), and used only while
+    /// ``isBorrowing``.
     @usableFromInline @exclusivity(unchecked) final var borrowed: UnsafePointer<Observer<Value>>?
     /// The thread in the subscribing call; meaningful while ``isBorrowing``.
     @usableFromInline final let subscribingThread = Atomic<UInt>(0)
@@ -146,17 +156,22 @@ where Fallback.Value == Value {
     /// Subscribes `upstream` for `observer` through this link, on this thread: the link borrows
     /// `observer` while `upstream` is being subscribed, and copies it only if the subscription outlives
     /// this call (or another thread sends meanwhile), so a stream that ends here costs no retain and
-    /// release of the observer's closures. A guarded link's subscription holds it weakly (it is a
-    /// ``CatchSource``, which holds a recipe that must not outlive the subscription's end in its handle).
+    /// release of the observer's closures. `builtIn` (a literal at each call, so the optimiser keeps the two
+    /// forms apart): the link is a ``CatchSource``'s; its values come through it, and the handle returned
+    /// holds it weakly (it holds a recipe, which must not outlive the subscription's end in its handle).
     @inlinable @inline(__always)
     final func run<Upstream: ObservableType>(
-        _ upstream: Upstream, _ observer: Observer<Value>, thread: UInt
+        _ upstream: Upstream, _ observer: Observer<Value>, thread: UInt, builtIn: Bool
     ) -> Subscription? where Upstream.Value == Value {
         subscribingThread.store(thread, ordering: .relaxed)
         return withUnsafePointer(to: observer) { observer in
             borrowed = observer
-            let subscription = upstream.attach(Observer(
-                next: { [self] in upstreamNext($0) }, end: { [self] in upstreamEnd($0) }))
+            // A link of its own hands this stream the subscriber's `next` itself, so a subscription that
+            // runs on costs nothing per value; a built-in link, made for subscriptions that end during
+            // the call, takes the values too and sends them through the borrowed observer.
+            let subscription = builtIn
+                ? upstream.attach(Observer(next: { [self] in upstreamNext($0) }, end: { [self] in upstreamEnd($0) }))
+                : upstream.attach(Observer(next: observer.pointee.next, end: { [self] in upstreamEnd($0) }))
             // Over while being subscribed (a synchronous stream, or a fallback that ended at once): nothing
             // is left to cancel, and the pointer dies now.
             if isFinished {
@@ -166,11 +181,14 @@ where Fallback.Value == Value {
             // The fallback, if this stream failed while being subscribed, is already in the slot and
             // stays: `fill` then cancels the subscription of the stream that failed. So does an end that
             // came meanwhile from another thread.
+            var ended = false
             fill(with: subscription) {
                 keepObserver()
-                return !isFinished
+                ended = isFinished
+                return !ended
             }
-            return isGuarded ? Subscription(CatchHandle(self)) : Subscription(self)
+            if ended { return nil }
+            return builtIn ? Subscription(CatchHandle(self)) : Subscription(self)
         }
     }
 
@@ -182,7 +200,7 @@ where Fallback.Value == Value {
     @inlinable
     final var isFinished: Bool { finished.load(ordering: .acquiring) }
 
-    /// Whether an event that arrives now may use the borrowed observer: only on the subscribing thread,
+    /// Whether an end that arrives now may use the borrowed observer: only on the subscribing thread,
     /// during its call. On any other thread, the observer is kept first.
     @inlinable @inline(__always)
     final func mayUseBorrowed() -> Bool {
@@ -256,6 +274,8 @@ where Fallback.Value == Value {
         }
     }
 
+    /// A value of this stream, for a built-in link: through the borrowed observer during the call, or the
+    /// kept one (counted) after it.
     @inlinable
     final func upstreamNext(_ value: Value) {
         if mayUseBorrowed() {
@@ -288,8 +308,11 @@ where Fallback.Value == Value {
         // The fallback may end after the subscribing call: the observer is kept.
         state.withLock { _ in keepObserver() }
         guard let handler = handler.take(), let callback = next.take() else { return }
+        // The slot is the fallback's early slot: a synchronous fallback stops when the subscription is
+        // cancelled while it sends (from inside the observer, say), instead of sending on to its end.
         let fallback = handler(error).attach(Observer(
-            next: callback.body, end: { [self] termination in owned { finish(termination, borrowed: false) } }))
+            next: callback.body, end: { [self] termination in owned { finish(termination, borrowed: false) } },
+            early: self))
         // `.empty` for a fallback that left nothing to cancel: the slot must hold something, so that the
         // subscribing call's `fill` (if the failure came during it) cancels the failed stream's subscription.
         replace(with: fallback ?? .empty)
@@ -317,11 +340,11 @@ where Fallback.Value == Value {
 }
 
 /// What a `catch` stream is made of: the stream it recovers and the handler, and the link of one
-/// subscription, so that a stream subscribed once where it was made (an inner stream of `flatMapLatest`,
-/// say) costs one object, not two.
+/// subscription, so that a stream subscribed once, per value, where it was made (an inner stream of
+/// `flatMapLatest`) costs one object, not two.
 ///
-/// The built-in link is for the first subscription made on the thread that made the stream; others make
-/// their own. Only that thread reads and writes ``firstLinkTaken``, so taking the link needs no atomic
+/// The built-in link is for the first subscription made per value (``Observer/isPerValue``) on the
+/// thread that made the stream; others, and every subscription made to last, make their own. Only that thread reads and writes ``firstLinkTaken``, so taking the link needs no atomic
 /// read-modify-write: no other live thread has its identity, and a later thread that is given the same
 /// identity starts after it ended (the thread library hands an identity on only through its own locks).
 ///
@@ -350,11 +373,20 @@ where Fallback.Value == Upstream.Value {
     @inlinable
     func subscribe(_ observer: Observer<Upstream.Value>) -> Subscription? {
         let thread = currentThread()
-        if thread == creator, !firstLinkTaken.load(ordering: .relaxed) {
+        if observer.isPerValue, thread == creator, !firstLinkTaken.load(ordering: .relaxed) {
             firstLinkTaken.store(true, ordering: .relaxed)
-            return run(upstream, observer, thread: thread)
+            return run(upstream, observer, thread: thread, builtIn: true)
         }
-        return CatchLink<Upstream.Value, Fallback>(makeFallback, guarded: false).run(upstream, observer, thread: thread)
+        return subscribeWithOwnLink(observer, thread: thread)
+    }
+
+    /// A subscription served by a link of its own. Out of line, so that the optimiser does not merge its
+    /// upstream observer with the built-in link's, whose two captures of the link would then cost two
+    /// retains and two releases instead of one each.
+    @inlinable @inline(never)
+    func subscribeWithOwnLink(_ observer: Observer<Upstream.Value>, thread: UInt) -> Subscription? {
+        CatchLink<Upstream.Value, Fallback>(makeFallback, guarded: false)
+            .run(upstream, observer, thread: thread, builtIn: false)
     }
 }
 

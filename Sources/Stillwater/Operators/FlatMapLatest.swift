@@ -143,7 +143,8 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, @unche
         subscribingThread.store(currentThread(), ordering: .relaxed)
         // The link is borrowed from the spare, which keeps it: only the two closures take a reference.
         let subscription = nextLink()._withUnsafeGuaranteedRef { link in
-            stream.attach(Observer(next: { [link] in link.next($0) }, end: { [link] in link.end($0) }))
+            stream.attach(Observer(
+                next: { [link] in link.next($0) }, end: { [link] in link.end($0) }, perValue: true))
         }
         subscribingThread.store(0, ordering: .relaxed)
         if ended || !serializer.isOpen { return false }
