@@ -30,10 +30,11 @@ struct Observer<Value> {
     /// What few observers carry besides their closures (``inPlace``, ``early``), in one object, so that
     /// the common observer, which has neither, stays small and cheap to copy.
     @usableFromInline let extras: ObserverExtras?
-    /// Whether the subscriber subscribes a new stream per value and lets go of it right after, as
-    /// `flatMapLatest` does with its inner streams. A stream may then serve the subscription from its own
-    /// object instead of a new one (`catch` does), which saves an allocation per value; a subscription
-    /// made to last, as most are, is better served by an object of its own. Value stages pass it on.
+    /// Whether the subscriber subscribes a new stream per value, as `flatMapLatest` does with its inner
+    /// streams, which mostly end while being subscribed (and are let go of at the next value at the
+    /// latest). A stream may then serve the subscription from its own object instead of a new one (`catch`
+    /// does), which saves an allocation per value; a subscription made to last, as most are, is better
+    /// served by an object of its own. Only a hint for speed. Value stages pass it on.
     @usableFromInline let isPerValue: Bool
 
     /// How a scope reads a store's new state where it lies, instead of receiving a copy; see

@@ -23,14 +23,15 @@ extension ObservableType {
     /// - A running subscription may keep the `catch` stream (this stream and `handler`) alive; once it
     ///   ends or is cancelled, neither it nor the ``Subscription`` returned holds anything of them, and
     ///   the stream holds nothing of the subscription.
-    /// - Complexity: this stream's values go straight to the observer, with nothing added per value. A
-    ///   subscription costs one object and the ``Subscription`` returned; when this stream (and the
-    ///   fallback, if any) ends while being subscribed, the subscription returned is
+    /// - Complexity: a subscription costs one object and the ``Subscription`` returned, and this
+    ///   stream's values go straight to the observer, with nothing added per value. When this stream
+    ///   (and the fallback, if any) ends while being subscribed, the subscription returned is
     ///   ``Subscription/empty`` and nothing is kept. An operator that subscribes a new stream per value
     ///   (`flatMapLatest`) has its first subscription, made on the thread that made this `catch` stream,
-    ///   served by the result's own object, so a stream made, subscribed and ended per value costs no
-    ///   object beyond the result (and then, unless it failed, the observer's closures are not even
-    ///   retained).
+    ///   served by the result's own object: a stream made, subscribed and ended per value costs no
+    ///   object beyond the result, and, unless it failed, retains none of the observer's closures. If
+    ///   such a subscription runs on past the subscribe call, each of its values costs two atomic
+    ///   operations more (so that a cancel can let go of the observer while the stream lives on).
     @inlinable
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
@@ -97,7 +98,8 @@ extension ObservableType {
 ///
 /// While this stream is being subscribed, the link *borrows* the subscriber's observer (a pointer to it,
 /// valid until the subscribing call returns) instead of keeping copies of its closures, which would cost a
-/// retain and a release of each. It keeps copies (``keepObserver()``, under the slot's lock) as soon as
+/// retain and a release of each (for a link of its own that is `end`'s; the upstream observer's copy of
+/// `next` is retained as any copy is). It keeps copies (``keepObserver()``, under the slot's lock) as soon as
 /// the observer may be needed after that call: when the call returns with this stream still running,
 /// when this stream fails (the fallback may end later), or when an event for the link arrives on another
 /// thread while the call is still running (``isBorrowing`` tells; that thread cannot know when the pointer
@@ -108,12 +110,13 @@ extension ObservableType {
 /// safe: an upstream never sends after its end.)
 ///
 /// A link built into its stream (``CatchSource``) serves a subscription made per value
-/// (``Observer/isPerValue``: `flatMapLatest`'s inner streams), which usually ends during the call. Its values come through the link
-/// too, so that during the call they reach the borrowed observer and the subscriber's `next` is never
-/// retained. It lives as long as the stream, so its subscription must let go of the kept observer and
-/// handler when cancelled, not only at the end: it counts the deliveries that use them after the call
-/// (``isGuarded``, ``owners``), and the cancel, or the last such delivery running at the time, releases
-/// them, once, when none is left.
+/// (``Observer/isPerValue``: `flatMapLatest`'s inner streams), which usually ends during the call. Its
+/// values come through the link too, so that during the call they reach the borrowed observer and the
+/// subscriber's `next` is never retained. It lives as long as the stream, so its subscription must let go
+/// of the kept observer and handler when cancelled, not only at the end: it counts the deliveries that use
+/// them rather than the borrowed observer (``isGuarded``, ``owners``; two atomic operations each, so a
+/// value of such a subscription that runs on past the call costs that much more), and the cancel, or the
+/// last such delivery running at the time, releases them, once, when none is left.
 @usableFromInline
 class CatchLink<Value, Fallback: ObservableType>: SubscriptionSlot, @unchecked Sendable
 where Fallback.Value == Value {
@@ -154,9 +157,8 @@ where Fallback.Value == Value {
     }
 
     /// Subscribes `upstream` for `observer` through this link, on this thread: the link borrows
-    /// `observer` while `upstream` is being subscribed, and copies it only if the subscription outlives
-    /// this call (or another thread sends meanwhile), so a stream that ends here costs no retain and
-    /// release of the observer's closures. `builtIn` (a literal at each call, so the optimiser keeps the two
+    /// `observer` while `upstream` is being subscribed, and keeps copies of its closures only if the
+    /// subscription outlives this call, fails, or is ended from another thread meanwhile. `builtIn` (a literal at each call, so the optimiser keeps the two
     /// forms apart): the link is a ``CatchSource``'s; its values come through it, and the handle returned
     /// holds it weakly (it holds a recipe, which must not outlive the subscription's end in its handle).
     @inlinable @inline(__always)
@@ -200,8 +202,9 @@ where Fallback.Value == Value {
     @inlinable
     final var isFinished: Bool { finished.load(ordering: .acquiring) }
 
-    /// Whether an end that arrives now may use the borrowed observer: only on the subscribing thread,
-    /// during its call. On any other thread, the observer is kept first.
+    /// Whether an event for the link that arrives now (an end; a value too, for a built-in link) may use
+    /// the borrowed observer: only on the subscribing thread, during its call. On any other thread, the
+    /// observer is kept first.
     @inlinable @inline(__always)
     final func mayUseBorrowed() -> Bool {
         guard isBorrowing else { return false }
@@ -310,6 +313,7 @@ where Fallback.Value == Value {
         guard let handler = handler.take(), let callback = next.take() else { return }
         // The slot is the fallback's early slot: a synchronous fallback stops when the subscription is
         // cancelled while it sends (from inside the observer, say), instead of sending on to its end.
+        // That needs the handle, so only for a failure after the subscribe call returned.
         let fallback = handler(error).attach(Observer(
             next: callback.body, end: { [self] termination in owned { finish(termination, borrowed: false) } },
             early: self))
