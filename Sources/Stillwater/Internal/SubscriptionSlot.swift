@@ -44,6 +44,17 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
         if !keep { subscription?.cancel() }
     }
 
+    /// Subscribes `observer` to `source` and holds the subscription, unless the slot is cancelled already:
+    /// an operator of several inputs whose result ended while an earlier input was being subscribed
+    /// does not subscribe the later ones (an endless synchronous source would never return).
+    @inlinable
+    final func subscribe<Source: ObservableType>(
+        to source: Source, with observer: @autoclosure () -> Observer<Source.Value>
+    ) {
+        guard !isCancelled else { return }
+        replace(with: source.subscribe(observer()))
+    }
+
     /// Cancels what the slot holds and everything put into it later.
     @usableFromInline
     final func cancel() {

@@ -29,21 +29,17 @@ extension Observable {
                 primarySlot.cancel()
                 secondarySlot.cancel()
             })
-            // An input whose turn comes after the result already ended (the other input ended it while
-            // being subscribed) is not subscribed at all: an endless synchronous source would never return.
             func subscribePrimary() {
-                guard !primarySlot.isCancelled else { return }
-                primarySlot.replace(with: primary.subscribe(Observer(
+                primarySlot.subscribe(to: primary, with: Observer(
                     next: { serializer.submit(.primary(.next($0))) },
                     end: { serializer.submit(.primary($0.event())) }
-                )))
+                ))
             }
             func subscribeSecondary() {
-                guard !secondarySlot.isCancelled else { return }
-                secondarySlot.replace(with: secondary.subscribe(Observer(
+                secondarySlot.subscribe(to: secondary, with: Observer(
                     next: { serializer.submit(.secondary(.next($0))) },
                     end: { serializer.submit(.secondary($0.event())) }
-                )))
+                ))
             }
             if secondaryFirst {
                 subscribeSecondary()

@@ -158,9 +158,10 @@ where Fallback.Value == Value {
 
     /// Subscribes `upstream` for `observer` through this link, on this thread: the link borrows
     /// `observer` while `upstream` is being subscribed, and keeps copies of its closures only if the
-    /// subscription outlives this call, fails, or is ended from another thread meanwhile. `builtIn` (a literal at each call, so the optimiser keeps the two
-    /// forms apart): the link is a ``CatchSource``'s; its values come through it, and the handle returned
-    /// holds it weakly (it holds a recipe, which must not outlive the subscription's end in its handle).
+    /// subscription outlives this call, fails, or is ended from another thread meanwhile. `builtIn` (a
+    /// literal at each call, so the optimiser keeps the two forms apart): the link is a ``CatchSource``'s;
+    /// its values come through it, and the handle returned holds it weakly (it holds a recipe, which must
+    /// not outlive the subscription's end in its handle).
     @inlinable @inline(__always)
     final func run<Upstream: ObservableType>(
         _ upstream: Upstream, _ observer: Observer<Value>, thread: UInt, builtIn: Bool
@@ -348,9 +349,10 @@ where Fallback.Value == Value {
 /// `flatMapLatest`) costs one object, not two.
 ///
 /// The built-in link is for the first subscription made per value (``Observer/isPerValue``) on the
-/// thread that made the stream; others, and every subscription made to last, make their own. Only that thread reads and writes ``firstLinkTaken``, so taking the link needs no atomic
-/// read-modify-write: no other live thread has its identity, and a later thread that is given the same
-/// identity starts after it ended (the thread library hands an identity on only through its own locks).
+/// thread that made the stream; others, and every subscription made to last, make their own. Only that
+/// thread reads and writes ``firstLinkTaken``, so taking the link needs no atomic read-modify-write: no
+/// other live thread has its identity, and a later thread that is given the same identity starts after it
+/// ended (the thread library hands an identity on only through its own locks).
 ///
 /// The built-in link lives as long as the stream, so it is guarded (see ``CatchLink``): a cancel lets go
 /// of the observer and the handler it kept, even while the stream lives on. Its handle holds it weakly:

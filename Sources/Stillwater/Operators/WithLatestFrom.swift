@@ -54,19 +54,13 @@ extension ObservableType {
     ) -> Observable<Result> {
         Observable<Result>.recipe({ observer in
             let node = WithLatestFromNode<Value, Other.Value, Result>(resultSelector, observer)
-            // `other` first, so that a replaying one gives its value before this stream's first. An input
-            // whose turn comes after the result ended (the other ended it while being subscribed) is not
-            // subscribed at all: an endless synchronous source would never return.
-            if !node.secondarySlot.isCancelled {
-                node.secondarySlot.replace(with: other.subscribe(Observer(
-                    next: { [node] in node.serializer.submit(.secondary(.next($0))) },
-                    end: { [node] in node.serializer.submit(.secondary($0.event())) })))
-            }
-            if !node.primarySlot.isCancelled {
-                node.primarySlot.replace(with: self.subscribe(Observer(
-                    next: { [node] in node.primaryNext($0) },
-                    end: { [node] in node.serializer.submit(.primary($0.event())) })))
-            }
+            // `other` first, so that a replaying one gives its value before this stream's first.
+            node.secondarySlot.subscribe(to: other, with: Observer(
+                next: { [node] in node.serializer.submit(.secondary(.next($0))) },
+                end: { [node] in node.serializer.submit(.secondary($0.event())) }))
+            node.primarySlot.subscribe(to: self, with: Observer(
+                next: { [node] in node.primaryNext($0) },
+                end: { [node] in node.serializer.submit(.primary($0.event())) }))
             return Subscription(node)
         })
     }
