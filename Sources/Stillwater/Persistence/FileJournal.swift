@@ -1,0 +1,350 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An ``ActionJournal`` in a directory of plain files: the embedded default, with no database and no
+/// dependency.
+///
+/// Records are appended to a segment file and made durable by ``sync()`` (written, then flushed to the
+/// disk with `fsync`). Snapshots are written to files of their own, atomically. When the program stopped
+/// in the middle of a write, ``load()`` cuts the half-written record off the end, keeps its bytes in a
+/// file beside it, and says so in ``JournalContents/warnings``; damage anywhere else is reported, never
+/// repaired silently, and no file content can make the journal trap.
+///
+/// ```swift
+/// import Foundation
+/// struct Add: Action, Codable {
+///     var amount: Int
+///     func reduce(_ total: inout Int) { total += amount }
+/// }
+/// let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+/// defer { try? FileManager.default.removeItem(atPath: directory) }
+/// do {
+///     let journal = try FileJournal<Int, Add>(directory: directory)
+///     _ = try journal.load()
+///     try journal.append(Add(amount: 2), version: 1)
+///     try journal.append(Add(amount: 3), version: 2)
+///     try journal.sync()
+/// }   // the journal is freed here, which releases the directory
+/// let reopened = try FileJournal<Int, Add>(directory: directory)
+/// let (store, contents) = try Store.restoring(from: reopened, initialState: 0)
+/// print(store.state.value, contents.version)
+/// // Prints "5 2"
+/// ```
+///
+/// ## One journal per directory
+///
+/// `init(directory:)` takes an exclusive `flock` on the file `lock` in the directory and holds it until
+/// the journal is freed. A second journal on the same directory, in another process or in this one, gets
+/// ``JournalError/Kind/locked`` after trying for 0.2 seconds (never blocking): long enough for a child
+/// process this program starts at that moment, which holds a copy of the lock's descriptor until it runs
+/// its program, to drop it. Child processes never keep the lock.
+///
+/// ## Order of calls
+///
+/// `init` reads nothing. Call ``load()`` once first: it reads the files, repairs a torn end, and tells
+/// the version to append after. ``append(_:version:)``, ``sync()`` and ``writeSnapshot(_:version:)``
+/// before it stop the program with a message saying so. Calling `load()` again re-reads the files;
+/// records appended since the last sync are dropped.
+///
+/// ## When a write fails
+///
+/// If ``sync()`` cannot write or flush (a full disk, an I/O error), it cuts the segment back to its
+/// length after the last successful sync, so nothing half-written stays, and throws. The records it was
+/// to write are then not durable, and they are dropped from memory too: the journal continues from the
+/// last durable version, so the next append is that version plus one. Whoever appended them must treat
+/// them as not done (``Middleware/journaling(to:startingAfter:snapshotEvery:onError:)`` does not reduce
+/// such an action). If even the cut fails, every later write throws until ``load()`` is called again,
+/// which repairs the end of the file.
+///
+/// ## Files
+///
+/// The directory holds:
+/// - `journal-<version>.log`: a segment, holding the records from `<version>` on, until the next
+///   segment's first version. `<version>` is written in 20 decimal digits, zero-padded, so the names
+///   sort in version order.
+/// - `snapshot-<version>.json`: the state after `<version>` (20 digits, as above).
+/// - `lock`: empty; the `flock` above.
+/// - Left by repairs, never read again: `journal-<version>.log.torn-<unix seconds>` (bytes cut off the
+///   end of a segment) and `snapshot-<version>.json.damaged-<unix seconds>` (a snapshot that failed its
+///   check). A `.tmp` file is a write that never completed.
+///
+/// A segment starts with the 8 bytes `SWJRNL01`. Each record follows the one before, with no padding:
+///
+/// | Bytes | What |
+/// |---|---|
+/// | 4 | payload length `N`, unsigned, little-endian; at most 16 MiB |
+/// | 4 | CRC-32 (IEEE 802.3, as in zip) of the next `8 + N` bytes, little-endian |
+/// | 8 | the version, unsigned, little-endian |
+/// | `N` | the action as JSON (`JSONEncoder`, sorted keys) |
+///
+/// Within a segment, versions go up by one from the version in its name.
+///
+/// A snapshot file is one header line, then JSON. The header is 60 bytes: `SWSNAP01`, the version (20
+/// digits), the JSON's length in bytes (20 digits) and the CRC-32 of the JSON (8 lower-case hex digits),
+/// separated by single spaces and ended by a line feed. The JSON is `{"state":…,"version":…}` (sorted
+/// keys). A snapshot is written to `<name>.tmp`, flushed, renamed over `<name>`, and the directory is
+/// flushed, so a crash leaves the whole file or none.
+///
+/// ## Snapshots and what is kept
+///
+/// ``writeSnapshot(_:version:)`` first syncs, then starts a new segment (named for the next version to
+/// append) when the current one holds records, then writes the snapshot. It keeps the newest two
+/// snapshots and deletes older ones, and deletes the segments whose records are all covered by the older
+/// of the two kept. So when the newest snapshot turns out damaged, ``load()`` falls back to the older one
+/// and still finds every record after it. A file it cannot delete is tried again at the next snapshot.
+///
+/// ## What load reads and repairs
+///
+/// ``load()`` takes the newest snapshot whose header, length and checksum are right (moving a damaged
+/// one aside to `.damaged-<unix seconds>`, with a warning), then reads the segments that may hold records
+/// after it, in order; records the snapshot covers are skipped. Without a usable snapshot it starts from
+/// version 0. Then:
+/// - In the last segment, the first record that is cut short or fails its checksum ends the journal:
+///   the bytes from there to the end are copied to `<segment>.torn-<unix seconds>`, the segment is cut
+///   back to its last whole record and flushed, and a warning names the file, the offset and the number
+///   of bytes cut. That is the record being written when the program stopped (it was never
+///   acknowledged).
+/// - In any other segment, such a record is ``JournalError/Kind/corrupt``, and so is a file named like
+///   a segment that does not start with `SWJRNL01`, a version out of sequence, or a gap between the
+///   snapshot and the records. Nothing is changed before such an error is thrown.
+/// - A record or snapshot that is intact but does not decode is ``JournalError/Kind/decoding``, naming
+///   the file and the version.
+///
+/// - Note: Appends wait while a sync or snapshot is writing: the journal has one lock, held for the
+///   write and the flush. Decoding in ``load()`` and encoding in ``append(_:version:)`` and
+///   ``writeSnapshot(_:version:)`` run the types' `Codable` code; encoding runs outside that lock.
+/// - Complexity: ``append(_:version:)`` encodes the action and copies it into memory; ``sync()`` costs
+///   one `write` and one `fsync` for everything appended since the last one, so syncing after a batch of
+///   appends costs one flush for the batch. ``load()`` reads each segment it needs whole.
+public final class FileJournal<State: Codable & Sendable, JournaledAction: Action & Codable & Sendable>: ActionJournal
+where JournaledAction.State == State {
+    /// The directory the journal's files are in, as given to `init`.
+    public let directory: String
+    /// Holds the directory's `flock` for the journal's life.
+    private let lockFile: JournalFile
+    private let storage = Lock(FileJournalState())
+
+    /// Opens the journal in `directory`, creating the directory if it is missing, and locks it.
+    ///
+    /// Reads nothing yet: call ``load()`` next.
+    ///
+    /// - Throws: ``JournalError/Kind/locked`` when another journal (in any process) has the directory
+    ///   open; ``JournalError/Kind/unwritable`` when the directory or its lock file cannot be created.
+    public init(directory: String) throws {
+        self.directory = directory
+        guard !directory.isEmpty else {
+            throw JournalError(.unwritable, path: directory, reason: "the directory's path is empty")
+        }
+        try JournalDirectory.create(directory)
+        let lockFile = try JournalFile.open(JournalDirectory.path(of: "lock", in: directory), O_RDWR | O_CREAT)
+        guard try lockFile.tryLockExclusively() else {
+            throw JournalError(
+                .locked, path: lockFile.path,
+                reason: "locked: another journal has this directory open (in this process or another); one journal may use a directory at a time")
+        }
+        self.lockFile = lockFile
+    }
+
+    /// Reads the newest usable snapshot and the records after it, repairing a torn end of the last
+    /// segment (see "What load reads and repairs" above).
+    ///
+    /// When it throws, the journal is left unloaded: appending stops the program until a `load()`
+    /// succeeds.
+    ///
+    /// - Throws: ``JournalError``: ``JournalError/Kind/corrupt`` for damage it does not repair (nothing is
+    ///   changed then), ``JournalError/Kind/decoding`` for a record or snapshot of another shape,
+    ///   ``JournalError/Kind/unreadable`` or ``JournalError/Kind/unwritable`` for the file system.
+    /// - Complexity: Reads and checks every byte of the snapshot and of the segments after it, and
+    ///   decodes each record after the snapshot.
+    public func load() throws -> JournalContents<State, JournaledAction> {
+        try storage.withLock { storage in
+            // A load that throws leaves the journal unloaded: nothing is written after an error it reported.
+            storage = FileJournalState()
+            let (contents, opened) = try FileJournalLoader<State, JournaledAction>(directory: directory).load()
+            storage = opened
+            return contents
+        }
+    }
+
+    /// Appends `action` as the record of `version`, in memory; ``sync()`` writes it.
+    ///
+    /// - Parameters:
+    ///   - action: Encoded now, as JSON with sorted keys.
+    ///   - version: Exactly one more than the last appended version (or the version ``load()``
+    ///     reported); anything else stops the program with a message naming it.
+    /// - Throws: ``JournalError/Kind/encoding`` when the action cannot be encoded or encodes to more than
+    ///   16 MiB (nothing is appended then); the error of an earlier failure that left the journal
+    ///   unwritable (see "When a write fails").
+    public func append(_ action: JournaledAction, version: Int) throws {
+        let payload = try encode(action, what: "the action of version \(version)")
+        guard payload.count <= JournalFormat.maxPayload else {
+            throw JournalError(
+                .encoding, path: directory,
+                reason: "the action of version \(version) encodes to \(payload.count) bytes, more than the \(JournalFormat.maxPayload) a record may hold")
+        }
+        try storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "append(_:version:)")
+            if let broken = storage.broken { throw broken }
+            JournalRules.requireNext(version, after: storage.appendedVersion, "FileJournal")
+            JournalFormat.appendRecord(version: version, payload: payload, to: &storage.pending)
+            storage.appendedVersion = version
+        }
+    }
+
+    /// Writes every appended record to the current segment and flushes it to the disk (`fsync`).
+    ///
+    /// Returns at once when nothing was appended since the last sync. When it throws, the records it was
+    /// to write are dropped and the segment is cut back (see "When a write fails").
+    ///
+    /// - Throws: ``JournalError/Kind/unwritable``, with the system's error text.
+    public func sync() throws {
+        try storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "sync()")
+            try storage.flush()
+        }
+    }
+
+    /// Syncs, then writes `state` as the snapshot at `version` and deletes what the newest two snapshots
+    /// make unneeded (see "Snapshots and what is kept").
+    ///
+    /// The snapshot is durable when this returns.
+    ///
+    /// - Parameters:
+    ///   - state: The state after the action with `version`; encoded now, as JSON with sorted keys.
+    ///   - version: At most the last appended version; otherwise the program stops with a message naming
+    ///     it.
+    /// - Throws: ``JournalError``: ``JournalError/Kind/encoding`` when the state cannot be encoded,
+    ///   ``JournalError/Kind/unwritable`` for the file system. After a throw the journal is still usable:
+    ///   the older snapshots and every record are kept.
+    /// - Complexity: Encodes the whole state and writes it with two flushes (file and directory).
+    public func writeSnapshot(_ state: State, version: Int) throws {
+        let json = try encode(SnapshotBody(version: version, state: state), what: "the state of version \(version)")
+        try storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "writeSnapshot(_:version:)")
+            JournalRules.requireSnapshotVersion(version, appended: storage.appendedVersion, "FileJournal")
+            try storage.flush()
+            try storage.startSegmentIfUsed(in: directory)
+            let path = JournalDirectory.path(of: JournalFormat.snapshotName(version: version), in: directory)
+            try JournalDirectory.writeAtomically(
+                JournalFormat.snapshotFile(version: version, json: json), to: path, in: directory)
+            storage.removeCovered(by: version, in: directory)
+        }
+    }
+
+    /// `value` as JSON with sorted keys, or a ``JournalError/Kind/encoding`` naming `what`.
+    private func encode(_ value: some Encodable, what: String) throws(JournalError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw JournalError(.encoding, path: directory, reason: "cannot encode \(what): \(error)")
+        }
+    }
+}
+
+/// What a snapshot file's JSON holds.
+struct SnapshotBody<State: Codable>: Codable {
+    var version: Int
+    var state: State
+}
+
+/// What a ``FileJournal`` knows between calls, under its lock.
+struct FileJournalState {
+    /// Whether `load()` ran: nothing may be appended before it.
+    var loaded = false
+    /// The last version appended (durable or not).
+    var appendedVersion = 0
+    /// The last version written and flushed.
+    var durableVersion = 0
+    /// The records appended since the last sync, encoded.
+    var pending: [UInt8] = []
+    /// The segment appended to; set by `load()`.
+    var segment: Segment?
+    /// The first versions of every segment file, ascending; the last is `segment`'s.
+    var segments: [Int] = []
+    /// The versions of the snapshot files kept, ascending.
+    var snapshots: [Int] = []
+    /// Set when a failed write could not be cut back: every write throws it until `load()`.
+    var broken: JournalError?
+
+    /// The segment appended to.
+    struct Segment {
+        var file: JournalFile
+        /// The version in its name.
+        var first: Int
+        /// Its length after the last successful sync: where a failed write is cut back to.
+        var length: Int
+    }
+
+    /// Writes and flushes `pending`; on failure, drops it, cuts the segment back and rethrows.
+    mutating func flush() throws(JournalError) {
+        if let broken { throw broken }
+        guard !pending.isEmpty, let segment else { return }
+        do {
+            try segment.file.write(pending, at: segment.length)
+            try segment.file.sync()
+        } catch {
+            pending.removeAll()
+            appendedVersion = durableVersion
+            do {
+                try segment.file.truncate(to: segment.length)
+                try segment.file.sync()
+            } catch let cut {
+                broken = JournalError(
+                    .unwritable, path: segment.file.path, offset: segment.length,
+                    reason: "a failed write could not be cut back (\(cut.reason)); call load() to repair the journal before writing again")
+            }
+            throw error
+        }
+        self.segment?.length += pending.count
+        pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
+        durableVersion = appendedVersion
+    }
+
+    /// Starts a new segment for the next version, unless the current one holds no records yet.
+    mutating func startSegmentIfUsed(in directory: String) throws(JournalError) {
+        let next = appendedVersion + 1
+        guard segment?.first != next else { return }
+        segment = try Self.createSegment(first: next, in: directory)
+        segments.append(next)
+    }
+
+    /// Creates the segment for records from `first` on (atomically, holding only the magic) and opens it
+    /// for appending.
+    static func createSegment(first: Int, in directory: String) throws(JournalError) -> Segment {
+        let path = JournalDirectory.path(of: JournalFormat.segmentName(first: first), in: directory)
+        try JournalDirectory.writeAtomically(JournalFormat.segmentMagic, to: path, in: directory)
+        let file = try JournalFile.open(path, O_WRONLY | O_APPEND)
+        return Segment(file: file, first: first, length: JournalFormat.segmentMagic.count)
+    }
+
+    /// Records the snapshot at `version`, then deletes every snapshot but the newest two and the
+    /// segments whose records the older of those two covers. Best effort: a file that cannot be deleted
+    /// stays listed and is tried again next time.
+    mutating func removeCovered(by version: Int, in directory: String) {
+        snapshots = Set(snapshots + [version]).sorted()
+        func delete(_ name: String) -> Bool {
+            (try? JournalDirectory.remove(JournalDirectory.path(of: name, in: directory))) != nil
+        }
+        while snapshots.count > 2, delete(JournalFormat.snapshotName(version: snapshots[0])) {
+            snapshots.removeFirst()
+        }
+        guard snapshots.count >= 2 else { return }
+        let older = snapshots[snapshots.count - 2]
+        // Segment 0 holds versions up to the next segment's first version minus one; the last segment,
+        // appended to, is never deleted.
+        while segments.count > 1, segments[1] - 1 <= older, delete(JournalFormat.segmentName(first: segments[0])) {
+            segments.removeFirst()
+        }
+        try? JournalDirectory.sync(directory)
+    }
+}
+
