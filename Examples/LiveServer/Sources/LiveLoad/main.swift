@@ -70,13 +70,17 @@ final class LoadClient: Sendable {
     let outgoing: AsyncStream<String>.Continuation
     let task: Task<Void, Never>
 
-    init(port: Int) {
+    init(port: Int, token: String) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self)
         outgoing = continuation
         let received = self.received
         task = Task {
             do {
-                try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws?team=alpha", logger: logger) {
+                let configuration = WebSocketClientConfiguration(
+                    maxFrameSize: 1 << 22, additionalHeaders: [.authorization: "Bearer \(token)"])
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)/ws?team=alpha", configuration: configuration, logger: logger
+                ) {
                     inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -100,10 +104,10 @@ final class LoadClient: Sendable {
                                     state.failure = "\(error)"
                                 }
                                 switch frame {
-                                case .snapshot(let view): state.versions.append((view.version, now))
-                                case .patch(let version, _, _): state.versions.append((version, now))
-                                case .ack(let ref, let version): state.acks[ref] = version
-                                case .error(_, let ref):
+                                case .snapshot(let view, _): state.versions.append((view.version, now))
+                                case .patch(_, let version, _, _): state.versions.append((version, now))
+                                case .ack(let ref, let version, _): state.acks[ref] = version
+                                case .error(_, let ref, _, _):
                                     state.errors += 1
                                     if let ref { state.acks[ref] = -1 }
                                 }
@@ -146,6 +150,8 @@ func run(_ options: Options) async throws -> Int32 {
     var serverProcess: Process?
     var inProcessTask: Task<Void, any Error>?
     var port = options.port
+    var token = LiveServer.seededTokens["alpha"]!
+    var dataDirectory: String?
     if options.inProcess {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = LiveServer.seeded(exposesStats: true, patchInterval: .milliseconds(options.patchIntervalMs)).application(port: 0) { continuation.yield($0) }
@@ -159,9 +165,14 @@ func run(_ options: Options) async throws -> Int32 {
             print("live-load: \(binary.path) is missing: build both (swift build -c release), or pass --in-process")
             exit(2)
         }
+        // A fresh data folder, removed at the end: the board starts as a new team's, with a new token.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-load-\(getpid())").path
+        dataDirectory = folder
+        token = AccessPolicy.newToken()
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--port", String(port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs)]
+        process.arguments = ["--port", String(port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
+                             "--data", folder, "--team", "alpha=\(token)"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         serverProcess = process
@@ -171,16 +182,16 @@ func run(_ options: Options) async throws -> Int32 {
         + "(window \(options.window)), server \(options.inProcess ? "in this process" : "pid \(serverProcess!.processIdentifier)") on port \(port)")
 
     // Connect (retrying the first one until the server listens).
-    var probe = LoadClient(port: port)
+    var probe = LoadClient(port: port, token: token)
     for _ in 0..<100 where probe.version < 0 {
         try await Task.sleep(for: .milliseconds(100))
         if probe.received.withLock({ $0.failure }) != nil {
             probe.outgoing.finish()
-            probe = LoadClient(port: port)
+            probe = LoadClient(port: port, token: token)
         }
     }
     var clients = [probe]
-    for _ in 1..<options.clients { clients.append(LoadClient(port: port)) }
+    for _ in 1..<options.clients { clients.append(LoadClient(port: port, token: token)) }
     try await waitUntil("every snapshot", within: 60) { clients.allSatisfy { $0.version >= 0 } }
     let startVersion = clients[0].version
 
@@ -255,7 +266,7 @@ func run(_ options: Options) async throws -> Int32 {
     let after = try await statsFrame()
 
     // Check: every replica equals the first, and a fresh connection's snapshot.
-    let fresh = LoadClient(port: port)
+    let fresh = LoadClient(port: port, token: token)
     try await waitUntil("a fresh snapshot", within: 30) { fresh.version >= 0 }
     let truth = fresh.received.withLock { $0.replica.view }
     let mismatched = clients.filter { $0.received.withLock { $0.replica.view } != truth }.count
@@ -304,6 +315,8 @@ func run(_ options: Options) async throws -> Int32 {
         + (failures.isEmpty ? "" : "; failures: \(failures.prefix(3))"))
     for client in clients + [fresh] { client.outgoing.finish() }
     serverProcess?.terminate()
+    serverProcess?.waitUntilExit()
+    if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     inProcessTask?.cancel()
     return mismatched == 0 && failures.isEmpty ? 0 : 1
 }

@@ -1,33 +1,82 @@
+import Dispatch
 import Foundation
 import Hummingbird
 import LiveServerCore
+import Logging
+import ServiceLifecycle
 
-// live-server [--port N] [--host H] [--stats] [--patch-interval-ms N]: serves the seeded boards (team tokens `alpha`, `beta`).
-// The port also comes from the environment (PORT); the default is 8080.
-var port = Int(ProcessInfo.processInfo.environment["PORT"] ?? "") ?? 8080
-var host = "127.0.0.1"
-var exposesStats = false
-var patchInterval = Duration.zero
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    switch argument {
-    case "--port": port = arguments.popFirst().flatMap { Int($0) } ?? port
-    case "--host": host = arguments.popFirst() ?? host
-    case "--stats": exposesStats = true
-    case "--patch-interval-ms": patchInterval = .milliseconds(arguments.popFirst().flatMap { Int($0) } ?? 0)
-    default:
-        if let number = Int(argument) {
-            port = number
-        } else {
-            print("usage: live-server [--port N | N] [--host H] [--stats] [--patch-interval-ms N]")
-            exit(2)
+// live-server: serves the teams' boards kept under the data folder (see --help and the README).
+// Exit status: 0 after a shutdown, 1 when the data folder cannot be used, 2 for a bad argument or a port
+// that cannot be listened on. Every failure is one line on standard error.
+
+/// Writes `line` to standard error and exits with `status`.
+func fail(_ line: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
+    exit(status)
+}
+
+/// Closes every board (each writes a snapshot, so the next start replays nothing); a failure is reported
+/// and loses nothing, since every accepted command is in its journal.
+@Sendable func closeBoards(_ server: LiveServer) {
+    for (team, board) in server.teams.sorted(by: { $0.key < $1.key }) {
+        do {
+            try board.close()
+        } catch {
+            FileHandle.standardError.write(Data("live-server: team \(team): the closing snapshot failed (\(error)); the journal is intact\n".utf8))
         }
     }
 }
-let server = LiveServer.seeded(exposesStats: exposesStats, patchInterval: patchInterval)
-let listeningHost = host
-let app = server.application(host: host, port: port) { port in
-    // Unbuffered, so a script waiting for this line sees it at once.
-    FileHandle.standardOutput.write(Data("live-server: http://\(listeningHost):\(port)/?team=alpha (teams: alpha, beta)\n".utf8))
+
+/// Writes `line` to standard output at once (a script waiting for it sees it without buffering).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data("live-server: \(line)\n".utf8))
 }
-try await app.runService()
+
+let options: ServerOptions
+do {
+    options = try ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+} catch {
+    fail(error.message, status: 2)
+}
+if options.showsHelp {
+    print(ServerOptions.usage)
+    exit(0)
+}
+
+let opened: DataFolder.Opened
+do {
+    opened = try DataFolder(path: options.dataDirectory).open(options) { warning in
+        FileHandle.standardError.write(Data("live-server: warning: \(warning)\n".utf8))
+    }
+} catch {
+    fail("\(error)", status: 1)
+}
+let server = opened.server
+
+var logger = Logger(label: "live-server")
+logger.logLevel = .warning
+let host = options.host
+let shownHost = host.contains(":") ? "[\(host)]" : host
+let app = server.application(host: host, port: options.port, logger: logger) { port in
+    let base = "http://\(shownHost):\(port)/"
+    say("listening on \(base) (data: \(options.dataDirectory); teams: \(server.teams.keys.sorted().joined(separator: ", ")))")
+    for (team, token) in opened.newTokens {
+        say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
+    }
+}
+
+// A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
+// then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
+// snapshots. Every acknowledged command is already in its journal, so nothing is lost either way.
+let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000)) { closeBoards(server) }
+
+var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+configuration.maximumGracefulShutdownDuration = .seconds(3)
+do {
+    try await ServiceGroup(configuration: configuration).run()
+} catch {
+    fail(ListenFailure.describe(error, host: host, port: options.port), status: 2)
+}
+closeBoards(server)
+say("stopped")
+exit(0)

@@ -17,7 +17,7 @@ public enum Limits {
 }
 
 /// An action a client asks for, decoded from its JSON frame (see the README for the shapes).
-public enum BoardCommand: Equatable, Sendable {
+public enum BoardCommand: Codable, Equatable, Sendable {
     /// Appends an item with this text.
     case add(text: String)
     /// Flips an item's `done`.
@@ -36,26 +36,36 @@ public enum BoardCommand: Equatable, Sendable {
 public struct CommandRejection: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was wrong, in words.
     public var message: String
+    /// The refused frame's reference number, when it could be read: the error frame echoes it.
+    public var ref: Int?
 
     /// Creates a rejection.
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, ref: Int? = nil) {
+        self.message = message
+        self.ref = ref
+    }
 
     /// The message.
     public var description: String { message }
 }
 
-/// A decoded client frame: the command and the client's optional reference number, echoed in the
-/// acknowledgement or error frame.
+/// A decoded client frame: the command, the client's optional reference number (echoed in the
+/// acknowledgement or error frame), and the client's optional id for the command (a retried id is
+/// answered, never applied twice).
 public struct ClientFrame: Equatable, Sendable {
     /// What the client asks for.
     public var command: BoardCommand
     /// The client's number for this frame, if it gave one.
     public var ref: Int?
+    /// The client's id for this command, if it gave one: 1 to 64 ASCII letters, digits, `-` and `_`.
+    /// The server remembers the ids of the latest ``RecentCommands/capacity`` accepted commands.
+    public var cid: String?
 
     /// Creates a frame.
-    public init(command: BoardCommand, ref: Int? = nil) {
+    public init(command: BoardCommand, ref: Int? = nil, cid: String? = nil) {
         self.command = command
         self.ref = ref
+        self.cid = cid
     }
 
     /// The wire shape: every field optional, checked by ``decode(_:)``.
@@ -66,40 +76,52 @@ public struct ClientFrame: Equatable, Sendable {
         var to: Int?
         var title: String?
         var ref: Int?
+        var cid: String?
+    }
+
+    /// Just the reference number, read on its own when the rest of a frame does not decode.
+    private struct RefOnly: Decodable {
+        var ref: Int?
     }
 
     /// Decodes and checks a text frame: its size, its JSON, its type and the fields that type needs,
     /// and the length limits. Whether ids exist and indexes are in range is checked when the command is
     /// reduced, against the board as it is then.
     ///
-    /// - Throws: ``CommandRejection`` with `ref` as far as it could be read.
+    /// - Throws: ``CommandRejection`` with `ref` as far as it could be read (a frame that is not JSON
+    ///   has none; one whose fields do not fit has its `ref` read on its own).
     public static func decode(_ text: String) throws(CommandRejection) -> ClientFrame {
         guard text.utf8.count <= Limits.frame else {
-            throw CommandRejection("frame of \(text.utf8.count) bytes is over the limit of \(Limits.frame)")
+            throw CommandRejection("frame of \(text.utf8.count) bytes is over the limit of \(Limits.frame)",
+                                   ref: readRef(text))
         }
         let wire: Wire
         do {
             wire = try JSONDecoder().decode(Wire.self, from: Data(text.utf8))
         } catch {
-            throw CommandRejection("not a JSON object of the expected shape")
+            throw CommandRejection("not a JSON object of the expected shape", ref: readRef(text))
         }
+        func refuse(_ message: String) -> CommandRejection { CommandRejection(message, ref: wire.ref) }
         func need<T>(_ value: T?, _ name: String) throws(CommandRejection) -> T {
-            guard let value else { throw CommandRejection("\(wire.type ?? "?") needs \"\(name)\"") }
+            guard let value else { throw refuse("\(wire.type?.prefix(32) ?? "?") needs \"\(name)\"") }
             return value
         }
         func checkedText(_ value: String?, _ name: String, limit: Int) throws(CommandRejection) -> String {
             let value = try need(value, name)
             let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw CommandRejection("\"\(name)\" is empty") }
+            guard !trimmed.isEmpty else { throw refuse("\"\(name)\" is empty") }
             guard trimmed.count <= limit else {
-                throw CommandRejection("\"\(name)\" has \(trimmed.count) characters, over the limit of \(limit)")
+                throw refuse("\"\(name)\" has \(trimmed.count) characters, over the limit of \(limit)")
             }
             return trimmed
         }
         func checkedID() throws(CommandRejection) -> String {
             let id = try need(wire.id, "id")
-            guard id.utf8.count <= 32 else { throw CommandRejection("\"id\" is too long") }
+            guard id.utf8.count <= 32 else { throw refuse("\"id\" is too long") }
             return id
+        }
+        if let cid = wire.cid, !isCommandID(cid) {
+            throw refuse("\"cid\" must be 1 to 64 letters, digits, - or _")
         }
         let command: BoardCommand
         switch wire.type {
@@ -110,16 +132,31 @@ public struct ClientFrame: Equatable, Sendable {
         case "move": command = .move(id: try checkedID(), to: try need(wire.to, "to"))
         case "delete": command = .delete(id: try checkedID())
         case "setTitle": command = .setTitle(try checkedText(wire.title, "title", limit: Limits.title))
-        case nil: throw CommandRejection("missing \"type\"")
+        case "hello": throw refuse("\"hello\" is only accepted as the first frame")
+        case nil: throw refuse("missing \"type\"")
         case let other?:
-            throw CommandRejection("unknown type \"\(other.prefix(32))\"")
+            throw refuse("unknown type \"\(other.prefix(32))\"")
         }
-        return ClientFrame(command: command, ref: wire.ref)
+        return ClientFrame(command: command, ref: wire.ref, cid: wire.cid)
+    }
+
+    /// The `ref` of a frame that did not decode as a whole, if it is a JSON object with an integer `ref`.
+    static func readRef(_ text: String) -> Int? {
+        guard text.utf8.count <= Limits.frameLimit else { return nil }
+        return (try? JSONDecoder().decode(RefOnly.self, from: Data(text.utf8)))?.ref
+    }
+
+    /// Whether `cid` is a well-formed command id: 1 to 64 ASCII letters, digits, `-` and `_`.
+    public static func isCommandID(_ cid: String) -> Bool {
+        !cid.isEmpty && cid.utf8.count <= 64 && cid.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x5F
+        }
     }
 
     /// Encodes the frame as a client sends it.
     public func encoded() -> String {
-        var wire = Wire(ref: ref)
+        var wire = Wire(ref: ref, cid: cid)
         switch command {
         case .add(let text): wire.type = "add"; wire.text = text
         case .toggle(let id): wire.type = "toggle"; wire.id = id
@@ -139,19 +176,17 @@ extension Board {
     /// Applies `command` if it fits the board as it is now, and says whether it did.
     ///
     /// A command that fits but changes nothing a client sees (a rename to the same text, a move to the
-    /// same place) is accepted without a new version. A command that does not fit changes nothing but
-    /// ``rejectedCount``.
+    /// same place) is accepted without a new version. A command that does not fit changes nothing.
+    /// ``accept(_:id:)`` is the same with the command's id remembered.
     public mutating func apply(_ command: BoardCommand) -> Result<Int, CommandRejection> {
         func index(of id: String) -> Int? { items.firstIndex { $0.id == id } }
         func unknown(_ id: String) -> Result<Int, CommandRejection> {
-            rejectedCount += 1
-            return .failure(CommandRejection("no item with id \"\(id.prefix(32))\""))
+            .failure(CommandRejection("no item with id \"\(id.prefix(32))\""))
         }
         var changed = true
         switch command {
         case .add(let text):
             guard items.count < Limits.items else {
-                rejectedCount += 1
                 return .failure(CommandRejection("the board is full (\(Limits.items) items)"))
             }
             items.append(BoardItem(id: "i\(nextItemNumber)", text: text))
@@ -166,7 +201,6 @@ extension Board {
         case .move(let id, let to):
             guard let at = index(of: id) else { return unknown(id) }
             guard to >= 0 && to < items.count else {
-                rejectedCount += 1
                 return .failure(CommandRejection("index \(to) is out of range 0..<\(items.count)"))
             }
             changed = at != to
@@ -179,6 +213,58 @@ extension Board {
             self.title = title
         }
         if changed { version += 1 }
+        sequence += 1
         return .success(version)
+    }
+
+    /// Applies `command` like ``apply(_:)`` unless `id` names a command the board already accepted, and
+    /// remembers `id` with the version the command made.
+    ///
+    /// - Returns: What became of the command: applied (with the version after it), a duplicate of an
+    ///   accepted command (with the version that one made; nothing changes), or refused.
+    public mutating func accept(_ command: BoardCommand, id: String?) -> CommandOutcome {
+        if let id, let version = recentCommands[id] { return .duplicate(version: version) }
+        switch apply(command) {
+        case .success(let version):
+            if let id { recentCommands.record(id, version: version) }
+            return .applied(version: version)
+        case .failure(let rejection):
+            return .rejected(rejection)
+        }
+    }
+}
+
+/// What became of one client command.
+public enum CommandOutcome: Equatable, Sendable {
+    /// Applied and durable; the board then had this version.
+    case applied(version: Int)
+    /// Its id names a command applied before (at this version): answered, not applied again.
+    case duplicate(version: Int)
+    /// Refused: it does not fit the board as it is; nothing changed.
+    case rejected(CommandRejection)
+    /// Not applied because the server cannot record it now (the journal could not be written, or the
+    /// server is shutting down); the client may send it again later.
+    case unavailable(String)
+}
+
+/// A command as the store reduces it and the journal records it: the command and the client's id for it.
+///
+/// Only commands the board accepted are dispatched and journaled, so replaying the journal onto the board
+/// it started from gives the same board, remembered ids included.
+public struct BoardAction: Action, Codable, Equatable, Sendable {
+    /// What to do.
+    public var command: BoardCommand
+    /// The client's id for the command, if it gave one.
+    public var cid: String?
+
+    /// Creates an action.
+    public init(command: BoardCommand, cid: String? = nil) {
+        self.command = command
+        self.cid = cid
+    }
+
+    /// Applies the command to the board (see ``Board/accept(_:id:)``).
+    public func reduce(_ state: inout Board) {
+        _ = state.accept(command, id: cid)
     }
 }

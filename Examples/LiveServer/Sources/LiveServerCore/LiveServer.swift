@@ -1,24 +1,31 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import Stillwater
+import ServiceLifecycle
 import Synchronization
 
-/// The live board server: a `Store` per team, a WebSocket per client at `/ws?team=TOKEN`, and the page
-/// at `/`.
+/// The live board server: a `Store` per team kept in a journal, a WebSocket per client at
+/// `/ws?team=NAME`, and the page at `/`.
 ///
-/// A client gets a snapshot of its team's view, then one patch frame per change it has not seen. Each
-/// connection reads the team's shared view scope through `values(buffering: .newest(1))`: the store
-/// hands a new view to the connection's one-slot buffer and moves on, so a client that is slow to read
-/// its socket holds at most one pending view (newer views replace it and are counted as superseded) and
-/// never slows the store or the other clients. The connection diffs what it sends against what it last
-/// sent, so a client that fell behind gets one patch to the newest view. The subscription lives for the
-/// connection: it is taken `during` a ``Lifetime`` whose token ends when the socket closes.
+/// A client proves it may use a team's board with the team's token (``AccessPolicy``), then gets a
+/// snapshot of the board's view (or, when it reconnects with the board and version it has, a patch from
+/// that version), then one patch frame per change it has not seen. Each connection reads the team's
+/// shared view scope through `values(buffering: .newest(1))`: the store hands a new view to the
+/// connection's one-slot buffer and moves on, so a client that is slow to read its socket holds at most
+/// one pending view (newer views replace it and are counted as superseded) and never slows the store or
+/// the other clients. The subscription lives for the connection: it is taken `during` a ``Lifetime``
+/// whose token ends when the socket closes.
 public struct LiveServer: Sendable {
-    /// The boards, by team token. A token not here is refused.
+    /// The boards, by team name.
     public let teams: [String: TeamBoard]
+    /// The teams' tokens and the allowed page origins.
+    public let access: AccessPolicy
     /// Counters for the whole server.
     public let stats: ServerStats
     /// Whether a client may ask for ``ServerStats`` (`{"type":"stats"}`); off unless the load run asks.
@@ -27,95 +34,200 @@ public struct LiveServer: Sendable {
     /// A longer interval lets more changes fold into each patch: fewer frames, and more actions per
     /// second for the server, at the price of that much more latency.
     public let patchInterval: Duration
+    /// How long a client that sent no token in a header has to send its hello frame.
+    public let helloTimeout: Duration
 
     /// Creates a server for these boards.
-    public init(teams: [String: Board], exposesStats: Bool = false, patchInterval: Duration = .zero) {
-        self.teams = teams.mapValues(TeamBoard.init)
+    public init(
+        boards: [String: TeamBoard], access: AccessPolicy, exposesStats: Bool = false,
+        patchInterval: Duration = .zero, helloTimeout: Duration = .seconds(10)
+    ) {
+        self.teams = boards
+        self.access = access
         self.stats = ServerStats()
         self.exposesStats = exposesStats
         self.patchInterval = patchInterval
+        self.helloTimeout = helloTimeout
     }
 
-    /// Two teams with seeded boards: tokens `alpha` and `beta`.
+    /// The first items of the demo teams' boards.
+    static let alphaSeed = ["Write the release notes", "Review the store diff", "Fix the flaky test", "Plan the demo"]
+    static let betaSeed = ["Order the cake", "Book the room"]
+
+    /// The tokens of ``seeded(exposesStats:patchInterval:)``'s teams: known, so only for tests and the
+    /// load run's in-process server.
+    public static let seededTokens = ["alpha": "alpha-token-for-tests", "beta": "beta-token-for-tests"]
+
+    /// Two teams with seeded boards kept in memory (nothing survives the process), with the tokens
+    /// ``seededTokens``: for tests and the load run.
     public static func seeded(exposesStats: Bool = false, patchInterval: Duration = .zero) -> LiveServer {
-        LiveServer(teams: [
-            "alpha": Board(title: "Team Alpha", texts: ["Write the release notes", "Review the store diff",
-                                                       "Fix the flaky test", "Plan the demo"]),
-            "beta": Board(title: "Team Beta", texts: ["Order the cake", "Book the room"]),
-        ], exposesStats: exposesStats, patchInterval: patchInterval)
+        LiveServer(
+            boards: [
+                "alpha": TeamBoard(Board(title: "Team Alpha", texts: alphaSeed)),
+                "beta": TeamBoard(Board(title: "Team Beta", texts: betaSeed)),
+            ],
+            access: AccessPolicy(tokens: seededTokens), exposesStats: exposesStats, patchInterval: patchInterval)
     }
 
     /// The Hummingbird application serving the page and the WebSocket endpoint on `host:port` (port 0
     /// picks a free one); `onRunning` receives the port once the server listens.
+    ///
+    /// A connection that sends no complete request within 30 s is closed, and so is a WebSocket whose
+    /// peer stops answering pings (one every 20 s). On a graceful shutdown every WebSocket is closed with
+    /// a close frame (1001, going away).
     public func application(
         host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: BasicRequestContext.self)
         router.get("/") { _, _ in
             Response(
-                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                status: .ok,
+                headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                          .init("Content-Security-Policy")!: "default-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+                          .init("Referrer-Policy")!: "no-referrer"],
                 body: .init(byteBuffer: ByteBuffer(string: Page.html)))
         }
-        router.ws("/ws") { request, _ in
-            // A token that names no board is refused before any WebSocket exists: the upgrade fails.
-            guard let team = request.uri.queryParameters.get("team"), teams[team] != nil else {
-                throw HTTPError(.forbidden, message: "unknown team")
+        // Reached only by a request to /ws that was not upgraded: a refused one gets its reason.
+        router.get("/ws") { request, _ in
+            switch self.admit(request.head) {
+            case .refused(let reason):
+                return Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                                body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
+            case .admitted:
+                return Response(status: .upgradeRequired, headers: [.contentType: "text/plain; charset=utf-8"],
+                                body: .init(byteBuffer: ByteBuffer(string: "a WebSocket upgrade is expected\n")))
             }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            let team = context.request.uri.queryParameters.get("team")
-            try await self.serve(team: team, inbound: inbound, outbound: outbound)
         }
         var defaultLogger = Logger(label: "live-server")
         defaultLogger.logLevel = .warning
+        var serverLogger = logger ?? defaultLogger
+        serverLogger.handler = RefusalLogFilter(base: serverLogger.handler)
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(30)),
+            ws: .init(maxFrameSize: Limits.frameLimit, autoPing: .enabled(timePeriod: .seconds(20)),
+                      closeTimeout: .seconds(2)))
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: Limits.frameLimit))),
+            server: .http1WebSocketUpgrade(configuration: configuration) { head, channel, _ in
+                switch self.admit(head) {
+                case .admitted(let client):
+                    return .upgrade([:]) { inbound, outbound, _ in
+                        try await self.serve(client, inbound: inbound, outbound: outbound)
+                    }
+                case .refused(let reason):
+                    try await Refusal.send(reason, on: channel)
+                    return .dontUpgrade
+                }
+            },
             configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
-            logger: logger ?? defaultLogger)
+            logger: serverLogger)
     }
 
-    /// Serves one connection until its socket closes.
-    func serve(team: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        guard let team, let board = teams[team] else {
-            // Checked at the upgrade already; kept so this function is safe on its own.
-            try await outbound.write(.text(ServerFrame.error(message: "unknown team", ref: nil).encoded()))
-            try await outbound.close(.policyViolation, reason: "unknown team")
-            return
+    /// A WebSocket upgrade the server will take.
+    struct Admission: Sendable {
+        var team: String
+        var board: TeamBoard
+        /// Whether the token came in the `Authorization` header (else it must come in a hello frame).
+        var authorized: Bool
+        /// The board and version the client has, when it resumes.
+        var resume: (board: String, version: Int)?
+    }
+
+    enum AdmissionResult: Sendable {
+        case admitted(Admission)
+        case refused(String)
+    }
+
+    /// Decides on an upgrade to `/ws`: its origin, its team, and its token when the header carries one.
+    func admit(_ head: HTTPRequest) -> AdmissionResult {
+        let uri = URI(head.path ?? "/")
+        guard uri.path == "/ws" else { return .refused("not found") }
+        guard access.allowsOrigin(head.headerFields[.origin], authority: head.authority) else {
+            stats.refused.add(1, ordering: .relaxed)
+            return .refused("pages from this origin may not use this server")
+        }
+        let query = uri.queryParameters
+        guard let team = query.get("team"), let board = teams[team] else {
+            stats.refused.add(1, ordering: .relaxed)
+            return .refused("unknown team or wrong token")
+        }
+        var authorized = false
+        if let header = head.headerFields[.authorization] {
+            guard header.hasPrefix("Bearer "), access.allows(team: team, token: String(header.dropFirst(7))) else {
+                stats.refused.add(1, ordering: .relaxed)
+                return .refused("unknown team or wrong token")
+            }
+            authorized = true
+        }
+        var resume: (String, Int)?
+        if let id = query.get("board"), let version = query.get("version").flatMap({ Int($0) }), version >= 0 {
+            resume = (id, version)
+        }
+        return .admitted(Admission(team: team, board: board, authorized: authorized, resume: resume))
+    }
+
+    /// Serves one connection until its socket closes or the server shuts down.
+    func serve(_ client: Admission, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        var messages = inbound.messages(maxSize: Limits.frameLimit).makeAsyncIterator()
+        if !client.authorized {
+            // A client that never says hello is closed after `helloTimeout`, which ends the read below.
+            let timer = Task {
+                try await Task.sleep(for: helloTimeout)
+                try await outbound.close(.policyViolation, reason: "no hello")
+            }
+            defer { timer.cancel() }
+            guard case .text(let text)? = try await messages.next() else { return }
+            guard let token = HelloFrame.token(in: text), access.allows(team: client.team, token: token) else {
+                stats.refused.add(1, ordering: .relaxed)
+                try await outbound.write(.text(ServerFrame.error(
+                    message: "the token was refused", ref: ClientFrame.readRef(text), code: "unauthorized").encoded()))
+                try await outbound.close(.policyViolation, reason: "unauthorized")
+                return
+            }
         }
         stats.connections.add(1, ordering: .relaxed)
         defer { stats.connections.subtract(1, ordering: .relaxed) }
+        let board = client.board
+        let resumeView = client.resume.flatMap { resume in
+            resume.board == board.id ? board.recentViews.view(at: resume.version) : nil
+        }
         let (lifetime, token) = Lifetime.make()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.push(board, during: lifetime, to: outbound) }
-            do {
-                try await receive(inbound, for: board, replyingTo: outbound)
-            } catch {
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await self.push(board, during: lifetime, resumingFrom: resumeView) { text in
+                        try await outbound.write(.text(text))
+                    }
+                }
+                do {
+                    try await receive(&messages, for: board, replyingTo: outbound)
+                } catch {
+                    token.end()
+                    throw error
+                }
+                // The socket closed: ending the lifetime completes the view stream, which ends the push loop.
                 token.end()
-                throw error
+                try await group.waitForAll()
             }
-            // The socket closed: ending the lifetime completes the view stream, which ends the push loop.
+        } onGracefulShutdown: {
             token.end()
-            try await group.waitForAll()
+            Task { try? await outbound.close(.goingAway, reason: "the server is shutting down") }
         }
     }
 
-    /// Sends the snapshot, then a patch per view the client has not seen, over the socket.
-    func push(_ board: TeamBoard, during lifetime: Lifetime, to outbound: WebSocketOutboundWriter) async throws {
-        try await push(board, during: lifetime) { text in try await outbound.write(.text(text)) }
-    }
-
-    /// Sends the snapshot of `board`'s view, then one patch frame per view the client has not seen, through `send`
-    /// (awaited: a slow `send` is a slow client), until `lifetime` ends.
+    /// Sends the snapshot of `board`'s view (or, given the view the client has, a patch from it), then
+    /// one patch frame per view the client has not seen, through `send` (awaited: a slow `send` is a slow
+    /// client), until `lifetime` ends.
     ///
     /// While `send` is busy, the store keeps going: new views wait in a one-slot buffer, a newer one
     /// replacing an older one (counted in ``ServerStats/superseded``), and the next patch goes from the
-    /// last view sent straight to the newest. A view equal to the last one sent sends nothing. Clients that
+    /// last view sent straight to the newest. A view of the version last sent sends nothing. Clients that
     /// go from the same version to the same version share one encoded frame (``TeamBoard/frames``).
     public func push(
-        _ board: TeamBoard, during lifetime: Lifetime, send: (String) async throws -> Void
+        _ board: TeamBoard, during lifetime: Lifetime, resumingFrom resumed: BoardView? = nil,
+        send: (String) async throws -> Void
     ) async throws {
         let sequence = SequenceNumbers()
         let views = board.view.asObservable()
@@ -125,8 +237,16 @@ public struct LiveServer: Sendable {
         for try await (number, next) in views.values(buffering: .newest(1)) {
             guard let previous = last else {
                 last = (number, next)
-                try await send(board.frames.snapshot(of: next))
-                stats.snapshots.add(1, ordering: .relaxed)
+                if let resumed {
+                    // A resumed client is told it is live even when nothing changed meanwhile.
+                    let text = board.frames.patch(from: resumed, to: next)
+                        ?? ServerFrame.patch(from: resumed.version, version: next.version, title: nil, items: nil).encoded()
+                    try await send(text)
+                    stats.resumes.add(1, ordering: .relaxed)
+                } else {
+                    try await send(board.frames.snapshot(of: next))
+                    stats.snapshots.add(1, ordering: .relaxed)
+                }
                 continue
             }
             last = (number, next)
@@ -140,12 +260,13 @@ public struct LiveServer: Sendable {
         }
     }
 
-    /// Reads the client's frames: decodes, checks and dispatches each, answering refusals (and frames
-    /// with a `ref`) on the same socket.
-    func receive(_ inbound: WebSocketInboundStream, for board: TeamBoard, replyingTo outbound: WebSocketOutboundWriter)
-        async throws
-    {
-        for try await message in inbound.messages(maxSize: Limits.frameLimit) {
+    /// Reads the client's frames: decodes, checks and performs each command, answering refusals (and
+    /// frames with a `ref`) on the same socket.
+    func receive(
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, for board: TeamBoard,
+        replyingTo outbound: WebSocketOutboundWriter
+    ) async throws {
+        while let message = try await messages.next() {
             guard case .text(let text) = message else {
                 stats.rejected.add(1, ordering: .relaxed)
                 try await outbound.write(.text(ServerFrame.error(message: "binary frames are not accepted", ref: nil).encoded()))
@@ -161,19 +282,25 @@ public struct LiveServer: Sendable {
                 frame = try ClientFrame.decode(text)
             } catch {
                 stats.rejected.add(1, ordering: .relaxed)
-                try await outbound.write(.text(ServerFrame.error(message: error.message, ref: nil).encoded()))
+                try await outbound.write(.text(ServerFrame.error(message: error.message, ref: error.ref).encoded()))
                 continue
             }
-            switch await board.perform(frame.command) {
-            case .success(let version):
+            let reply: ServerFrame?
+            switch await board.perform(frame.command, id: frame.cid) {
+            case .applied(let version):
                 stats.accepted.add(1, ordering: .relaxed)
-                if let ref = frame.ref {
-                    try await outbound.write(.text(ServerFrame.ack(ref: ref, version: version).encoded()))
-                }
-            case .failure(let rejection):
+                reply = frame.ref.map { .ack(ref: $0, version: version) }
+            case .duplicate(let version):
+                stats.duplicates.add(1, ordering: .relaxed)
+                reply = frame.ref.map { .ack(ref: $0, version: version, duplicate: true) }
+            case .rejected(let rejection):
                 stats.rejected.add(1, ordering: .relaxed)
-                try await outbound.write(.text(ServerFrame.error(message: rejection.message, ref: frame.ref).encoded()))
+                reply = .error(message: rejection.message, ref: frame.ref)
+            case .unavailable(let reason):
+                stats.unavailable.add(1, ordering: .relaxed)
+                reply = .error(message: reason, ref: frame.ref, retry: true)
             }
+            if let reply { try await outbound.write(.text(reply.encoded())) }
         }
     }
 }
@@ -194,4 +321,94 @@ enum Page {
         else { return "<!doctype html><p>index.html is missing from the LiveServerCore resources</p>" }
         return text
     }()
+}
+
+/// Why the server could not listen, in one line.
+public enum ListenFailure {
+    /// A line naming the address and the reason (`address already in use`, say) for an error the server
+    /// threw while starting or running.
+    public static func describe(_ error: any Error, host: String, port: Int) -> String {
+        if let error = error as? IOError {
+            return "cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))"
+        }
+        return "cannot listen on \(host):\(port): \(error)"
+    }
+}
+
+/// The answer to a refused WebSocket upgrade: `403 Forbidden` with the reason, then the connection closes.
+///
+/// Hummingbird answers every upgrade its `shouldUpgrade` declines with an empty `400 Bad Request`, which
+/// hides why. So the refusal is written here, on the connection's HTTP/1 encoder, before declining; the
+/// connection is closed after it, and the library's own answer then finds it closed and sends nothing
+/// (the error it logs for that is dropped by ``RefusalLogFilter``).
+enum Refusal {
+    static func send(_ reason: String, on channel: any Channel) async throws {
+        let body = ByteBuffer(string: reason + "\n")
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        headers.add(name: "Connection", value: "close")
+        let head = HTTPResponseHead(version: .http1_1, status: .forbidden, headers: headers)
+        channel.write(HTTPServerResponsePart.head(head), promise: nil)
+        channel.write(HTTPServerResponsePart.body(.byteBuffer(body)), promise: nil)
+        try await channel.writeAndFlush(HTTPServerResponsePart.end(nil))
+        try? await channel.close()
+    }
+}
+
+/// A log handler that drops the one error Hummingbird logs after a ``Refusal`` (its own answer to the
+/// declined upgrade finds the connection closed) and passes everything else to `base`.
+struct RefusalLogFilter: LogHandler {
+    var base: any LogHandler
+
+    var logLevel: Logger.Level {
+        get { base.logLevel }
+        set { base.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { base.metadata }
+        set { base.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { base[metadataKey: key] }
+        set { base[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        if event.message.description == "Error handling upgrade result",
+           case .string(let type)? = event.metadata?["error.type"],
+           type == "\(ChannelError.inappropriateOperationForState)" {
+            return
+        }
+        base.log(event: event)
+    }
+}
+
+/// Ends the process a fixed time after the first SIGTERM or SIGINT, whatever is still running then.
+///
+/// A backstop for a graceful shutdown that hangs: `lastly` runs, then the process exits with status 0,
+/// writing one line to standard error. Lives as long as the value is kept.
+public final class ShutdownWatchdog: Sendable {
+    /// The signal sources, kept for the watchdog's life (only ever read here, behind a lock for `Sendable`).
+    private let sources: Mutex<[any DispatchSourceSignal]>
+
+    /// Starts watching for SIGTERM and SIGINT; `limit` after the first one, the process exits.
+    public init(limit: Duration, lastly: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: "live-server.watchdog")
+        let milliseconds = Int(limit.components.seconds * 1_000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        sources = Mutex([SIGTERM, SIGINT].map { signalNumber in
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+                    FileHandle.standardError.write(Data("live-server: connections still open \(milliseconds) ms after the signal; closing them\n".utf8))
+                    lastly()
+                    exit(0)
+                }
+            }
+            source.resume()
+            return source
+        })
+    }
 }

@@ -1,39 +1,248 @@
-import Stillwater
+import Dispatch
 import Foundation
+import Stillwater
 import Synchronization
 
-/// One team's board: a `Store` of ``Board``, and the way client commands reach it.
+/// One team's board: a `Store` of ``Board`` kept in a journal, and the way client commands reach it.
+///
+/// Commands are applied write-ahead: each is checked against the board as it will be, the accepted ones
+/// are appended to the journal, the journal is synced (for the file journal, `fsync`), and only then are
+/// they dispatched to the store, which clients observe, and answered. So a client never sees a change
+/// that a crash could take back, and an acknowledged command survives any restart. Commands that arrive
+/// while a sync runs are taken together in the next one (one `fsync` for many commands).
 public final class TeamBoard: Sendable {
-    /// The store holding the board. Every change goes through ``perform(_:)``.
+    /// The store holding the board. Every change goes through ``perform(_:id:)``.
     public let store: Store<Board>
     /// What clients are shown: one scope of the store, shared by every connection of the team, that
     /// tells its observers only when the view changed.
     public let view: Property<BoardView>
+    /// The board's identity (``Board/id``).
+    public let id: String
 
     /// The frames recently encoded for this board's clients, shared between them.
-    public let frames = FrameCache()
+    public let frames: FrameCache
 
-    /// Creates a team's board with its first state.
-    public init(_ board: Board) {
+    /// The latest views, by version, so a client that reconnects is sent a patch from the version it has.
+    let recentViews: RecentViews
+    private let viewsSubscription: Subscription
+    private let writer: CommandWriter
+
+    /// Opens a team's board from `journal`: its newest snapshot and the commands after it, reduced without
+    /// effects. A journal that holds nothing yet is given `initial` as its first snapshot (version 0), so
+    /// the board's identity survives a restart from the first command on.
+    ///
+    /// - Parameters:
+    ///   - journal: Where the board's commands and snapshots are kept.
+    ///   - initial: The board of a new journal.
+    ///   - snapshotEvery: How many accepted commands between two snapshots (a restart replays at most
+    ///     this many).
+    ///   - warn: Called with each warning the journal gave when it was read (a torn tail cut back).
+    /// - Throws: What the journal throws when it cannot be read or written.
+    public init(
+        journal: any ActionJournal<Board, BoardAction>, initial: @autoclosure () -> Board,
+        snapshotEvery: Int = 1_000, warn: (String) -> Void = { _ in }
+    ) throws {
+        precondition(snapshotEvery > 0, "TeamBoard(snapshotEvery:) must be positive (got \(snapshotEvery))")
+        let contents = try journal.load()
+        contents.warnings.forEach(warn)
+        let board: Board
+        if contents.snapshot == nil && contents.records.isEmpty {
+            board = initial()
+            try journal.writeSnapshot(board, version: 0)
+        } else {
+            board = contents.replayed(onto: initial())
+        }
         store = Store(board)
         view = store.scope(\.view)
+        id = board.id
+        frames = FrameCache(board: board.id)
+        let recentViews = RecentViews()
+        self.recentViews = recentViews
+        viewsSubscription = view.observe { recentViews.add($0) }
+        writer = CommandWriter(board: board, journal: journal, store: store, snapshotEvery: snapshotEvery)
     }
 
-    /// The action that applies a command and reports the outcome from inside the reducer, so the check
-    /// (ids exist, indexes in range) and the change happen on the same state, whatever other connections
-    /// dispatch meanwhile.
-    private struct Apply: Action {
-        let command: BoardCommand
-        let report: @Sendable (Result<Int, CommandRejection>) -> Void
-        func reduce(_ state: inout Board) { report(state.apply(command)) }
+    /// A board kept in memory only (a ``MemoryJournal``): for tests and demos; nothing survives the process.
+    public convenience init(_ board: Board) {
+        // A new memory journal can always be read and written.
+        try! self.init(journal: MemoryJournal<Board, BoardAction>(), initial: board)
     }
 
-    /// Dispatches `command` and returns the board's version after it, or why it was refused (in which
-    /// case the board is unchanged).
-    public func perform(_ command: BoardCommand) async -> Result<Int, CommandRejection> {
+    /// Applies `command` unless `id` names a command already applied, once the journal holds it, and
+    /// says what became of it.
+    ///
+    /// - Returns: ``CommandOutcome/applied(version:)`` once the command is durable and dispatched (the
+    ///   board's version after it), ``CommandOutcome/duplicate(version:)`` when `id` was applied before,
+    ///   ``CommandOutcome/rejected(_:)`` when it does not fit the board (nothing changed), or
+    ///   ``CommandOutcome/unavailable(_:)`` when the journal could not be written (nothing changed).
+    public func perform(_ command: BoardCommand, id: String? = nil) async -> CommandOutcome {
         await withCheckedContinuation { continuation in
-            store.dispatch(Apply(command: command) { continuation.resume(returning: $0) })
+            writer.submit(command, id: id) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Writes a snapshot of the board as it is now (so the next start replays nothing), and refuses
+    /// commands from then on with ``CommandOutcome/unavailable(_:)``. Waits for commands being written.
+    ///
+    /// - Throws: What the journal throws when the snapshot cannot be written.
+    public func close() throws {
+        try writer.close()
+    }
+}
+
+/// The latest views of one board, by version (``capacity`` of them).
+final class RecentViews: Sendable {
+    /// How many views are kept.
+    static let capacity = 128
+    private let views = Mutex<[Int: BoardView]>([:])
+
+    /// Keeps `view`, dropping the one `capacity` versions older.
+    func add(_ view: BoardView) {
+        views.withLock { views in
+            views[view.version] = view
+            views[view.version - Self.capacity] = nil
+        }
+    }
+
+    /// The view at `version`, if it is still kept.
+    func view(at version: Int) -> BoardView? { views.withLock { $0[version] } }
+}
+
+/// Takes commands from any task, applies them to a copy of the board, journals the accepted ones with
+/// one sync per batch, then dispatches them to the store and answers them (see ``TeamBoard``).
+///
+/// Batches run one at a time on the writer's own serial queue, since a sync blocks its thread.
+final class CommandWriter: Sendable {
+    struct Request: Sendable {
+        var command: BoardCommand
+        var id: String?
+        var reply: @Sendable (CommandOutcome) -> Void
+    }
+
+    private enum Phase {
+        /// Nothing to do.
+        case idle
+        /// A batch is being written; requests wait for the next.
+        case writing
+        /// Closed: requests are refused.
+        case closed
+    }
+
+    private struct State {
+        var phase = Phase.idle
+        var waiting: [Request] = []
+        /// The board with every journaled command applied: the store's state once the batch being
+        /// written has been dispatched.
+        var board: Board
+        var sinceSnapshot = 0
+    }
+
+    private let state: Mutex<State>
+    private let journal: any ActionJournal<Board, BoardAction>
+    private let store: Store<Board>
+    private let snapshotEvery: Int
+    private let queue = DispatchQueue(label: "live-server.journal")
+
+    init(board: Board, journal: any ActionJournal<Board, BoardAction>, store: Store<Board>, snapshotEvery: Int) {
+        state = Mutex(State(board: board))
+        self.journal = journal
+        self.store = store
+        self.snapshotEvery = snapshotEvery
+    }
+
+    func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void) {
+        let request = Request(command: command, id: id, reply: reply)
+        let start: Bool? = state.withLock { state in
+            switch state.phase {
+            case .closed: return nil
+            case .writing:
+                state.waiting.append(request)
+                return false
+            case .idle:
+                state.waiting.append(request)
+                state.phase = .writing
+                return true
+            }
+        }
+        switch start {
+        case nil: reply(.unavailable("the server is shutting down"))
+        case true?: queue.async { self.writeBatches() }
+        case false?: break
+        }
+    }
+
+    /// Writes batches until no request waits.
+    private func writeBatches() {
+        while let (batch, board) = takeBatch() {
+            write(batch, onto: board)
+        }
+    }
+
+    private func takeBatch() -> ([Request], Board)? {
+        state.withLock { state in
+            guard case .writing = state.phase else { return nil }
+            guard !state.waiting.isEmpty else {
+                state.phase = .idle
+                return nil
+            }
+            defer { state.waiting = [] }
+            return (state.waiting, state.board)
+        }
+    }
+
+    private func write(_ batch: [Request], onto board: Board) {
+        var next = board
+        var outcomes: [CommandOutcome] = []
+        var accepted: [BoardAction] = []
+        outcomes.reserveCapacity(batch.count)
+        for request in batch {
+            let outcome = next.accept(request.command, id: request.id)
+            if case .applied = outcome { accepted.append(BoardAction(command: request.command, cid: request.id)) }
+            outcomes.append(outcome)
+        }
+        if !accepted.isEmpty {
+            do {
+                for (offset, action) in accepted.enumerated() {
+                    try journal.append(action, version: board.sequence + offset + 1)
+                }
+                try journal.sync()
+            } catch {
+                // Nothing of this batch is durable: none of it is applied, and each sender may retry.
+                let message = "the board could not be saved (\(error)); try again later"
+                for request in batch { request.reply(.unavailable(message)) }
+                return
+            }
+        }
+        let snapshotDue = state.withLock { state in
+            state.board = next
+            state.sinceSnapshot += accepted.count
+            guard state.sinceSnapshot >= snapshotEvery else { return false }
+            state.sinceSnapshot = 0
+            return true
+        }
+        for action in accepted { store.dispatch(action) }
+        for (request, outcome) in zip(batch, outcomes) { request.reply(outcome) }
+        if snapshotDue {
+            // A failed snapshot loses nothing (the journal holds every command); the next one tries again.
+            try? journal.writeSnapshot(next, version: next.sequence)
+        }
+    }
+
+    func close() throws {
+        state.withLock { $0.phase = .closed }
+        // Waits for the batch being written, if any; the writer then finds the phase closed and stops.
+        queue.sync {}
+        refuseWaiting()
+        let (board, due) = state.withLock { ($0.board, $0.sinceSnapshot > 0) }
+        if due { try journal.writeSnapshot(board, version: board.sequence) }
+    }
+
+    private func refuseWaiting() {
+        let waiting = state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for request in waiting { request.reply(.unavailable("the server is shutting down")) }
     }
 }
 
@@ -45,6 +254,14 @@ public final class ServerStats: Sendable {
     public let accepted = Atomic<Int>(0)
     /// Commands refused (error frames sent for a frame).
     public let rejected = Atomic<Int>(0)
+    /// Commands answered as duplicates of an accepted one (a retried `cid`), not applied again.
+    public let duplicates = Atomic<Int>(0)
+    /// Commands not applied because the journal could not take them (the client may retry).
+    public let unavailable = Atomic<Int>(0)
+    /// Upgrades and hellos refused: a foreign origin, an unknown team, a wrong token.
+    public let refused = Atomic<Int>(0)
+    /// Reconnected clients sent a patch from the version they had instead of a snapshot.
+    public let resumes = Atomic<Int>(0)
     /// Snapshot frames sent.
     public let snapshots = Atomic<Int>(0)
     /// Patch frames sent.
@@ -65,6 +282,10 @@ public final class ServerStats: Sendable {
             "connections": connections.load(ordering: .relaxed),
             "accepted": accepted.load(ordering: .relaxed),
             "rejected": rejected.load(ordering: .relaxed),
+            "duplicates": duplicates.load(ordering: .relaxed),
+            "unavailable": unavailable.load(ordering: .relaxed),
+            "refused": refused.load(ordering: .relaxed),
+            "resumes": resumes.load(ordering: .relaxed),
             "snapshots": snapshots.load(ordering: .relaxed),
             "patches": patches.load(ordering: .relaxed),
             "patchBytes": patchBytes.load(ordering: .relaxed),
@@ -112,6 +333,9 @@ public final class Locked<Value: Sendable>: Sendable {
 /// With many clients in step, one of them diffs and encodes, and the others reuse the text. Holds the
 /// most recent ``capacity`` frames of each kind.
 public final class FrameCache: Sendable {
+    /// The identity of the board whose frames these are (sent in snapshots).
+    public let board: String
+
     private struct Entries {
         var snapshots: [Int: String] = [:]
         var patches: [PatchKey: String?] = [:]
@@ -129,13 +353,13 @@ public final class FrameCache: Sendable {
     /// How many frames of each kind are kept.
     public let capacity = 64
 
-    /// Creates an empty cache.
-    public init() {}
+    /// Creates an empty cache for the board with identity `board`.
+    public init(board: String) { self.board = board }
 
     /// The snapshot frame of `view`.
     public func snapshot(of view: BoardView) -> String {
         if let text = entries.withLock({ $0.snapshots[view.version] }) { return text }
-        let text = ServerFrame.snapshot(view).encoded()
+        let text = ServerFrame.snapshot(view, board: board).encoded()
         entries.withLock { entries in
             guard entries.snapshots.updateValue(text, forKey: view.version) == nil else { return }
             entries.snapshotOrder.append(view.version)
@@ -146,15 +370,18 @@ public final class FrameCache: Sendable {
         return text
     }
 
-    /// The patch frame from `old` to `new`, or `nil` when nothing a client sees changed.
+    /// The patch frame from `old` to `new`, or `nil` when they are the same version.
     public func patch(from old: BoardView, to new: BoardView) -> String? {
         let key = PatchKey(from: old.version, to: new.version)
         if let text = entries.withLock({ $0.patches[key] }) { return text }
         let items = ListPatch(from: old.items, to: new.items)
         let title = new.title == old.title ? nil : new.title
-        let text: String? = title == nil && items.isEmpty
+        // Two versions may show the same content (an item ticked, then unticked): the patch then says only
+        // that the version moved, so a client always knows which version it has.
+        let text: String? = old.version == new.version && title == nil && items.isEmpty
             ? nil
-            : ServerFrame.patch(version: new.version, title: title, items: items.isEmpty ? nil : items).encoded()
+            : ServerFrame.patch(from: old.version, version: new.version, title: title,
+                                 items: items.isEmpty ? nil : items).encoded()
         entries.withLock { entries in
             guard entries.patches.updateValue(text, forKey: key) == nil else { return }
             entries.patchOrder.append(key)

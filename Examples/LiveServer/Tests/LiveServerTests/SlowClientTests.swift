@@ -38,7 +38,7 @@ struct SlowClientTests {
         // Once the socket drains, one patch takes the client from version 1 to 201.
         try await eventually("the newest board") {
             sent.withLock { $0.last.flatMap { try? ServerFrame.decode($0) } }.map { frame in
-                if case .patch(201, _, _) = frame { true } else { false }
+                if case .patch(_, 201, _, _) = frame { true } else { false }
             } ?? false
         }
         let frames = sent.withLock { $0 }.map { try? ServerFrame.decode($0) }
@@ -73,7 +73,7 @@ extension SlowClientTests {
         for step in 0..<20 { try await send(board, .add(text: "item \(step)")) }
         try await eventually("the folded patch") { sent.withLock { $0.count } == 3 }
         let frames = sent.withLock { $0 }
-        guard case .patch(21, nil, let items?) = frames[2] else {
+        guard case .patch(_, 21, nil, let items?) = frames[2] else {
             Issue.record("expected one patch to version 21, got \(frames[2])")
             return
         }
@@ -86,5 +86,6 @@ extension SlowClientTests {
 
 /// Dispatches `command` and fails the test when it is refused.
 func send(_ board: TeamBoard, _ command: BoardCommand) async throws {
-    if case .failure(let rejection) = await board.perform(command) { throw TestFailure("\(rejection)") }
+    let outcome = await board.perform(command)
+    guard case .applied = outcome else { throw TestFailure("\(outcome)") }
 }

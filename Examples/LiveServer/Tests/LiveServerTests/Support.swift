@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdWSClient
 import Hummingbird
 import LiveServerCore
@@ -66,6 +67,16 @@ struct ClientLog: Sendable {
     func count(_ isKind: (ServerFrame) -> Bool) -> Int { frames.filter(isKind).count }
 }
 
+/// How a test client proves it may use its team's board.
+enum ClientAuth: Sendable {
+    /// The token in the upgrade's `Authorization: Bearer` header (the team's seeded token when `nil`).
+    case header(String? = nil)
+    /// The token in a hello frame, sent first.
+    case hello(String)
+    /// No token at all.
+    case none
+}
+
 /// A real WebSocket client of the server, keeping a replica of its board.
 final class BoardClient: Sendable {
     let log = Locked(ClientLog())
@@ -73,15 +84,29 @@ final class BoardClient: Sendable {
     private let task: Task<Void, Never>
     private let nextRef = Atomic<Int>(0)
 
-    init(port: Int, team: String?) {
+    /// Connects to `team`'s board (`nil`: no team in the URL), proving access with `auth`, sending
+    /// `origin` as the upgrade's `Origin` header, and resuming from `resume` (a board id and version).
+    init(port: Int, team: String?, auth: ClientAuth = .header(), origin: String? = nil, resume: (String, Int)? = nil) {
         let (stream, continuation) = AsyncStream.makeStream(of: WebSocketOutboundWriter.OutboundFrame.self)
         outgoing = continuation
         let log = self.log
         var logger = Logger(label: "test-client")
         logger.logLevel = .error
-        let url = "ws://127.0.0.1:\(port)/ws" + (team.map { "?team=\($0)" } ?? "")
+        var url = "ws://127.0.0.1:\(port)/ws" + (team.map { "?team=\($0)" } ?? "")
+        if let (board, version) = resume { url += "&board=\(board)&version=\(version)" }
+        var headers = HTTPFields()
+        switch auth {
+        case .header(let token):
+            if let token = token ?? team.flatMap({ LiveServer.seededTokens[$0] }) { headers[.authorization] = "Bearer \(token)" }
+        case .hello(let token):
+            continuation.yield(.text(#"{"type":"hello","token":"\#(token)"}"#))
+        case .none:
+            break
+        }
+        if let origin { headers[.origin] = origin }
+        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
         task = Task {
-            let close = await connectingResult { try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
+            let close = await connectingResult { try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await frame in stream { try await outbound.write(frame) }
@@ -98,10 +123,10 @@ final class BoardClient: Sendable {
                                 return
                             }
                             log.frames.append(frame)
-                            do { try log.replica.apply(frame) } catch { log.replicaFailure = "\(error)" }
+                            do { try log.replica.apply(frame) } catch { if log.replicaFailure == nil { log.replicaFailure = "\(error) at frame \(log.frames.count): \(text.prefix(300))" } }
                             switch frame {
-                            case .ack(let ref, _): log.replies[ref] = frame
-                            case .error(let message, let ref):
+                            case .ack(let ref, _, _): log.replies[ref] = frame
+                            case .error(let message, let ref, _, _):
                                 log.errors.append(message)
                                 if let ref { log.replies[ref] = frame }
                             default: break
@@ -122,9 +147,14 @@ final class BoardClient: Sendable {
     }
 
     /// A client of `team` that has received its snapshot.
-    static func connected(port: Int, team: String) async throws -> BoardClient {
-        let client = BoardClient(port: port, team: team)
-        try await eventually("the snapshot of \(team)") { client.view != nil }
+    static func connected(port: Int, team: String, auth: ClientAuth = .header()) async throws -> BoardClient {
+        let client = BoardClient(port: port, team: team, auth: auth)
+        do {
+            try await eventually("the snapshot of \(team)") { client.view != nil }
+        } catch {
+            let log = client.log.withLock { $0 }
+            throw TestFailure("no snapshot of \(team): frames \(log.rawFrames.prefix(3)), failure \(String(describing: log.replicaFailure)), connect \(String(describing: log.connectError)), closed \(log.closed)")
+        }
         return client
     }
 
@@ -134,11 +164,11 @@ final class BoardClient: Sendable {
     /// Sends a binary frame.
     func send(binary: [UInt8]) { outgoing.yield(.binary(.init(bytes: binary))) }
 
-    /// Sends a command with a fresh reference number and waits for its ack or error.
+    /// Sends a command with a fresh reference number (and `cid`, when given) and waits for its ack or error.
     @discardableResult
-    func perform(_ command: BoardCommand) async throws -> ServerFrame {
+    func perform(_ command: BoardCommand, cid: String? = nil) async throws -> ServerFrame {
         let ref = nextRef.add(1, ordering: .relaxed).newValue
-        send(text: ClientFrame(command: command, ref: ref).encoded())
+        send(text: ClientFrame(command: command, ref: ref, cid: cid).encoded())
         try await eventually("the reply to ref \(ref)") { log.withLock { $0.replies[ref] != nil } }
         return log.withLock { $0.replies[ref]! }
     }
@@ -160,28 +190,37 @@ func connectingResult<T>(_ body: () async throws -> T) async -> Result<T, any Er
 
 /// A plain HTTP/1.1 GET on loopback (a socket and a few lines, so the test needs no HTTP client): the
 /// status code and the body.
-func httpGet(port: Int, path: String) async throws -> (status: Int, body: String) {
-    try await Task.detached {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestFailure("socket() failed") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw TestFailure("connect() failed") }
+func httpGet(port: Int, path: String, headers: [String: String] = [:]) async throws -> (status: Int, body: String) {
+    let extra = headers.map { "\($0): \($1)\r\n" }.sorted().joined()
+    return try await httpRequest(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\(extra)\r\n")
+}
+
+/// Sends `request` (a whole HTTP/1.1 request) on a new loopback connection and reads the answer until
+/// the server closes the connection or 10 s pass: the status code and the body.
+func httpRequest(port: Int, _ request: String) async throws -> (status: Int, body: String) {
+    // On a thread of its own: the blocking reads must not hold one of the few threads tasks run on.
+    try await onOwnThread {
+        let connection = try RawConnection(port: port)
+        let socket = connection.socket
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         _ = request.withCString { send(socket, $0, strlen($0), 0) }
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
+        /// Whether the headers and as many body bytes as `Content-Length` says have arrived (a kept-alive
+        /// connection is not closed by the server after the answer).
+        func complete() -> Bool {
+            let text = String(decoding: response, as: UTF8.self)
+            // A switch to WebSocket has no body to wait for.
+            if text.hasPrefix("HTTP/1.1 101 "), text.contains("\r\n\r\n") { return true }
+            guard let end = text.range(of: "\r\n\r\n"),
+                  let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first(where: { $0.lowercased().hasPrefix("content-length:") })
+                    .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) })
+            else { return false }
+            return text[end.upperBound...].utf8.count >= length
+        }
+        while !complete() {
             let count = recv(socket, &buffer, buffer.count, 0)
             if count <= 0 { break }
             response.append(contentsOf: buffer[0..<count])
@@ -193,5 +232,13 @@ func httpGet(port: Int, path: String) async throws -> (status: Int, body: String
         }
         let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
         return (status, body)
-    }.value
+    }
+}
+
+/// Runs `body` on a new thread and returns its result: for blocking work a test must not run on the
+/// cooperative pool (two threads on a two-core machine).
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }

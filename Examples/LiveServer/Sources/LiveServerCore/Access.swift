@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+
+/// Who may open a team's board: each team's secret token, and the web origins whose pages may connect.
+///
+/// Tokens are kept as their SHA-256 digests, so neither the server's memory nor its data folder holds a
+/// token a reader could reuse, and a presented token is compared with the team's in constant time (the
+/// time taken does not depend on how many bytes match). A token is sent in the `Authorization: Bearer`
+/// header of the WebSocket upgrade, or in the first frame (`{"type":"hello","token":"…"}`, which is what
+/// the page does); never in a URL, which servers and proxies log.
+///
+/// The `Origin` check stops a page from another site, open in the same browser, from using a board: a
+/// browser names the page's origin in every WebSocket upgrade, and a page cannot change it. An upgrade
+/// with no `Origin`, or with a `ws://` or `wss://` one (which no browser sends as a page's origin; some
+/// WebSocket client libraries do), comes from a program, not a page: it passes this check and still needs
+/// the token.
+public struct AccessPolicy: Sendable {
+    /// The SHA-256 digest of each team's token, by team name.
+    public var tokenDigests: [String: [UInt8]]
+    /// Origins allowed besides the server's own (`scheme://host[:port]`, compared exactly), for a page
+    /// served through a proxy under another name.
+    public var extraOrigins: Set<String>
+
+    /// Creates a policy from each team's token digest (``digest(of:)``) and the extra allowed origins.
+    public init(tokenDigests: [String: [UInt8]], extraOrigins: Set<String> = []) {
+        self.tokenDigests = tokenDigests
+        self.extraOrigins = extraOrigins
+    }
+
+    /// Creates a policy from each team's token.
+    public init(tokens: [String: String], extraOrigins: Set<String> = []) {
+        self.init(tokenDigests: tokens.mapValues(Self.digest(of:)), extraOrigins: extraOrigins)
+    }
+
+    /// The SHA-256 digest of `token`'s UTF-8 bytes.
+    public static func digest(of token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// Whether `token` is `team`'s token. Constant time in the token's content; `false` for an unknown team.
+    public func allows(team: String, token: String) -> Bool {
+        guard let expected = tokenDigests[team] else { return false }
+        return Self.constantTimeEqual(Self.digest(of: token), expected)
+    }
+
+    /// Whether a WebSocket upgrade with this `Origin` header may proceed, for a request that named
+    /// `authority` (its `Host`): no origin or a `ws://`/`wss://` one (not a browser page), the request's
+    /// own origin (`http://` or `https://` and the same host and port), or one of ``extraOrigins``.
+    public func allowsOrigin(_ origin: String?, authority: String?) -> Bool {
+        guard let origin else { return true }
+        let lowered = origin.lowercased()
+        if lowered.hasPrefix("ws://") || lowered.hasPrefix("wss://") || extraOrigins.contains(origin) { return true }
+        guard let authority, !authority.isEmpty else { return false }
+        let host = authority.lowercased()
+        return lowered == "http://" + host || lowered == "https://" + host
+    }
+
+    /// Whether two byte arrays are equal, in time that depends on their length only.
+    static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    /// A new random token: 32 bytes from the system's secure generator, in URL-safe Base64 (43 characters).
+    public static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// The first frame of a client that did not send its token in a header: `{"type":"hello","token":"…"}`.
+struct HelloFrame: Decodable {
+    var type: String
+    var token: String
+
+    /// The token of a hello frame, or `nil` when `text` is not one.
+    static func token(in text: String) -> String? {
+        guard text.utf8.count <= Limits.frame,
+              let hello = try? JSONDecoder().decode(HelloFrame.self, from: Data(text.utf8)),
+              hello.type == "hello"
+        else { return nil }
+        return hello.token
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// A command-line argument or environment value that cannot be used: one line, for standard error.
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// What was wrong and what is expected.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// How `live-server` was asked to run: its command-line arguments and environment, checked.
+public struct ServerOptions: Equatable, Sendable {
+    /// A team named on the command line or in `LIVE_TEAMS`, with its token when one was given.
+    public struct Team: Equatable, Sendable {
+        /// The team's name: 1 to 32 lowercase letters, digits and `-`, starting with a letter or digit.
+        public var name: String
+        /// The team's token (16 to 256 printable ASCII characters, no spaces), or `nil` to keep the
+        /// stored one (or generate one for a new team).
+        public var token: String?
+    }
+
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on (0 picks a free one).
+    public var port = 8_080
+    /// The folder holding the teams and their boards' journals.
+    public var dataDirectory = "./live-data"
+    /// Teams to serve besides those the data folder holds.
+    public var teams: [Team] = []
+    /// Origins allowed besides the server's own.
+    public var origins: [String] = []
+    /// The least time between two patches to one client.
+    public var patchInterval: Duration = .zero
+    /// Whether clients may ask for the server's counters.
+    public var exposesStats = false
+    /// Accepted commands between two snapshots of a board.
+    public var snapshotEvery = 1_000
+    /// Whether `--help` was given.
+    public var showsHelp = false
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// What `live-server --help` prints.
+    public static let usage = """
+        usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
+                           [--patch-interval-ms N] [--snapshot-every N] [--stats]
+          --host H              address to listen on (default 127.0.0.1)
+          --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
+          --data DIR            where teams and boards are kept (default ./live-data, or LIVE_DATA)
+          --team NAME[=TOKEN]   serve this team; with TOKEN, set its token (at least 16 characters);
+                                without, keep its token or make a new one (printed once). Also
+                                LIVE_TEAMS="alpha=TOKEN,beta=TOKEN". With no team anywhere, a new data
+                                folder gets teams alpha and beta.
+          --origin URL          also accept pages from this origin (scheme://host[:port]), e.g. a proxy
+          --patch-interval-ms N least time between two patches to one client (default 0)
+          --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
+          --stats               let clients ask for the server's counters (for live-load)
+        Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used,
+        2 for a bad argument or a port that cannot be listened on.
+        """
+
+    /// Reads `arguments` (without the program's name) and `environment`; arguments win over the
+    /// environment.
+    ///
+    /// - Throws: ``UsageError`` naming the first bad argument or variable.
+    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> ServerOptions {
+        var options = ServerOptions()
+        if let port = environment["PORT"] { options.port = try number(port, for: "PORT", in: 0...65_535) }
+        if let data = environment["LIVE_DATA"], !data.isEmpty { options.dataDirectory = data }
+        if let teams = environment["LIVE_TEAMS"] {
+            for entry in teams.split(separator: ",") where !entry.isEmpty {
+                options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
+            }
+        }
+        var rest = arguments[...]
+        func value(_ flag: String) throws(UsageError) -> String {
+            guard let value = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--host": options.host = try value(argument)
+            case "--port": options.port = try number(try value(argument), for: argument, in: 0...65_535)
+            case "--data": options.dataDirectory = try value(argument)
+            case "--team": options.teams.append(try team(try value(argument), from: argument))
+            case "--origin": options.origins.append(try origin(try value(argument)))
+            case "--patch-interval-ms":
+                options.patchInterval = .milliseconds(try number(try value(argument), for: argument, in: 0...60_000))
+            case "--snapshot-every":
+                options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
+            case "--stats": options.exposesStats = true
+            case "--help", "-h": options.showsHelp = true
+            default: throw UsageError("unknown argument \"\(argument.prefix(64))\" (see --help)")
+            }
+        }
+        guard !options.host.isEmpty else { throw UsageError("--host must not be empty") }
+        guard !options.dataDirectory.isEmpty else { throw UsageError("--data must not be empty") }
+        return options
+    }
+
+    private static func number(_ text: String, for name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(text.prefix(32))\")")
+        }
+        return value
+    }
+
+    private static func team(_ text: String, from source: String) throws(UsageError) -> Team {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0]
+        guard isTeamName(name) else {
+            throw UsageError("\(source): team name \"\(name.prefix(40))\" must be 1 to 32 lowercase letters, digits and -")
+        }
+        guard parts.count == 2 else { return Team(name: name, token: nil) }
+        let token = parts[1]
+        guard token.count >= 16, token.count <= 256,
+              token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw UsageError("\(source): the token for team \(name) must be 16 to 256 printable characters without spaces")
+        }
+        return Team(name: name, token: token)
+    }
+
+    /// Whether `name` is a usable team name.
+    public static func isTeamName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 32, first != UInt8(ascii: "-") else { return false }
+        return name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+    }
+
+    private static func origin(_ text: String) throws(UsageError) -> String {
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
+              url.host != nil, url.path.isEmpty || url.path == "/", url.query == nil
+        else { throw UsageError("--origin must look like https://host or http://host:port (got \"\(text.prefix(64))\")") }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import LiveServerCore
+import Stillwater
+import Testing
+
+@Suite("Durability: boards in their journals")
+struct DurabilityTests {
+    /// A board over the file journal in `folder`.
+    static func open(
+        _ folder: String, snapshotEvery: Int = 1_000, warnings: Locked<[String]>? = nil,
+        journal keep: (FileJournal<Board, BoardAction>) -> Void = { _ in }
+    ) throws -> TeamBoard {
+        let journal = try FileJournal<Board, BoardAction>(directory: folder)
+        keep(journal)
+        return try TeamBoard(
+            journal: journal,
+            initial: Board(title: "Durable", texts: ["first"]), snapshotEvery: snapshotEvery,
+            warn: { warning in warnings?.withLock { $0.append(warning) } })
+    }
+
+    @Test("a board reopened from its journal is the board it was: items, versions, identity and command ids",
+          arguments: [1_000, 7])
+    func reopen(snapshotEvery: Int) async throws {
+        try await withDataFolder { folder in
+            var expected: Board
+            var id: String
+            weak var released: FileJournal<Board, BoardAction>?
+            do {
+                let board = try Self.open(folder, snapshotEvery: snapshotEvery) { released = $0 }
+                id = board.id
+                for number in 0..<40 {
+                    let outcome = await board.perform(.add(text: "item \(number)"), id: "cmd-\(number)")
+                    guard case .applied = outcome else { throw TestFailure("\(outcome)") }
+                }
+                _ = await board.perform(.toggle(id: "i3"), id: "cmd-toggle")
+                _ = await board.perform(.move(id: "i5", to: 0))
+                _ = await board.perform(.setTitle("Renamed"))
+                // A refused command is not journaled.
+                let refused = await board.perform(.delete(id: "i999"))
+                #expect(refused == .rejected(CommandRejection("no item with id \"i999\"")))
+                expected = board.store.state.value
+            }
+            // A board nobody holds is freed, with its journal (which lets go of the folder's lock), once
+            // its writer, which answers before it goes idle, is done.
+            try await eventually("the journal was freed") { released == nil }
+            // Reopened without a close: as after a crash, the journal's tail is replayed.
+            do {
+                let reopened = try Self.open(folder, snapshotEvery: snapshotEvery)
+                #expect(reopened.store.state.value == expected)
+                #expect(reopened.id == id)
+                let retried = await reopened.perform(.add(text: "item 3"), id: "cmd-3")
+                #expect(retried == .duplicate(version: 4))
+                #expect(reopened.store.state.value == expected)
+                try reopened.close()
+                expected = reopened.store.state.value
+            }
+            // After a close (a snapshot), the same again.
+            let third = try Self.open(folder, snapshotEvery: snapshotEvery)
+            #expect(third.store.state.value == expected)
+        }
+    }
+
+    @Test("a torn tail (a record cut short by a crash) is cut back with a warning; every whole record is kept")
+    func tornTail() async throws {
+        try await withDataFolder { folder in
+            var expected: Board
+            weak var released: FileJournal<Board, BoardAction>?
+            do {
+                let board = try Self.open(folder) { released = $0 }
+                for number in 0..<5 { _ = await board.perform(.add(text: "kept \(number)")) }
+                expected = board.store.state.value
+            }
+            try await eventually("the journal was freed") { released == nil }
+            let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".log") }.sorted()
+            let last = try #require(segments.last)
+            let handle = try #require(FileHandle(forWritingAtPath: folder + "/" + last))
+            handle.seekToEndOfFile()
+            // The start of a record header that promises more bytes than follow.
+            handle.write(Data([0x40, 0, 0, 0, 0x12, 0x34]))
+            handle.closeFile()
+            let warnings = Locked<[String]>([])
+            let reopened = try Self.open(folder, warnings: warnings)
+            #expect(reopened.store.state.value == expected)
+            #expect(warnings.withLock { $0.count } == 1)
+            #expect(await reopened.perform(.add(text: "after the cut")) == .applied(version: expected.version + 1))
+        }
+    }
+
+    @Test("the commands sent while a sync runs are written together, in order, and answered after it")
+    func batching() async throws {
+        try await withDataFolder { folder in
+            let board = try Self.open(folder)
+            let outcomes = await withTaskGroup(of: CommandOutcome.self) { group in
+                for number in 0..<200 { group.addTask { await board.perform(.add(text: "n\(number)"), id: "c\(number)") } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let versions = outcomes.compactMap { outcome -> Int? in
+                if case .applied(let version) = outcome { version } else { nil }
+            }
+            #expect(versions.sorted() == Array(1...200))
+            #expect(board.store.state.value.items.count == 201)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import LiveServerCore
+import Stillwater
+import Testing
+
+/// The real `live-server` program: arguments, listening, shutdown, crashes and restarts.
+@Suite("The live-server program", .serialized)
+struct ProcessTests {
+    static let token = "process-test-token-0001"
+
+    @Test("a bad port or argument is one line on standard error and exit status 2",
+          arguments: [(["--port", "abc"], [String: String]()), (["--port", "99999"], [:]), (["--port", "-1"], [:]),
+                      ([], ["PORT": "99999"]), (["--team", "x=short"], [:]), (["--frobnicate"], [:])])
+    func badArguments(arguments: [String], environment: [String: String]) async throws {
+        try await withDataFolder { folder in
+            let server = try ServerProcess(arguments + ["--data", folder], environment: environment)
+            defer { server.stop() }
+            let (status, _) = try await server.exit(within: 30)
+            #expect(status == 2)
+            let lines = server.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(server.stderr)")
+            #expect(lines.first?.hasPrefix("live-server: ") == true)
+            #expect(server.stdout.isEmpty)
+        }
+    }
+
+    @Test("a port already in use is one line on standard error and exit status 2")
+    func portInUse() async throws {
+        try await withDataFolder { folder in
+            let first = try ServerProcess(["--port", "0", "--data", folder + "/a", "--team", "alpha=\(Self.token)"])
+            defer { first.stop() }
+            let port = try await first.port()
+            let second = try ServerProcess(["--port", String(port), "--data", folder + "/b", "--team", "alpha=\(Self.token)"])
+            defer { second.stop() }
+            let (status, _) = try await second.exit(within: 30)
+            #expect(status == 2)
+            let lines = second.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(second.stderr)")
+            #expect(lines.first?.contains("cannot listen on 127.0.0.1:\(port)") == true, "\(second.stderr)")
+            #expect(lines.first?.contains("in use") == true, "\(second.stderr)")
+        }
+    }
+
+    @Test("a first start prints each new team's share link once; a restart keeps the token and prints none")
+    func firstStartTokens() async throws {
+        try await withDataFolder { folder in
+            let first = try ServerProcess(["--port", "0", "--data", folder])
+            let port = try await first.port()
+            try await eventually("both share links") { first.stdout.components(separatedBy: "#token=").count == 3 }
+            let link = try #require(first.stdout.split(separator: "\n").first { $0.contains("?team=alpha#token=") })
+            let token = String(try #require(link.split(separator: "#token=").last))
+            let client = try await BoardClient.connected(port: port, team: "alpha", auth: .hello(token))
+            #expect(client.view?.title == "Team Alpha")
+            await client.close()
+            first.send(SIGTERM)
+            #expect(try await first.exit(within: 10).status == 0)
+            let registry = try String(contentsOfFile: folder + "/teams.json", encoding: .utf8)
+            #expect(!registry.contains(token))
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/teams.json")
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+            let second = try ServerProcess(["--port", "0", "--data", folder])
+            defer { second.stop() }
+            let secondPort = try await second.port()
+            #expect(!second.stdout.contains("#token="))
+            let again = try await BoardClient.connected(port: secondPort, team: "alpha", auth: .hello(token))
+            await again.close()
+        }
+    }
+
+    @Test("SIGTERM with idle, never-upgraded and half-open connections exits within 5 s, closing WebSockets with 1001")
+    func shutdownIsPrompt() async throws {
+        try await withDataFolder { folder in
+            let server = try ServerProcess(["--port", "0", "--data", folder, "--team", "alpha=\(Self.token)"])
+            defer { server.stop() }
+            let port = try await server.port()
+            let idle = try RawConnection(port: port)
+            let halfRequest = try RawConnection(port: port, sending: "GET / HTTP/1.1\r\nHost: x\r\n")
+            // Upgraded, then never reads nor answers the close handshake.
+            let halfOpen = try RawConnection(port: port, sending: upgradeRequest(
+                port: port, path: "/ws?team=alpha", headers: ["Authorization": "Bearer \(Self.token)"]))
+            let client = try await BoardClient.connected(port: port, team: "alpha", auth: .header(Self.token))
+            try await Task.sleep(for: .milliseconds(200))
+            server.send(SIGTERM)
+            let (status, took) = try await server.exit(within: 10)
+            #expect(status == 0)
+            #expect(took < .seconds(5), "took \(took)")
+            try await eventually("the client saw the close") { client.log.withLock { $0.closed } }
+            #expect(client.log.withLock { $0.closeCode } == .goingAway || client.log.withLock { $0.closeCode } == .normalClosure)
+            _ = (idle, halfRequest, halfOpen)
+        }
+    }
+
+    @Test("kill -9 under load, then a restart: no acknowledged command lost, none applied twice")
+    func killUnderLoad() async throws {
+        try await withDataFolder { folder in
+            let arguments = ["--data", folder, "--team", "alpha=\(Self.token)", "--snapshot-every", "50"]
+            let server = try ServerProcess(["--port", "0"] + arguments)
+            let port = try await server.port()
+            // Four clients add uniquely named items, each with its own command id, as fast as answered.
+            let sent = Locked<[String: String]>([:])  // cid -> text
+            let acknowledged = Locked<Set<String>>([])
+            var clients: [BoardClient] = []
+            for _ in 0..<4 { clients.append(try await BoardClient.connected(port: port, team: "alpha", auth: .header(Self.token))) }
+            let senders = clients.enumerated().map { number, client in
+                Task {
+                    for step in 0..<120 {
+                        let cid = "c\(number)-\(step)", text = "client \(number) item \(step)"
+                        sent.withLock { $0[cid] = text }
+                        guard case .ack? = try? await client.perform(.add(text: text), cid: cid) else { return }
+                        acknowledged.withLock { _ = $0.insert(cid) }
+                        if Task.isCancelled { return }
+                    }
+                }
+            }
+            try await eventually(within: 60, "some commands acknowledged") { acknowledged.withLock { $0.count } >= 60 }
+            server.send(SIGKILL)
+            _ = try await server.exit(within: 10)
+            for sender in senders { sender.cancel() }
+            for client in clients { await client.close() }
+            let acked = acknowledged.withLock { $0 }
+
+            let restarted = try ServerProcess(["--port", "0"] + arguments)
+            defer { restarted.stop() }
+            let newPort = try await restarted.port()
+            let checker = try await BoardClient.connected(port: newPort, team: "alpha", auth: .header(Self.token))
+            let texts = sent.withLock { $0 }
+            let afterRestart = try #require(checker.view).items.map(\.text)
+            for cid in acked {
+                #expect(afterRestart.filter { $0 == texts[cid] }.count == 1, "acknowledged \(cid) lost or doubled")
+            }
+            // Every command sent again with its id: those applied before the crash are answered, not applied.
+            for (cid, text) in texts.sorted(by: { $0.key < $1.key }) {
+                let reply = try await checker.perform(.add(text: text), cid: cid)
+                guard case .ack(_, _, let duplicate) = reply else {
+                    Issue.record("\(cid): \(reply)")
+                    continue
+                }
+                if acked.contains(cid) { #expect(duplicate, "\(cid) was applied twice") }
+            }
+            try await eventually("the checker's replica caught up") { checker.view?.items.count == texts.count + 4 }
+            let final = try #require(checker.view).items.map(\.text)
+            for text in texts.values { #expect(final.filter { $0 == text }.count == 1, "\(text)") }
+            await checker.close()
+        }
+    }
+}
