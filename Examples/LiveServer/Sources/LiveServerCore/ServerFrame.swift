@@ -17,115 +17,146 @@ public enum ServerFrame: Equatable, Sendable {
     /// because the server could not take it now, and may be sent again later.
     case error(message: String, ref: Int?, code: String? = nil, retry: Bool = false)
 
-    private struct Wire: Codable {
-        var type: String
-        var board: String?
-        var from: Int?
-        var version: Int?
-        var title: String?
-        var items: [BoardItem]?
-        var patch: ListPatch<BoardItem>?
-        var ref: Int?
-        var duplicate: Bool?
-        var message: String?
-        var code: String?
-        var retry: Bool?
-
-        enum CodingKeys: String, CodingKey {
-            case type, board, from, version, title, items, ref, duplicate, message, code, retry
-        }
-
-        init(type: String) { self.type = type }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            type = try container.decode(String.self, forKey: .type)
-            board = try container.decodeIfPresent(String.self, forKey: .board)
-            from = try container.decodeIfPresent(Int.self, forKey: .from)
-            duplicate = try container.decodeIfPresent(Bool.self, forKey: .duplicate)
-            code = try container.decodeIfPresent(String.self, forKey: .code)
-            retry = try container.decodeIfPresent(Bool.self, forKey: .retry)
-            version = try container.decodeIfPresent(Int.self, forKey: .version)
-            title = try container.decodeIfPresent(String.self, forKey: .title)
-            ref = try container.decodeIfPresent(Int.self, forKey: .ref)
-            message = try container.decodeIfPresent(String.self, forKey: .message)
-            if type == "patch" {
-                patch = try container.decodeIfPresent(ListPatch<BoardItem>.self, forKey: .items)
-            } else {
-                items = try container.decodeIfPresent([BoardItem].self, forKey: .items)
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(type, forKey: .type)
-            try container.encodeIfPresent(board, forKey: .board)
-            try container.encodeIfPresent(from, forKey: .from)
-            try container.encodeIfPresent(version, forKey: .version)
-            try container.encodeIfPresent(title, forKey: .title)
-            try container.encodeIfPresent(items, forKey: .items)
-            try container.encodeIfPresent(patch, forKey: .items)
-            try container.encodeIfPresent(ref, forKey: .ref)
-            try container.encodeIfPresent(duplicate, forKey: .duplicate)
-            try container.encodeIfPresent(message, forKey: .message)
-            try container.encodeIfPresent(code, forKey: .code)
-            try container.encodeIfPresent(retry, forKey: .retry)
-        }
-    }
-
-    /// The frame's JSON text.
+    /// The frame's JSON text (written directly: see ``JSONWriter``).
+    ///
+    /// - Complexity: O(n) in the text's length; one buffer, grown as needed.
     public func encoded() -> String {
-        var wire: Wire
+        var json = JSONWriter()
         switch self {
         case .snapshot(let view, let board):
-            wire = Wire(type: "snapshot")
-            wire.board = board
-            wire.version = view.version
-            wire.title = view.title
-            wire.items = view.items
+            json.raw(#"{"type":"snapshot","board":"#)
+            json.string(board)
+            json.raw(#","version":"#)
+            json.int(view.version)
+            json.raw(#","title":"#)
+            json.string(view.title)
+            json.raw(#","items":"#)
+            Self.write(view.items, to: &json)
         case .patch(let from, let version, let title, let items):
-            wire = Wire(type: "patch")
-            wire.from = from
-            wire.version = version
-            wire.title = title
-            wire.patch = items
+            json.raw(#"{"type":"patch","from":"#)
+            json.int(from)
+            json.raw(#","version":"#)
+            json.int(version)
+            if let title {
+                json.raw(#","title":"#)
+                json.string(title)
+            }
+            if let items {
+                json.raw(#","items":{"changes":{"#)
+                let changes = items.changeset
+                var first = true
+                func key(_ name: StaticString) {
+                    if !first { json.raw(",") }
+                    first = false
+                    json.raw(name)
+                }
+                if !changes.deletes.isEmpty { key(#""deletes":"#); json.ints(changes.deletes) }
+                if !changes.inserts.isEmpty { key(#""inserts":"#); json.ints(changes.inserts) }
+                if !changes.moves.isEmpty {
+                    key(#""moves":["#)
+                    for (index, move) in changes.moves.enumerated() {
+                        if index > 0 { json.raw(",") }
+                        json.ints([move.from, move.to])
+                    }
+                    json.raw("]")
+                }
+                if !changes.updates.isEmpty { key(#""updates":"#); json.ints(changes.updates) }
+                json.raw(#"},"elements":"#)
+                Self.write(items.elements, to: &json)
+                json.raw("}")
+            }
         case .ack(let ref, let version, let duplicate):
-            wire = Wire(type: "ack")
-            wire.ref = ref
-            wire.version = version
-            wire.duplicate = duplicate ? true : nil
+            json.raw(#"{"type":"ack","ref":"#)
+            json.int(ref)
+            json.raw(#","version":"#)
+            json.int(version)
+            if duplicate { json.raw(#","duplicate":true"#) }
         case .error(let message, let ref, let code, let retry):
-            wire = Wire(type: "error")
-            wire.message = message
-            wire.ref = ref
-            wire.code = code
-            wire.retry = retry ? true : nil
+            json.raw(#"{"type":"error","message":"#)
+            json.string(message)
+            if let ref {
+                json.raw(#","ref":"#)
+                json.int(ref)
+            }
+            if let code {
+                json.raw(#","code":"#)
+                json.string(code)
+            }
+            if retry { json.raw(#","retry":true"#) }
         }
-        // Strings, numbers and arrays of them always encode.
-        return String(decoding: (try? JSONEncoder().encode(wire)) ?? Data(), as: UTF8.self)
+        json.raw("}")
+        return json.text
+    }
+
+    private static func write(_ items: [BoardItem], to json: inout JSONWriter) {
+        json.raw("[")
+        for (index, item) in items.enumerated() {
+            json.raw(index == 0 ? #"{"id":"# : #",{"id":"#)
+            json.string(item.id)
+            json.raw(#","text":"#)
+            json.string(item.text)
+            json.raw(item.done ? #","done":true}"# : #","done":false}"#)
+        }
+        json.raw("]")
     }
 
     /// Reads a frame the server sent.
     ///
-    /// - Throws: When the text is not one of the shapes.
+    /// - Throws: ``CommandRejection`` when the text is not JSON or not one of the shapes. A patch's
+    ///   indexes are checked when it is applied (``BoardReplica/apply(_:)``).
     public static func decode(_ text: String) throws -> ServerFrame {
-        let wire = try JSONDecoder().decode(Wire.self, from: Data(text.utf8))
+        let object: JSONValue
+        do {
+            object = try JSONReader.parse(text)
+        } catch {
+            throw CommandRejection("not JSON: \(text.prefix(80))")
+        }
+        let type = object["type"]?.string ?? "?"
         func need<T>(_ value: T?) throws -> T {
-            guard let value else { throw CommandRejection("\(wire.type) frame is missing a field") }
+            guard let value else { throw CommandRejection("\(type) frame is missing a field") }
             return value
         }
-        switch wire.type {
+        switch type {
         case "snapshot":
-            return .snapshot(BoardView(version: try need(wire.version), title: try need(wire.title),
-                                       items: try need(wire.items)), board: try need(wire.board))
+            let view = BoardView(version: try need(object["version"]?.int), title: try need(object["title"]?.string),
+                                 items: try items(try need(object["items"])))
+            return .snapshot(view, board: try need(object["board"]?.string))
         case "patch":
-            return .patch(from: try need(wire.from), version: try need(wire.version), title: wire.title,
-                          items: wire.patch)
+            var patch: ListPatch<BoardItem>?
+            if let value = object["items"] {
+                // Indexes are checked against the list when the patch is applied (`ListPatch.applied(to:)`).
+                let changes = try need(value["changes"])
+                func list(_ name: String) throws -> [Int] {
+                    try (changes[name].map { try need($0.array) } ?? []).map { try need($0.int) }
+                }
+                let moves = try (changes["moves"].map { try need($0.array) } ?? []).map { pair in
+                    let ends = try need(pair.array).map { try need($0.int) }
+                    guard ends.count == 2 else { throw CommandRejection("a move is [from, to]") }
+                    return Changeset.Move(from: ends[0], to: ends[1])
+                }
+                let changeset = Changeset(deletes: try list("deletes"), inserts: try list("inserts"), moves: moves,
+                                          updates: try list("updates"))
+                let elements = try items(try need(value["elements"]))
+                guard elements.count == changeset.inserts.count + changeset.moves.count + changeset.updates.count else {
+                    throw CommandRejection("a patch names \(elements.count) elements for its changeset's \(changeset.inserts.count + changeset.moves.count + changeset.updates.count)")
+                }
+                patch = ListPatch(changeset: changeset, elements: elements)
+            }
+            return .patch(from: try need(object["from"]?.int), version: try need(object["version"]?.int),
+                          title: object["title"]?.string, items: patch)
         case "ack":
-            return .ack(ref: try need(wire.ref), version: try need(wire.version), duplicate: wire.duplicate ?? false)
+            return .ack(ref: try need(object["ref"]?.int), version: try need(object["version"]?.int),
+                        duplicate: object["duplicate"]?.bool ?? false)
         case "error":
-            return .error(message: try need(wire.message), ref: wire.ref, code: wire.code, retry: wire.retry ?? false)
-        default: throw CommandRejection("unknown frame type \(wire.type)")
+            return .error(message: try need(object["message"]?.string), ref: object["ref"]?.int,
+                          code: object["code"]?.string, retry: object["retry"]?.bool ?? false)
+        default: throw CommandRejection("unknown frame type \(type.prefix(32))")
+        }
+        func items(_ value: JSONValue) throws -> [BoardItem] {
+            try need(value.array).map { item in
+                BoardItem(id: try need(item["id"]?.string), text: try need(item["text"]?.string),
+                          done: try need(item["done"]?.bool))
+            }
         }
     }
 }

@@ -72,6 +72,35 @@ struct ModelTests {
         #expect(replica.view?.version == 4)
     }
 
+    @Test("frames are standard JSON: Foundation reads them, and a patch's items are the library's ListPatch JSON")
+    func framesAreStandardJSON() throws {
+        let old = [BoardItem(id: "a", text: "1"), BoardItem(id: "b", text: "2"), BoardItem(id: "c", text: "3")]
+        let new = [BoardItem(id: "c", text: "quote \" slash \\ tab \t nl \n bell \u{07} é 🚀"), BoardItem(id: "a", text: "1"),
+                   BoardItem(id: "d", text: "4", done: true)]
+        let patch = ListPatch(from: old, to: new)
+        let text = ServerFrame.patch(from: 1, version: 2, title: "T \u{2028}", items: patch).encoded()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["title"] as? String == "T \u{2028}")
+        let items = try JSONSerialization.data(withJSONObject: try #require(object["items"]))
+        #expect(try JSONDecoder().decode(ListPatch<BoardItem>.self, from: items) == patch)
+        let snapshot = ServerFrame.snapshot(BoardView(version: 3, title: "S", items: new), board: "b-2").encoded()
+        let decoded = try JSONSerialization.jsonObject(with: Data(snapshot.utf8)) as? [String: Any]
+        #expect((decoded?["items"] as? [[String: Any]])?.first?["text"] as? String == new[0].text)
+    }
+
+    @Test("the frame reader takes every JSON escape and refuses what is not JSON, without trapping")
+    func jsonReader() throws {
+        #expect(try ServerFrame.decode(#"{"type":"error","message":"a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude80"}"#)
+            == .error(message: "a\"b\\c/d\u{08}\u{0C}\n\r\té🚀", ref: nil))
+        #expect(try ServerFrame.decode(#" { "type" : "ack" , "ref" : 1 , "version" : 2e0 } "#) == .ack(ref: 1, version: 2))
+        let bad = ["", "{", "{}x", #"{"type":"ack","ref":01,"version":1}"#, #"{"type":"ack","ref":1.5,"version":1}"#,
+                   #"{"type":"error","message":"\ud83d"}"#, #"{"type":"error","message":"\x"}"#, "[" + String(repeating: "[", count: 100),
+                   #"{"type":"error","message":"tab\#tin"}"#, "nul", #"{"type":"patch","from":1,"version":2,"items":{"changes":{"inserts":[0]},"elements":[]}}"#]
+        for text in bad {
+            #expect(throws: CommandRejection.self, "\(text.prefix(40))") { try ServerFrame.decode(text) }
+        }
+    }
+
     @Test("a decode error echoes the frame's ref whenever the frame is a JSON object with one")
     func decodeErrorsEchoRef() {
         for (text, ref) in [(#"{"type":"add","ref":3}"#, 3), (#"{"type":"add","text":42,"ref":4}"#, 4),
