@@ -75,16 +75,12 @@ public struct AccessPolicy: Sendable {
 }
 
 /// The first frame of a client that did not send its token in a header: `{"type":"hello","token":"…"}`.
-struct HelloFrame: Decodable {
-    var type: String
-    var token: String
-
+enum HelloFrame {
     /// The token of a hello frame, or `nil` when `text` is not one.
     static func token(in text: String) -> String? {
-        guard text.utf8.count <= Limits.frame,
-              let hello = try? JSONDecoder().decode(HelloFrame.self, from: Data(text.utf8)),
-              hello.type == "hello"
+        guard text.utf8.count <= Limits.frame, let hello = try? JSONReader.parse(text),
+              hello["type"]?.string == "hello"
         else { return nil }
-        return hello.token
+        return hello["token"]?.string
     }
 }

@@ -68,8 +68,8 @@ public struct ClientFrame: Equatable, Sendable {
         self.cid = cid
     }
 
-    /// The wire shape: every field optional, checked by ``decode(_:)``.
-    private struct Wire: Codable {
+    /// The wire shape: every field optional (a `null` is taken as absent), checked by ``decode(_:)``.
+    private struct Wire {
         var type: String?
         var text: String?
         var id: String?
@@ -77,11 +77,31 @@ public struct ClientFrame: Equatable, Sendable {
         var title: String?
         var ref: Int?
         var cid: String?
-    }
 
-    /// Just the reference number, read on its own when the rest of a frame does not decode.
-    private struct RefOnly: Decodable {
-        var ref: Int?
+        init() {}
+
+        /// Reads the fields of a JSON object; `nil` when `value` is not an object or a field has the
+        /// wrong type. Other fields are ignored.
+        init?(_ value: JSONValue) {
+            guard case .object = value else { return nil }
+            func string(_ key: String) -> String?? {
+                switch value[key] {
+                case nil, .null?: .some(nil)
+                case .string(let text)?: .some(text)
+                default: nil
+                }
+            }
+            func int(_ key: String) -> Int?? {
+                switch value[key] {
+                case nil, .null?: .some(nil)
+                case let number?: number.int.map { .some($0) }
+                }
+            }
+            guard let type = string("type"), let text = string("text"), let id = string("id"), let to = int("to"),
+                  let title = string("title"), let ref = int("ref"), let cid = string("cid")
+            else { return nil }
+            (self.type, self.text, self.id, self.to, self.title, self.ref, self.cid) = (type, text, id, to, title, ref, cid)
+        }
     }
 
     /// Decodes and checks a text frame: its size, its JSON, its type and the fields that type needs,
@@ -95,10 +115,7 @@ public struct ClientFrame: Equatable, Sendable {
             throw CommandRejection("frame of \(text.utf8.count) bytes is over the limit of \(Limits.frame)",
                                    ref: readRef(text))
         }
-        let wire: Wire
-        do {
-            wire = try JSONDecoder().decode(Wire.self, from: Data(text.utf8))
-        } catch {
+        guard let value = try? JSONReader.parse(text), let wire = Wire(value) else {
             throw CommandRejection("not a JSON object of the expected shape", ref: readRef(text))
         }
         func refuse(_ message: String) -> CommandRejection { CommandRejection(message, ref: wire.ref) }
@@ -143,7 +160,7 @@ public struct ClientFrame: Equatable, Sendable {
     /// The `ref` of a frame that did not decode as a whole, if it is a JSON object with an integer `ref`.
     static func readRef(_ text: String) -> Int? {
         guard text.utf8.count <= Limits.frameLimit else { return nil }
-        return (try? JSONDecoder().decode(RefOnly.self, from: Data(text.utf8)))?.ref
+        return (try? JSONReader.parse(text))?["ref"]?.int
     }
 
     /// Whether `cid` is a well-formed command id: 1 to 64 ASCII letters, digits, `-` and `_`.
@@ -156,19 +173,30 @@ public struct ClientFrame: Equatable, Sendable {
 
     /// Encodes the frame as a client sends it.
     public func encoded() -> String {
-        var wire = Wire(ref: ref, cid: cid)
-        switch command {
-        case .add(let text): wire.type = "add"; wire.text = text
-        case .toggle(let id): wire.type = "toggle"; wire.id = id
-        case .rename(let id, let text): wire.type = "rename"; wire.id = id; wire.text = text
-        case .move(let id, let to): wire.type = "move"; wire.id = id; wire.to = to
-        case .delete(let id): wire.type = "delete"; wire.id = id
-        case .setTitle(let title): wire.type = "setTitle"; wire.title = title
+        var json = JSONWriter(capacity: 96)
+        func field(_ key: StaticString, _ value: String) {
+            json.raw(key)
+            json.string(value)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // A struct of strings and numbers always encodes.
-        return String(decoding: (try? encoder.encode(wire)) ?? Data(), as: UTF8.self)
+        switch command {
+        case .add(let text): json.raw(#"{"type":"add""#); field(#","text":"#, text)
+        case .toggle(let id): json.raw(#"{"type":"toggle""#); field(#","id":"#, id)
+        case .rename(let id, let text): json.raw(#"{"type":"rename""#); field(#","id":"#, id); field(#","text":"#, text)
+        case .move(let id, let to):
+            json.raw(#"{"type":"move""#)
+            field(#","id":"#, id)
+            json.raw(#","to":"#)
+            json.int(to)
+        case .delete(let id): json.raw(#"{"type":"delete""#); field(#","id":"#, id)
+        case .setTitle(let title): json.raw(#"{"type":"setTitle""#); field(#","title":"#, title)
+        }
+        if let ref {
+            json.raw(#","ref":"#)
+            json.int(ref)
+        }
+        if let cid { field(#","cid":"#, cid) }
+        json.raw("}")
+        return json.text
     }
 }
 
