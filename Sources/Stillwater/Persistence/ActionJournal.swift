@@ -54,8 +54,10 @@ public protocol ActionJournal<State, JournaledAction>: AnyObject, Sendable {
     /// Makes every appended record durable; for a file journal, written and flushed to the disk.
     ///
     /// An action is acknowledged only after the `sync` that covers it returned. When `sync` throws, the
-    /// records it was to make durable are not durable, and the journal continues from the last version
-    /// that is (see each implementation).
+    /// records it was to make durable are dropped and nothing of them stays half written: the journal
+    /// continues from the last durable version, so the next append is that version plus one. (Every
+    /// journal keeps this rule; ``Middleware/journaling(to:startingAfter:snapshotEvery:onError:)`` relies
+    /// on it.)
     func sync() throws
 
     /// Stores `state` as the snapshot at `version`: the state after the action with that version.

@@ -76,8 +76,10 @@ where JournaledAction.State == State {
 
     /// Appends the record of `action` at `version`, not yet durable. Never throws.
     ///
-    /// - Parameter version: Exactly one more than the last appended version (or the version ``load()``
-    ///   reported); anything else stops the program with a message naming it.
+    /// - Parameters:
+    ///   - action: The action, kept as it is.
+    ///   - version: Exactly one more than the last appended version (or the version ``load()``
+    ///     reported); anything else stops the program with a message naming it.
     public func append(_ action: JournaledAction, version: Int) throws {
         storage.withLock { storage in
             JournalRules.requireLoaded(storage.loaded, "MemoryJournal", "append(_:version:)")
@@ -103,8 +105,10 @@ where JournaledAction.State == State {
     ///
     /// Its sync is not counted in ``syncCount``.
     ///
-    /// - Parameter version: At most the last appended version; otherwise the program stops with a
-    ///   message naming it.
+    /// - Parameters:
+    ///   - state: The state after the action with `version`, kept as it is.
+    ///   - version: At most the last appended version; otherwise the program stops with a message
+    ///     naming it.
     /// - Throws: What the sync throws (see ``failNextSync(with:)``); the snapshot is not kept then.
     public func writeSnapshot(_ state: State, version: Int) throws {
         try storage.withLock { storage in
