@@ -398,10 +398,17 @@ class Browser:
              "--disable-backgrounding-occluded-windows", "--disable-extensions", "--hide-scrollbars",
              "--mute-audio", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.devtools = None
+        try:
+            self.devtools = DevTools(*self._devtools_address())
+        except BaseException:
+            self.close()  # the caller never gets this object, so nothing else would stop chromium
+            raise
+
+    def _devtools_address(self):
         active = os.path.join(self.profile, "DevToolsActivePort")
         deadline = time.monotonic() + 30
-        port = None
-        while port is None:
+        while True:
             if self.process.poll() is not None:
                 raise Failed(f"chromium exited with status {self.process.returncode} at start")
             if time.monotonic() > deadline:
@@ -410,17 +417,17 @@ class Browser:
                 with open(active) as file:
                     lines = file.read().split("\n")
                 if len(lines) >= 2 and lines[0].strip().isdigit() and lines[1].startswith("/devtools/browser/"):
-                    port, path = int(lines[0]), lines[1].strip()
+                    return int(lines[0]), lines[1].strip()
             except FileNotFoundError:
                 pass
             time.sleep(0.1)
-        self.devtools = DevTools(port, path)
 
     def close(self):
-        try:
-            self.devtools.ws.close()
-        except Exception:
-            pass
+        if self.devtools:
+            try:
+                self.devtools.ws.close()
+            except Exception:
+                pass
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGTERM)
