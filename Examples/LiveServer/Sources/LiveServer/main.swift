@@ -68,7 +68,9 @@ let app = server.application(host: host, port: options.port, logger: logger) { p
 // A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
 // then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
 // snapshots. Every acknowledged command is already in its journal, so nothing is lost either way.
-let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000)) { closeBoards(server) }
+let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: { server.closeQuietConnections() }) {
+    closeBoards(server)
+}
 
 var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 configuration.maximumGracefulShutdownDuration = .seconds(3)

@@ -36,18 +36,30 @@ public struct LiveServer: Sendable {
     public let patchInterval: Duration
     /// How long a client that sent no token in a header has to send its hello frame.
     public let helloTimeout: Duration
+    /// How long a new connection may stay silent before its first request.
+    public let firstRequestTimeout: Duration
+    /// The connections that have not sent their first request yet.
+    public let quietConnections = QuietConnections()
 
     /// Creates a server for these boards.
     public init(
         boards: [String: TeamBoard], access: AccessPolicy, exposesStats: Bool = false,
-        patchInterval: Duration = .zero, helloTimeout: Duration = .seconds(10)
+        patchInterval: Duration = .zero, helloTimeout: Duration = .seconds(10),
+        firstRequestTimeout: Duration = .seconds(10)
     ) {
+        self.firstRequestTimeout = firstRequestTimeout
         self.teams = boards
         self.access = access
         self.stats = ServerStats()
         self.exposesStats = exposesStats
         self.patchInterval = patchInterval
         self.helloTimeout = helloTimeout
+    }
+
+    /// Closes every connection that has not sent a request yet (and any that opens from now on): the
+    /// first step of a shutdown, since such a connection would otherwise hold it until its timeout.
+    public func closeQuietConnections() {
+        quietConnections.closeAll()
     }
 
     /// The first items of the demo teams' boards.
@@ -72,14 +84,18 @@ public struct LiveServer: Sendable {
     /// The Hummingbird application serving the page and the WebSocket endpoint on `host:port` (port 0
     /// picks a free one); `onRunning` receives the port once the server listens.
     ///
-    /// A connection that sends no complete request within 30 s is closed, and so is a WebSocket whose
-    /// peer stops answering pings (one every 20 s). On a graceful shutdown every WebSocket is closed with
-    /// a close frame (1001, going away).
+    /// A connection that sends nothing within ``firstRequestTimeout`` of opening is closed, so is one idle for 30 s between
+    /// requests, and so is a WebSocket whose peer stops answering pings (one every 20 s). On a graceful
+    /// shutdown every WebSocket is closed with a close frame (1001, going away); connections that have not
+    /// sent a request are closed by ``closeQuietConnections()``.
     public func application(
         host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
+        router.head("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"])
+        }
         router.get("/") { _, _ in
             Response(
                 status: .ok,
@@ -106,29 +122,35 @@ public struct LiveServer: Sendable {
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(30)),
             ws: .init(maxFrameSize: Limits.frameLimit, autoPing: .enabled(timePeriod: .seconds(20)),
-                      closeTimeout: .seconds(2)))
+                      closeTimeout: .seconds(1)))
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: configuration) { head, channel, _ in
-                switch self.admit(head) {
-                case .admitted(let client):
-                    return .upgrade([:]) { inbound, outbound, _ in
-                        try await self.serve(client, inbound: inbound, outbound: outbound)
+            server: HTTPServerBuilder { responder in
+                let upgrading = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { head, channel, _ in
+                    switch self.admit(head) {
+                    case .admitted(let client):
+                        return .upgrade([:]) { inbound, outbound, _ in
+                            try await self.serve(client, inbound: inbound, outbound: outbound)
+                        }
+                    case .refused(let reason):
+                        try await Refusal.send(reason, on: channel)
+                        return .dontUpgrade
                     }
-                case .refused(let reason):
-                    try await Refusal.send(reason, on: channel)
-                    return .dontUpgrade
                 }
+                return TimedUpgradeChannel(
+                    inner: upgrading, timeout: TimeAmount(self.firstRequestTimeout), quiet: self.quietConnections)
             },
             configuration: .init(address: .hostname(host, port: port)),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: serverLogger)
     }
 
-    /// A WebSocket upgrade the server will take.
+    /// A WebSocket upgrade the server will take. A page (no `Authorization` header) is let in whatever
+    /// team it names, and refused at its hello when the team is unknown, as for a wrong token: a browser
+    /// cannot read why an upgrade failed, but it can read an error frame.
     struct Admission: Sendable {
         var team: String
-        var board: TeamBoard
+        var board: TeamBoard?
         /// Whether the token came in the `Authorization` header (else it must come in a hello frame).
         var authorized: Bool
         /// The board and version the client has, when it resumes.
@@ -149,13 +171,10 @@ public struct LiveServer: Sendable {
             return .refused("pages from this origin may not use this server")
         }
         let query = uri.queryParameters
-        guard let team = query.get("team"), let board = teams[team] else {
-            stats.refused.add(1, ordering: .relaxed)
-            return .refused("unknown team or wrong token")
-        }
+        let team = query.get("team") ?? ""
         var authorized = false
         if let header = head.headerFields[.authorization] {
-            guard header.hasPrefix("Bearer "), access.allows(team: team, token: String(header.dropFirst(7))) else {
+            guard teams[team] != nil, header.hasPrefix("Bearer "), access.allows(team: team, token: String(header.dropFirst(7))) else {
                 stats.refused.add(1, ordering: .relaxed)
                 return .refused("unknown team or wrong token")
             }
@@ -165,7 +184,7 @@ public struct LiveServer: Sendable {
         if let id = query.get("board"), let version = query.get("version").flatMap({ Int($0) }), version >= 0 {
             resume = (id, version)
         }
-        return .admitted(Admission(team: team, board: board, authorized: authorized, resume: resume))
+        return .admitted(Admission(team: team, board: teams[team], authorized: authorized, resume: resume))
     }
 
     /// Serves one connection until its socket closes or the server shuts down.
@@ -179,7 +198,7 @@ public struct LiveServer: Sendable {
             }
             defer { timer.cancel() }
             guard case .text(let text)? = try await messages.next() else { return }
-            guard let token = HelloFrame.token(in: text), access.allows(team: client.team, token: token) else {
+            guard let token = HelloFrame.token(in: text), client.board != nil, access.allows(team: client.team, token: token) else {
                 stats.refused.add(1, ordering: .relaxed)
                 try await outbound.write(.text(ServerFrame.error(
                     message: "the token was refused", ref: ClientFrame.readRef(text), code: "unauthorized").encoded()))
@@ -187,9 +206,10 @@ public struct LiveServer: Sendable {
                 return
             }
         }
+        // Admitted with a header only for a known team; after a hello only for a known one too.
+        guard let board = client.board else { return }
         stats.connections.add(1, ordering: .relaxed)
         defer { stats.connections.subtract(1, ordering: .relaxed) }
-        let board = client.board
         let resumeView = client.resume.flatMap { resume in
             resume.board == board.id ? board.recentViews.view(at: resume.version) : nil
         }
@@ -394,13 +414,15 @@ public final class ShutdownWatchdog: Sendable {
     /// The signal sources, kept for the watchdog's life (only ever read here, behind a lock for `Sendable`).
     private let sources: Mutex<[any DispatchSourceSignal]>
 
-    /// Starts watching for SIGTERM and SIGINT; `limit` after the first one, the process exits.
-    public init(limit: Duration, lastly: @escaping @Sendable () -> Void) {
+    /// Starts watching for SIGTERM and SIGINT: at the first one `onSignal` runs, and `limit` later, the
+    /// process exits.
+    public init(limit: Duration, onSignal: @escaping @Sendable () -> Void = {}, lastly: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "live-server.watchdog")
         let milliseconds = Int(limit.components.seconds * 1_000 + limit.components.attoseconds / 1_000_000_000_000_000)
         sources = Mutex([SIGTERM, SIGINT].map { signalNumber in
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler {
+                onSignal()
                 queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
                     FileHandle.standardError.write(Data("live-server: connections still open \(milliseconds) ms after the signal; closing them\n".utf8))
                     lastly()

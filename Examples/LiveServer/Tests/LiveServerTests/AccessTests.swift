@@ -7,9 +7,10 @@ import Testing
 @Suite("Access: tokens and origins")
 struct AccessTests {
     /// The seeded server with a short hello timeout.
-    static func server(helloTimeout: Duration = .seconds(10)) -> LiveServer {
+    static func server(helloTimeout: Duration = .seconds(10), firstRequestTimeout: Duration = .seconds(10)) -> LiveServer {
         let seeded = LiveServer.seeded()
-        return LiveServer(boards: seeded.teams, access: seeded.access, helloTimeout: helloTimeout)
+        return LiveServer(boards: seeded.teams, access: seeded.access, helloTimeout: helloTimeout,
+                          firstRequestTimeout: firstRequestTimeout)
     }
 
     @Test("a wrong or missing-with-header token is refused at the upgrade with 403, and nothing changes",
@@ -72,6 +73,33 @@ struct AccessTests {
             #expect(log.closeCode == .policyViolation)
             #expect(log.replica.view == nil)
             await good.close()
+        }
+    }
+
+    @Test("a page naming an unknown team is let through the upgrade and refused at its hello, as for a wrong token")
+    func unknownTeamAtHello() async throws {
+        try await withServer(Self.server()) { server, port in
+            let stranger = BoardClient(port: port, team: "nobody", auth: .hello("alpha-token-for-tests"))
+            try await eventually("the refusal closed the connection") { stranger.log.withLock { $0.closed } }
+            #expect(stranger.log.withLock { $0.frames } == [.error(message: "the token was refused", ref: nil, code: "unauthorized")])
+            #expect(server.stats.connections.load(ordering: .relaxed) == 0)
+        }
+    }
+
+    @Test("a connection that sends nothing at all is closed after the first-request timeout; one that sent a request is not")
+    func firstRequestTimeout() async throws {
+        try await withServer(Self.server(firstRequestTimeout: .milliseconds(300))) { server, port in
+            let silent = try RawConnection(port: port)
+            let started = ContinuousClock.now
+            let closed = try await onOwnThread { silent.isClosedByServer(within: 10) }
+            #expect(closed)
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(server.quietConnections.count == 0)
+            // A WebSocket that is served stays open past the timeout.
+            let client = try await BoardClient.connected(port: port, team: "alpha")
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(!client.log.withLock { $0.closed })
+            await client.close()
         }
     }
 

@@ -84,7 +84,9 @@ struct ProcessTests {
             server.send(SIGTERM)
             let (status, took) = try await server.exit(within: 10)
             #expect(status == 0)
-            #expect(took < .seconds(5), "took \(took)")
+            // The never-used connections are closed at the signal, the WebSockets with a close frame, so
+            // the shutdown ends before the 4 s backstop.
+            #expect(took < .seconds(4), "took \(took)")
             try await eventually("the client saw the close") { client.log.withLock { $0.closed } }
             #expect(client.log.withLock { $0.closeCode } == .goingAway || client.log.withLock { $0.closeCode } == .normalClosure)
             _ = (idle, halfRequest, halfOpen)
