@@ -4,13 +4,18 @@ import LiveServerCore
 import Logging
 import Synchronization
 
-// live-load --clients 1000 --actions 10000 [--senders 10] [--window 8] [--port 8090] [--in-process]
-//           [--patch-interval-ms N] (passed to the server: the least time between two patches to a client)
+// live-load --clients 1000 --actions 10000 [--rate N] [--senders 10] [--window 8] [--port 8090]
+//           [--patch-interval-ms N] [--baseline] [--in-process]
 //
 // Starts the server (the `live-server` binary beside this one, with --stats, so its memory is its own;
 // or in this process with --in-process), connects the clients to team `alpha`, lets `senders` of them
-// send `actions` commands (each keeping at most `window` unanswered), waits until every client's replica
-// has the final version, checks all replicas are equal to the server's board, and prints the figures.
+// send `actions` commands (at `rate` actions a second in all, or as fast as answers come with --rate 0;
+// each sender keeps at most `window` unanswered), waits until every client's replica has the final
+// version, checks all replicas are equal to the server's board, and prints the figures. A command's
+// latency runs from the moment it was due to be sent (so a sender held back by its window counts the
+// wait) to the moment the last client had a version that includes it. --baseline runs the same load a
+// second time against the server sending the whole board to every client on every change, and prints
+// both rows. Exit status: 0, 1 when a replica differs or a run times out, 2 for a bad argument.
 
 struct Options {
     var clients = 1_000
@@ -20,14 +25,16 @@ struct Options {
     var port = 8_090
     var inProcess = false
     var patchIntervalMs = 0
+    var rate = 0
+    var baseline = false
 }
 
 var options = Options()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     let value = { () -> Int in
-        guard let text = arguments.popFirst(), let number = Int(text), number > 0 else {
-            print("live-load: \(argument) needs a positive number")
+        guard let text = arguments.popFirst(), let number = Int(text), number >= 0 else {
+            FileHandle.standardError.write(Data("live-load: \(argument) needs a whole number, 0 or more\n".utf8))
             exit(2)
         }
         return number
@@ -40,10 +47,20 @@ while let argument = arguments.popFirst() {
     case "--port": options.port = value()
     case "--in-process": options.inProcess = true
     case "--patch-interval-ms": options.patchIntervalMs = value()
+    case "--rate": options.rate = value()
+    case "--baseline": options.baseline = true
     default:
-        print("usage: live-load [--clients N] [--actions N] [--senders N] [--window N] [--port N] [--in-process] [--patch-interval-ms N]")
+        FileHandle.standardError.write(Data("""
+            usage: live-load [--clients N] [--actions N] [--rate N] [--senders N] [--window N] [--port N]
+                             [--patch-interval-ms N] [--baseline] [--in-process]
+
+            """.utf8))
         exit(2)
     }
+}
+guard options.clients > 0, options.actions > 0, options.senders > 0, options.window > 0 else {
+    FileHandle.standardError.write(Data("live-load: --clients, --actions, --senders and --window must be at least 1\n".utf8))
+    exit(2)
 }
 options.senders = min(options.senders, options.clients)
 
@@ -145,7 +162,23 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-func run(_ options: Options) async throws -> Int32 {
+/// One run's figures, a row of the table.
+struct Row {
+    var label: String
+    var actionsPerSecond: Double
+    var patchesPerSecond: Double
+    var patchesPerClient: Double
+    var bytesPerPatch: Double
+    var wholeBoardBytes: Double
+    var p50: Double
+    var p99: Double
+    var max: Double
+    var rssMiB: Int
+    var equal: Int
+    var clients: Int
+}
+
+func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     // The server.
     var serverProcess: Process?
     var inProcessTask: Task<Void, any Error>?
@@ -154,7 +187,11 @@ func run(_ options: Options) async throws -> Int32 {
     var dataDirectory: String?
     if options.inProcess {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = LiveServer.seeded(exposesStats: true, patchInterval: .milliseconds(options.patchIntervalMs)).application(port: 0) { continuation.yield($0) }
+        let seeded = LiveServer.seeded()
+        let server = LiveServer(
+            boards: seeded.teams, access: seeded.access, exposesStats: true,
+            patchInterval: .milliseconds(options.patchIntervalMs), sendsWholeBoard: wholeBoard)
+        let app = server.application(port: 0) { continuation.yield($0) }
         inProcessTask = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         port = await iterator.next() ?? 0
@@ -172,14 +209,15 @@ func run(_ options: Options) async throws -> Int32 {
         let process = Process()
         process.executableURL = binary
         process.arguments = ["--port", String(port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
-                             "--data", folder, "--team", "alpha=\(token)"]
+                             "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : [])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         serverProcess = process
     }
 
     print("live-load: \(options.clients) clients, \(options.actions) actions from \(options.senders) senders "
-        + "(window \(options.window)), server \(options.inProcess ? "in this process" : "pid \(serverProcess!.processIdentifier)") on port \(port)")
+        + "(window \(options.window), \(options.rate > 0 ? "\(options.rate) actions/s" : "as fast as answered")"
+        + "\(wholeBoard ? ", whole board on every change" : ", patch interval \(options.patchIntervalMs) ms")), server \(options.inProcess ? "in this process" : "pid \(serverProcess!.processIdentifier)") on port \(port)")
 
     // Connect (retrying the first one until the server listens).
     var probe = LoadClient(port: port, token: token)
@@ -216,6 +254,12 @@ func run(_ options: Options) async throws -> Int32 {
                 var random = SystemRandomNumberGenerator()
                 for index in 0..<share {
                     let ref = index * options.senders + sender + 1
+                    // Open loop: the command is due at its slot of the rate, whatever came back so far.
+                    var due = ContinuousClock.now
+                    if options.rate > 0 {
+                        due = started + .seconds(Double(ref - 1) / Double(options.rate))
+                        try await Task.sleep(until: due, clock: .continuous)
+                    }
                     if index >= options.window {
                         let waitFor = (index - options.window) * options.senders + sender + 1
                         while client.received.withLock({ $0.acks[waitFor] == nil }) { try await Task.sleep(for: .microseconds(200)) }
@@ -236,7 +280,7 @@ func run(_ options: Options) async throws -> Int32 {
                     } else {
                         command = .setTitle("Load \(sender).\(index)")
                     }
-                    sendTimes.value.withLock { $0[ref] = ContinuousClock.now }
+                    sendTimes.value.withLock { $0[ref] = options.rate > 0 ? due : ContinuousClock.now }
                     client.outgoing.yield(ClientFrame(command: command, ref: ref).encoded())
                 }
             }
@@ -318,7 +362,26 @@ func run(_ options: Options) async throws -> Int32 {
     serverProcess?.waitUntilExit()
     if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     inProcessTask?.cancel()
-    return mismatched == 0 && failures.isEmpty ? 0 : 1
+    let wholeBytes = Double(delta("wholeStateBytes")) / Double(max(patches, 1))
+    return Row(
+        label: wholeBoard ? "whole board on every change (baseline)" : "patches, interval \(options.patchIntervalMs) ms",
+        actionsPerSecond: Double(options.actions) / sendSeconds, patchesPerSecond: Double(patches) / totalSeconds,
+        patchesPerClient: Double(patches) / Double(options.clients), bytesPerPatch: Double(delta("patchBytes")) / Double(max(patches, 1)),
+        wholeBoardBytes: wholeBytes, p50: percentile(0.5), p99: percentile(0.99), max: latencies.last ?? 0,
+        rssMiB: (after["peakRssKiB"] ?? 0) / 1024, equal: failures.isEmpty ? options.clients - mismatched : 0,
+        clients: options.clients)
 }
 
-exit(try await run(options))
+var rows: [Row] = []
+for wholeBoard in options.baseline ? [false, true] : [false] {
+    rows.append(try await run(options, wholeBoard: wholeBoard))
+    print("")
+}
+print("| \(options.clients) clients, \(options.actions) actions\(options.rate > 0 ? " at \(options.rate)/s" : "") | actions/s | patches/s | per client | bytes per patch (whole board) | p50 / p99 / max | server peak memory | replicas equal |")
+print("| --- | --: | --: | --: | --: | --: | --: | --: |")
+for row in rows {
+    print(String(format: "| %@ | %.0f | %.0f | %.0f | %.0f (%.0f) | %.1f / %.1f / %.1f ms | %d MiB | %d of %d |",
+                 row.label, row.actionsPerSecond, row.patchesPerSecond, row.patchesPerClient, row.bytesPerPatch,
+                 row.wholeBoardBytes, row.p50, row.p99, row.max, row.rssMiB, row.equal, row.clients))
+}
+exit(rows.allSatisfy { $0.equal == $0.clients } ? 0 : 1)

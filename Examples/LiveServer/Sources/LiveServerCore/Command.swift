@@ -14,6 +14,9 @@ public enum Limits {
     public static let frame = 4_096
     /// The largest message the WebSocket layer reads at all; a bigger one closes the connection.
     public static let frameLimit = 16_384
+    /// How many of one connection's commands may wait for the journal at once; the connection reads no
+    /// more frames until one is answered.
+    public static let commandsInFlight = 64
 }
 
 /// An action a client asks for, decoded from its JSON frame (see the README for the shapes).

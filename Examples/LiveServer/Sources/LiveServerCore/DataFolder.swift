@@ -105,7 +105,8 @@ public struct DataFolder {
         }
         let server = LiveServer(
             boards: boards, access: AccessPolicy(tokenDigests: digests, extraOrigins: Set(options.origins)),
-            exposesStats: options.exposesStats, patchInterval: options.patchInterval)
+            exposesStats: options.exposesStats, patchInterval: options.patchInterval,
+            sendsWholeBoard: options.sendsWholeBoard)
         return Opened(server: server, newTokens: newTokens)
     }
 

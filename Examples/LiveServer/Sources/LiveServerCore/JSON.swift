@@ -118,7 +118,12 @@ struct JSONReader {
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
     private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func value(depth: Int) throws(Failure) -> JSONValue {
@@ -181,7 +186,42 @@ struct JSONReader {
 
     private mutating func number() throws(Failure) -> Double {
         let start = index
-        while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+        // The common case, an integer of up to 15 digits, is read directly.
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        let digitsStart = index
+        var value = 0
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"), index - digitsStart < 15 {
+            value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        let digits = index - digitsStart
+        let next = index < bytes.count ? bytes[index] : 0
+        let ended = !(next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9")) && next != UInt8(ascii: ".")
+            && next != UInt8(ascii: "e") && next != UInt8(ascii: "E")
+        if digits > 0, ended {
+            // JSON allows no leading zeros.
+            guard digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else { throw Failure() }
+            return Double(negative ? -value : value)
+        }
+        index = start
+        return try slowNumber()
+    }
+
+    /// A number with a fraction, an exponent or many digits, checked against JSON's grammar.
+    private mutating func slowNumber() throws(Failure) -> Double {
+        let start = index
+        func isNumberByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                 UInt8(ascii: "e"), UInt8(ascii: "E"): true
+            default: false
+            }
+        }
+        while index < bytes.count, isNumberByte(bytes[index]) { index += 1 }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         // JSON's grammar is narrower than Double's parser: no leading +, no leading zeros, digits around '.'.
         guard let first = text.utf8.first, first != UInt8(ascii: "+"), let value = Double(text), value.isFinite,
@@ -196,6 +236,16 @@ struct JSONReader {
 
     private mutating func string() throws(Failure) -> String {
         try expect(UInt8(ascii: "\""))
+        // The common case, a string without escapes, is taken as one slice.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw Failure() }
+            index = end + 1
+            return text
+        }
         var scalars: [UInt8] = []
         while true {
             guard index < bytes.count else { throw Failure() }

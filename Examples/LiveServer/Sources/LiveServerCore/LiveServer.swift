@@ -32,8 +32,15 @@ public struct LiveServer: Sendable {
     public let exposesStats: Bool
     /// The least time between two patches to one client (zero: send as soon as the socket takes it).
     /// A longer interval lets more changes fold into each patch: fewer frames, and more actions per
-    /// second for the server, at the price of that much more latency.
+    /// second for the server, at the price of up to that much more latency. A change after a quiet
+    /// spell is sent at once; the patches after it wait for the next instant of a grid shared by every
+    /// connection, so clients in step share their frames.
     public let patchInterval: Duration
+    /// Whether every change sends each client the whole board (a snapshot frame) instead of a patch, with
+    /// no interval: the baseline the load run compares patches with.
+    public let sendsWholeBoard: Bool
+    /// The origin of the patch intervals' grid.
+    let epoch = ContinuousClock.now
     /// How long a client that sent no token in a header has to send its hello frame.
     public let helloTimeout: Duration
     /// How long a new connection may stay silent before its first request.
@@ -44,9 +51,10 @@ public struct LiveServer: Sendable {
     /// Creates a server for these boards.
     public init(
         boards: [String: TeamBoard], access: AccessPolicy, exposesStats: Bool = false,
-        patchInterval: Duration = .zero, helloTimeout: Duration = .seconds(10),
+        patchInterval: Duration = .zero, sendsWholeBoard: Bool = false, helloTimeout: Duration = .seconds(10),
         firstRequestTimeout: Duration = .seconds(10)
     ) {
+        self.sendsWholeBoard = sendsWholeBoard
         self.firstRequestTimeout = firstRequestTimeout
         self.teams = boards
         self.access = access
@@ -271,13 +279,33 @@ public struct LiveServer: Sendable {
             }
             last = (number, next)
             stats.superseded.add(number - previous.number - 1, ordering: .relaxed)
+            if sendsWholeBoard {
+                let text = board.frames.snapshot(of: next)
+                try await send(text)
+                stats.patches.add(1, ordering: .relaxed)
+                stats.patchBytes.add(text.utf8.count, ordering: .relaxed)
+                stats.wholeStateBytes.add(text.utf8.count, ordering: .relaxed)
+                continue
+            }
             guard let text = board.frames.patch(from: previous.view, to: next) else { continue }
             try await send(text)
             stats.patches.add(1, ordering: .relaxed)
             stats.patchBytes.add(text.utf8.count, ordering: .relaxed)
             stats.wholeStateBytes.add(board.frames.snapshot(of: next).utf8.count, ordering: .relaxed)
-            if patchInterval > .zero { try await Task.sleep(for: patchInterval) }
+            if patchInterval > .zero { try await Task.sleep(until: nextTick(), clock: .continuous) }
         }
+    }
+
+    /// The next instant on the server's grid of patch intervals (at least a quarter interval away). Every
+    /// connection waits for the same instants, so the clients of a board that are in step wake together,
+    /// go from the same version to the same version, and share one encoded frame.
+    func nextTick() -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        let elapsed = epoch.duration(to: now)
+        let ticks = Int64((elapsed / patchInterval).rounded(.down)) + 1
+        var next = epoch + patchInterval * ticks
+        if now.duration(to: next) < patchInterval / 4 { next += patchInterval }
+        return next
     }
 
     /// Reads the client's frames: decodes, checks and performs each command, answering refusals (and
@@ -286,42 +314,104 @@ public struct LiveServer: Sendable {
         _ messages: inout WebSocketInboundMessageStream.AsyncIterator, for board: TeamBoard,
         replyingTo outbound: WebSocketOutboundWriter
     ) async throws {
-        while let message = try await messages.next() {
-            guard case .text(let text) = message else {
-                stats.rejected.add(1, ordering: .relaxed)
-                try await outbound.write(.text(ServerFrame.error(message: "binary frames are not accepted", ref: nil).encoded()))
-                continue
+        // Commands are handed to the board without waiting for their outcome, so one client's commands
+        // can share a journal sync; the board applies them in the order they arrive and answers in that
+        // order, and the answers go out through `replies`. At most `Limits.commandsInFlight` wait at once.
+        let (replies, replying) = AsyncStream.makeStream(of: ServerFrame.self)
+        let window = CommandWindow(limit: Limits.commandsInFlight)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await reply in replies { try await outbound.write(.text(reply.encoded())) }
             }
-            if exposesStats, text == #"{"type":"stats"}"# {
-                let data = (try? JSONSerialization.data(withJSONObject: stats.snapshot(), options: [.sortedKeys])) ?? Data()
-                try await outbound.write(.text(#"{"type":"stats","stats":"# + String(decoding: data, as: UTF8.self) + "}"))
-                continue
+            defer { replying.finish() }
+            while let message = try await messages.next() {
+                guard case .text(let text) = message else {
+                    stats.rejected.add(1, ordering: .relaxed)
+                    replying.yield(.error(message: "binary frames are not accepted", ref: nil))
+                    continue
+                }
+                if exposesStats, text == #"{"type":"stats"}"# {
+                    let data = (try? JSONSerialization.data(withJSONObject: stats.snapshot(), options: [.sortedKeys])) ?? Data()
+                    try await outbound.write(.text(#"{"type":"stats","stats":"# + String(decoding: data, as: UTF8.self) + "}"))
+                    continue
+                }
+                let frame: ClientFrame
+                do throws(CommandRejection) {
+                    frame = try ClientFrame.decode(text)
+                } catch {
+                    stats.rejected.add(1, ordering: .relaxed)
+                    replying.yield(.error(message: error.message, ref: error.ref))
+                    continue
+                }
+                await window.acquire()
+                let stats = self.stats
+                board.submit(frame.command, id: frame.cid) { outcome in
+                    if let reply = Self.reply(to: frame, outcome: outcome, counting: stats) { replying.yield(reply) }
+                    window.release()
+                }
             }
-            let frame: ClientFrame
-            do {
-                frame = try ClientFrame.decode(text)
-            } catch {
-                stats.rejected.add(1, ordering: .relaxed)
-                try await outbound.write(.text(ServerFrame.error(message: error.message, ref: error.ref).encoded()))
-                continue
-            }
-            let reply: ServerFrame?
-            switch await board.perform(frame.command, id: frame.cid) {
-            case .applied(let version):
-                stats.accepted.add(1, ordering: .relaxed)
-                reply = frame.ref.map { .ack(ref: $0, version: version) }
-            case .duplicate(let version):
-                stats.duplicates.add(1, ordering: .relaxed)
-                reply = frame.ref.map { .ack(ref: $0, version: version, duplicate: true) }
-            case .rejected(let rejection):
-                stats.rejected.add(1, ordering: .relaxed)
-                reply = .error(message: rejection.message, ref: frame.ref)
-            case .unavailable(let reason):
-                stats.unavailable.add(1, ordering: .relaxed)
-                reply = .error(message: reason, ref: frame.ref, retry: true)
-            }
-            if let reply { try await outbound.write(.text(reply.encoded())) }
         }
+    }
+
+    /// The frame answering `frame` for `outcome` (none for an applied command without a `ref`), counted.
+    static func reply(to frame: ClientFrame, outcome: CommandOutcome, counting stats: ServerStats) -> ServerFrame? {
+        switch outcome {
+        case .applied(let version):
+            stats.accepted.add(1, ordering: .relaxed)
+            return frame.ref.map { .ack(ref: $0, version: version) }
+        case .duplicate(let version):
+            stats.duplicates.add(1, ordering: .relaxed)
+            return frame.ref.map { .ack(ref: $0, version: version, duplicate: true) }
+        case .rejected(let rejection):
+            stats.rejected.add(1, ordering: .relaxed)
+            return .error(message: rejection.message, ref: frame.ref)
+        case .unavailable(let reason):
+            stats.unavailable.add(1, ordering: .relaxed)
+            return .error(message: reason, ref: frame.ref, retry: true)
+        }
+    }
+}
+
+/// How many of one connection's commands may wait for their outcome at once: ``acquire()`` waits while
+/// `limit` are out, ``release()`` lets the next one in.
+final class CommandWindow: Sendable {
+    private struct State {
+        var out = 0
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let limit: Int
+    private let state = Mutex(State())
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Takes a place, waiting for one when all `limit` are out. One task acquires at a time (the
+    /// connection's reading loop).
+    func acquire() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.out < limit {
+                    state.out += 1
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Gives a place back, to the waiting task if there is one.
+    func release() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter  // the place passes straight to the waiter
+            }
+            state.out -= 1
+            return nil
+        }
+        waiter?.resume()
     }
 }
 

@@ -37,6 +37,8 @@ public struct ServerOptions: Equatable, Sendable {
     public var patchInterval: Duration = .zero
     /// Whether clients may ask for the server's counters.
     public var exposesStats = false
+    /// Whether every change sends the whole board instead of a patch (the load run's baseline).
+    public var sendsWholeBoard = false
     /// Accepted commands between two snapshots of a board.
     public var snapshotEvery = 1_000
     /// Whether `--help` was given.
@@ -48,7 +50,7 @@ public struct ServerOptions: Equatable, Sendable {
     /// What `live-server --help` prints.
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
-                           [--patch-interval-ms N] [--snapshot-every N] [--stats]
+                           [--patch-interval-ms N] [--snapshot-every N] [--stats] [--send-whole-board]
           --host H              address to listen on (default 127.0.0.1)
           --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
           --data DIR            where teams and boards are kept (default ./live-data, or LIVE_DATA)
@@ -60,6 +62,7 @@ public struct ServerOptions: Equatable, Sendable {
           --patch-interval-ms N least time between two patches to one client (default 0)
           --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
           --stats               let clients ask for the server's counters (for live-load)
+          --send-whole-board    send the whole board on every change instead of patches (live-load's baseline)
         Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used,
         2 for a bad argument or a port that cannot be listened on.
         """
@@ -94,6 +97,7 @@ public struct ServerOptions: Equatable, Sendable {
             case "--snapshot-every":
                 options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
             case "--stats": options.exposesStats = true
+            case "--send-whole-board": options.sendsWholeBoard = true
             case "--help", "-h": options.showsHelp = true
             default: throw UsageError("unknown argument \"\(argument.prefix(64))\" (see --help)")
             }

@@ -77,8 +77,15 @@ public final class TeamBoard: Sendable {
     ///   ``CommandOutcome/unavailable(_:)`` when the journal could not be written (nothing changed).
     public func perform(_ command: BoardCommand, id: String? = nil) async -> CommandOutcome {
         await withCheckedContinuation { continuation in
-            writer.submit(command, id: id) { continuation.resume(returning: $0) }
+            submit(command, id: id) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Hands `command` to the board and returns at once; `reply` is called with its outcome (see
+    /// ``perform(_:id:)``), on the board's writer thread. Commands are applied, and answered, in the
+    /// order they were submitted.
+    public func submit(_ command: BoardCommand, id: String? = nil, reply: @escaping @Sendable (CommandOutcome) -> Void) {
+        writer.submit(command, id: id, reply: reply)
     }
 
     /// Writes a snapshot of the board as it is now (so the next start replays nothing), and refuses
@@ -87,6 +94,16 @@ public final class TeamBoard: Sendable {
     /// - Throws: What the journal throws when the snapshot cannot be written.
     public func close() throws {
         try writer.close()
+    }
+}
+
+/// Several accepted commands reduced as one action, so the store's observers are told once for the
+/// batch. The journal holds them one by one; replaying those gives the same board.
+struct BoardBatch: Action {
+    var actions: [BoardAction]
+
+    func reduce(_ state: inout Board) {
+        for action in actions { action.reduce(&state) }
     }
 }
 
@@ -220,7 +237,12 @@ final class CommandWriter: Sendable {
             state.sinceSnapshot = 0
             return true
         }
-        for action in accepted { store.dispatch(action) }
+        // One dispatch for the batch: observers (every connection of the board) hear of it once.
+        switch accepted.count {
+        case 0: break
+        case 1: store.dispatch(accepted[0])
+        default: store.dispatch(BoardBatch(actions: accepted))
+        }
         for (request, outcome) in zip(batch, outcomes) { request.reply(outcome) }
         if snapshotDue {
             // A failed snapshot loses nothing (the journal holds every command); the next one tries again.

@@ -45,6 +45,7 @@ struct ProcessTests {
     func firstStartTokens() async throws {
         try await withDataFolder { folder in
             let first = try ServerProcess(["--port", "0", "--data", folder])
+            defer { first.stop() }
             let port = try await first.port()
             try await eventually("both share links") { first.stdout.components(separatedBy: "#token=").count == 3 }
             let link = try #require(first.stdout.split(separator: "\n").first { $0.contains("?team=alpha#token=") })
@@ -98,6 +99,7 @@ struct ProcessTests {
         try await withDataFolder { folder in
             let arguments = ["--data", folder, "--team", "alpha=\(Self.token)", "--snapshot-every", "50"]
             let server = try ServerProcess(["--port", "0"] + arguments)
+            defer { server.stop() }
             let port = try await server.port()
             // Four clients add uniquely named items, each with its own command id, as fast as answered.
             let sent = Locked<[String: String]>([:])  // cid -> text
