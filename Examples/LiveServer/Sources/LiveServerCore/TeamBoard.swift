@@ -224,7 +224,10 @@ final class CommandWriter: Sendable {
                 }
                 try journal.sync()
             } catch {
-                // Nothing of this batch is durable: none of it is applied, and each sender may retry.
+                // Nothing of this batch is durable: none of it is applied, and each sender may retry. A
+                // failed sync has already dropped the batch's records; reading the journal again also
+                // drops any appended before a failed append, so the next batch starts from the durable end.
+                _ = try? journal.load()
                 let message = "the board could not be saved (\(error)); try again later"
                 for request in batch { request.reply(.unavailable(message)) }
                 return

@@ -101,4 +101,24 @@ struct DurabilityTests {
             #expect(board.store.state.value.items.count == 201)
         }
     }
+
+    @Test("a journal that cannot be written refuses the batch with a retry error and changes nothing; the next command works")
+    func journalFailure() async throws {
+        struct DiskFull: Error {}
+        let journal = MemoryJournal<Board, BoardAction>()
+        let board = try TeamBoard(journal: journal, initial: Board(title: "T", texts: ["a"]))
+        let before = board.store.state.value
+        journal.failNextSync(with: DiskFull())
+        let refused = await board.perform(.add(text: "lost"), id: "c1")
+        guard case .unavailable = refused else {
+            Issue.record("expected unavailable, got \(refused)")
+            return
+        }
+        #expect(board.store.state.value == before)
+        // The same command, retried with its id, is applied now, once.
+        #expect(await board.perform(.add(text: "lost"), id: "c1") == .applied(version: 1))
+        #expect(await board.perform(.add(text: "lost"), id: "c1") == .duplicate(version: 1))
+        let contents = try journal.load()
+        #expect(contents.replayed(onto: Board(title: "T", texts: ["a"], id: before.id)) == board.store.state.value)
+    }
 }
