@@ -4,7 +4,7 @@ import LiveServerCore
 import Logging
 import Synchronization
 
-// live-load --clients 1000 --actions 10000 [--rate N] [--senders 10] [--window 8] [--port 8090]
+// live-load --clients 1000 --actions 10000 [--rate N] [--senders 10] [--window 8] [--port N (0: any free one)]
 //           [--patch-interval-ms N] [--baseline] [--in-process]
 //
 // Starts the server (the `live-server` binary beside this one, with --stats, so its memory is its own;
@@ -22,7 +22,7 @@ struct Options {
     var actions = 10_000
     var senders = 10
     var window = 8
-    var port = 8_090
+    var port = 0
     var inProcess = false
     var patchIntervalMs = 0
     var rate = 0
@@ -33,6 +33,7 @@ var options = Options()
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     let value = { () -> Int in
+        // Every option takes a whole number; --port 0 (the default) lets the server pick a free port.
         guard let text = arguments.popFirst(), let number = Int(text), number >= 0 else {
             FileHandle.standardError.write(Data("live-load: \(argument) needs a whole number, 0 or more\n".utf8))
             exit(2)
@@ -142,12 +143,36 @@ final class LoadClient: Sendable {
     var version: Int { received.withLock { $0.replica.view?.version ?? -1 } }
 }
 
+/// The server process of the run in progress, ended with this program however it ends.
+let child = Locked<Process?>(nil)
+
+/// Ends the server child, if any, then this program with `status`.
+func finish(_ status: Int32) -> Never {
+    child.withLock { process in
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+    exit(status)
+}
+
+// A SIGTERM or SIGINT (`timeout`, Ctrl-C) ends the server child too, instead of leaving it running.
+let signalQueue = DispatchQueue(label: "live-load.signals")
+let signalSources = [SIGTERM, SIGINT].map { number in
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+    source.setEventHandler { finish(1) }
+    source.resume()
+    return source
+}
+
 func waitUntil(_ what: String, within seconds: Double, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         guard ContinuousClock.now < deadline else {
             print("live-load: timed out waiting for \(what)")
-            exit(1)
+            finish(1)
         }
         try await Task.sleep(for: .milliseconds(10))
     }
@@ -208,11 +233,30 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
         token = AccessPolicy.newToken()
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--port", String(port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
+        process.arguments = ["--port", String(options.port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
                              "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : [])
-        process.standardOutput = FileHandle.nullDevice
+        // The server's port comes from its "listening on" line (with --port 0, the default, it picks one).
+        let output = Pipe()
+        let listening = Locked<String>("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            listening.withLock { $0 += text }
+        }
+        process.standardOutput = output
         try process.run()
         serverProcess = process
+        child.withLock { $0 = process }
+        try await waitUntil("the server's listening line", within: 60) {
+            listening.withLock { $0.contains("listening on") } || !process.isRunning
+        }
+        guard let line = listening.withLock({ $0 }).split(separator: "\n").first(where: { $0.contains("listening on") }),
+              let range = line.range(of: #":(\d+)/"#, options: .regularExpression),
+              let number = Int(line[range].dropFirst().dropLast())
+        else {
+            print("live-load: the server did not start (see its standard error above)")
+            finish(1)
+        }
+        port = number
     }
 
     print("live-load: \(options.clients) clients, \(options.actions) actions from \(options.senders) senders "
@@ -384,4 +428,4 @@ for row in rows {
                  row.label, row.actionsPerSecond, row.patchesPerSecond, row.patchesPerClient, row.bytesPerPatch,
                  row.wholeBoardBytes, row.p50, row.p99, row.max, row.rssMiB, row.equal, row.clients))
 }
-exit(rows.allSatisfy { $0.equal == $0.clients } ? 0 : 1)
+finish(rows.allSatisfy { $0.equal == $0.clients } ? 0 : 1)
