@@ -19,13 +19,14 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
     ("W7", derivedWorkload),
     ("W8", latestWorkload),
     ("W9", effectsWorkload),
+    ("W12", bridgeWorkload),
 ]
 
 let usage = """
     usage: benchmarks [--quick] [--only W1,W3] [--library NAME] [--rounds N] [--markdown PATH] [--svg PATH]
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
-      --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 ("W6" means both sizes)
+      --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 ("W6" means both sizes)
       --library NAME   run only the libraries whose name starts with NAME (for profiling one library)
       --rounds N       rounds per library (default 5; --quick: 3)
       --markdown PATH  also write the table to PATH
