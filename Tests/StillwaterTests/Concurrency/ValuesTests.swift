@@ -173,4 +173,87 @@ struct ValuesTests {
         for try await value in sequence { second.append(value) }
         #expect(first == [1, 2] && second == [1, 2])
     }
+
+    @Test(
+        "values sent from another thread wake the loop, in order, and the loop gets the last one",
+        arguments: [ValuesBuffering.unbounded, .newest(1), .newest(3), .oldest(10_000)]
+    )
+    func valuesFromAnotherThread(buffering: ValuesBuffering) async throws {
+        let subject = PublishSubject<Int>()
+        let (source, subscribed, _) = signalling(subject)
+        let last = 9_999
+        let loop = Task {
+            var collected: [Int] = []
+            for try await value in source.values(buffering: buffering) {
+                collected.append(value)
+                if value == last { break }
+            }
+            return collected
+        }
+        var started = subscribed.makeAsyncIterator()
+        _ = await started.next()
+        let sender = Task.detached {
+            for value in 0...last { subject.send(value) }
+        }
+        let collected = try await loop.value
+        await sender.value
+        #expect(collected.last == last)
+        #expect(zip(collected, collected.dropFirst()).allSatisfy { $0 < $1 })
+        if buffering == .unbounded || buffering == .oldest(10_000) { #expect(collected == Array(0...last)) }
+    }
+
+    @Test("a task cancelled with values buffered gets them, then the loop ends; later values are dropped")
+    func cancelledWithBufferedValues() async throws {
+        let subject = BehaviorSubject(0)
+        let loop = Task {
+            var collected: [Int] = []
+            for try await value in subject.values {
+                collected.append(value)
+                if value == 0 {
+                    for next in 1...3 { subject.send(next) }
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+                if value == 1 { subject.send(4) }
+            }
+            return collected
+        }
+        #expect(try await loop.value == [0, 1, 2, 3])
+        #expect(subject.core.observers.isEmpty)
+    }
+
+    @Test("a failure that wakes a waiting loop is thrown once, after the values before it")
+    func failureWakesWaitingLoop() async throws {
+        let subject = PublishSubject<Int>()
+        let (source, subscribed, _) = signalling(subject)
+        let loop = Task { () -> ([Int], TestError?) in
+            var collected: [Int] = []
+            do {
+                for try await value in source.values(buffering: .newest(1)) { collected.append(value) }
+            } catch let error as TestError {
+                return (collected, error)
+            }
+            return (collected, nil)
+        }
+        var started = subscribed.makeAsyncIterator()
+        _ = await started.next()
+        subject.send(1)
+        subject.fail(TestError(code: 9))
+        let (collected, error) = try await loop.value
+        #expect(collected == [1])
+        #expect(error == TestError(code: 9))
+    }
+
+    @Test("leaving the loop releases the channel and detaches its observer")
+    func leavingReleasesChannel() async throws {
+        let subject = BehaviorSubject(0)
+        weak var channel: ValuesChannel<Int>?
+        do {
+            var iterator = subject.values(buffering: .newest(1)).makeAsyncIterator()
+            channel = iterator.channel
+            #expect(try await iterator.next() == 0)
+            #expect(subject.core.observers.members.count == 1)
+        }
+        #expect(channel == nil)
+        #expect(subject.core.observers.isEmpty)
+    }
 }
