@@ -67,8 +67,8 @@ public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, 
     /// The type of the values.
     public typealias Element = Value
 
-    let source: Observable<Value>
-    let buffering: ValuesBuffering
+    @usableFromInline let source: Observable<Value>
+    @usableFromInline let buffering: ValuesBuffering
 
     init(source: Observable<Value>, buffering: ValuesBuffering) {
         if case .newest(let limit) = buffering {
@@ -82,42 +82,144 @@ public struct ObservableValues<Value: Sendable, Failure: Error>: AsyncSequence, 
     }
 
     /// Creates the iterator; each iterator subscribes on its own.
+    @inlinable
     public func makeAsyncIterator() -> Iterator {
         Iterator(channel: ValuesChannel(source: source, buffering: buffering))
     }
 
     /// Hands out the stream's values one `next()` at a time.
     public struct Iterator: AsyncIteratorProtocol {
-        let channel: ValuesChannel<Value>
+        @usableFromInline let channel: ValuesChannel<Value>
+        /// Cancels the channel when the last copy of this iterator is released. The subscription's
+        /// observer holds the channel (strongly: a weak reference would cost a side table and atomic
+        /// operations on every value), so the channel's own deinit cannot be what ends it.
+        @usableFromInline let lifetime: Subscription
+        /// Whether this iterator has asked its channel to subscribe (which the channel also knows: this
+        /// only saves a lock per value).
+        @usableFromInline var started = false
+
+        @inlinable
+        init(channel: ValuesChannel<Value>) {
+            self.channel = channel
+            lifetime = Subscription(channel)
+        }
 
         /// The next value, `nil` after completion or cancellation; throws the stream's error.
+        @inlinable
         public mutating func next() async throws(Failure) -> Value? {
-            let result = await channel.next()
-            switch result {
-            case .success(let value):
-                return value
-            case .failure(let error):
-                if let error = error as? Failure { throw error }
+            if !started {
+                started = true
+                channel.startIfNeeded()
+            }
+            do {
+                return try await channel.next()
+            } catch let error as Failure {
+                throw error
+            } catch {
                 return nil
             }
         }
     }
 }
 
-/// The buffer between a subscription and an async iterator.
-final class ValuesChannel<Value: Sendable>: Sendable {
-    private struct State {
-        var buffer = ConsumingQueue<Value>()
-        var end: Result<Value?, any Error>?
-        var waiter: CheckedContinuation<Result<Value?, any Error>, Never>?
-        var started = false
+/// The buffer between a subscription and an async iterator: one ``State`` under one lock.
+///
+/// The subscription's thread calls ``push(_:)`` and ``finish(_:)``; the iterating task calls ``next()``.
+/// All of it is `@inlinable`, so it runs specialised in the module that iterates, for its value type:
+/// unspecialised, every value made the runtime look up the generic metadata of the state, the lock and
+/// the mutex around it (W12 in `Benchmarks/README.md`). Nothing else on the way of a value depends on
+/// `Value`: the waiting task is resumed with nothing and takes what woke it from the state, and the end
+/// is a ``Termination``.
+@usableFromInline
+final class ValuesChannel<Value: Sendable>: Cancellable, Sendable {
+    /// What the lock guards, and every decision about it.
+    @usableFromInline
+    struct State {
+        /// The values not taken yet, kept as the buffering policy says.
+        @usableFromInline var buffer = ConsumingQueue<Value>()
+        /// The value ``push(_:buffering:)`` handed to the waiting task, which takes it first when it
+        /// runs: a value that woke the task is never dropped for a newer one.
+        @usableFromInline var handed: Value?
+        /// How the stream ended; `nil` while it runs. After a failure was thrown, `.completed`: the
+        /// error is thrown once, then the iterator ends.
+        @usableFromInline var end: Termination?
+        /// The task waiting in ``next()``, if one is: ``waiterBox``, until `push` or `finish` claims it
+        /// (sets this back to `nil`) to wake it. The task is resumed with nothing: it takes what woke it
+        /// from here.
+        @usableFromInline var waiter: ValuesWaiter?
+        /// Where the waiting task's continuation is kept: one object per channel, used by every wait.
+        @usableFromInline let waiterBox = ValuesWaiter()
+        @usableFromInline var started = false
+
+        @inlinable init() {}
+
+        /// Whether ``take(waiting:)`` has something for the task: a value or the end.
+        @inlinable var isReady: Bool { handed != nil || !buffer.isEmpty || end != nil }
+
+        /// The next value, in order: the handed one, then the buffered ones. At the end, `nil` (or the
+        /// stream's error, thrown once). With nothing ready, `nil` and `waiting` set.
+        @inlinable mutating func take(waiting: inout Bool) throws(any Error) -> Value? {
+            if let value = handed {
+                handed = nil
+                return value
+            }
+            if let value = buffer.popFirst() { return value }
+            switch end {
+            case nil:
+                waiting = true
+                return nil
+            case .completed?:
+                return nil
+            case .failed(let error)?:
+                end = .completed
+                throw error
+            }
+        }
+
+        /// Keeps `continuation` to be resumed when something arrives; false, keeping nothing, when
+        /// something already has.
+        @inlinable mutating func wait(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+            if isReady { return false }
+            waiterBox.continuation = continuation
+            waiter = waiterBox
+            return true
+        }
+
+        /// Stores `value` for the task, as `buffering` says, or hands it to the waiting task, which is
+        /// returned to be resumed. Values after the end are dropped.
+        @inlinable mutating func push(_ value: Value, buffering: ValuesBuffering) -> ValuesWaiter? {
+            guard end == nil else { return nil }
+            if let waiter {
+                self.waiter = nil
+                handed = value
+                return waiter
+            }
+            switch buffering {
+            case .unbounded:
+                buffer.append(value)
+            case .newest(let limit):
+                buffer.append(value, keepingNewest: limit)
+            case .oldest(let limit):
+                if buffer.count < limit { buffer.append(value) }
+            }
+            return nil
+        }
+
+        /// Records the end, unless the stream ended before; returns the waiting task to be resumed.
+        @inlinable mutating func finish(_ termination: Termination) -> ValuesWaiter? {
+            guard end == nil else { return nil }
+            end = termination
+            defer { waiter = nil }
+            return waiter
+        }
     }
 
-    private let source: Observable<Value>
-    private let buffering: ValuesBuffering
-    private let state = Lock(State())
-    private let upstream = SubscriptionSlot()
+    @usableFromInline let source: Observable<Value>
+    @usableFromInline let buffering: ValuesBuffering
+    @usableFromInline let state = Lock(State())
+    @usableFromInline let upstream = SubscriptionSlot()
 
+    @inlinable
     init(source: Observable<Value>, buffering: ValuesBuffering) {
         self.source = source
         self.buffering = buffering
@@ -127,26 +229,36 @@ final class ValuesChannel<Value: Sendable>: Sendable {
         upstream.cancel()
     }
 
-    func next() async -> Result<Value?, any Error> {
-        startIfNeeded()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Result<Value?, any Error>? in
-                    if let value = state.buffer.popFirst() {
-                        return .success(value)
-                    }
-                    if let end = state.end {
-                        state.end = .success(nil)
-                        return end
-                    }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
+    /// The next value, `nil` at the end or after the task was cancelled; throws the stream's error once.
+    ///
+    /// A value that is there already is taken under one lock, with no continuation. Otherwise the task
+    /// waits, and takes what woke it when it runs again.
+    @inlinable
+    func next() async throws -> Value? {
+        // A cancelled task stops the stream before taking anything, as the cancellation handler below
+        // does for a task cancelled while it waits; what is buffered still comes out, then the end.
+        if Task.isCancelled { cancel() }
+        var waiting = false
+        let value = try state.withLock { state throws(any Error) in try state.take(waiting: &waiting) }
+        guard waiting else { return value }
+        return try await withTaskCancellationHandler {
+            try await waitForNext()
         } onCancel: {
-            self.finish(.success(nil))
-            upstream.cancel()
+            cancel()
+        }
+    }
+
+    /// Waits until something arrives, then takes it: the value handed over, or the end.
+    @inlinable
+    func waitForNext() async throws -> Value? {
+        while true {
+            await withCheckedContinuation { continuation in
+                let kept = state.withLock { $0.wait(continuation) }
+                if !kept { continuation.resume() }
+            }
+            var waiting = false
+            let value = try state.withLock { state throws(any Error) in try state.take(waiting: &waiting) }
+            if !waiting { return value }
         }
     }
 
@@ -155,55 +267,66 @@ final class ValuesChannel<Value: Sendable>: Sendable {
         state.withLock { $0.buffer.storedCount }
     }
 
+    /// Subscribes to the source, the first time only.
+    @inlinable
     func startIfNeeded() {
         let start = state.withLock { state -> Bool in
             defer { state.started = true }
             return !state.started
         }
         guard start else { return }
-        // The handler holds the channel weakly, so releasing the iterator releases the channel, whose
-        // deinit cancels the subscription.
-        upstream.replace(with: source.subscribe { [weak self] event in
-            switch event {
-            case .next(let value): self?.push(value)
-            case .completed: self?.finish(.success(nil))
-            case .error(let error): self?.finish(.failure(error))
-            }
-        })
+        // The observer holds the channel until the subscription ends: when the stream ends, or when the
+        // iterator's `lifetime` cancels it.
+        upstream.replace(with: source.subscribe(Observer(
+            next: { value in self.push(value) },
+            end: { termination in self.finish(termination) }
+        )))
     }
 
-    private func push(_ value: Value) {
+    /// Stores `value` for the task, or hands it to the waiting task and wakes it.
+    @inlinable
+    func push(_ value: Value) {
         let buffering = self.buffering
-        let waiter = state.withLock { state -> CheckedContinuation<Result<Value?, any Error>, Never>? in
-            guard state.end == nil else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            switch buffering {
-            case .unbounded:
-                state.buffer.append(value)
-            case .newest(let limit):
-                state.buffer.append(value)
-                if state.buffer.count > limit { _ = state.buffer.popFirst() }
-            case .oldest(let limit):
-                if state.buffer.count < limit { state.buffer.append(value) }
-            }
-            return nil
-        }
-        waiter?.resume(returning: .success(value))
+        state.withLock { $0.push(value, buffering: buffering) }?.resume()
     }
 
-    private func finish(_ end: Result<Value?, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<Value?, any Error>, Never>? in
-            guard state.end == nil else { return nil }
-            state.end = end
-            let waiter = state.waiter
-            state.waiter = nil
-            if waiter != nil { state.end = .success(nil) }
-            return waiter
-        }
-        waiter?.resume(returning: end)
+    /// Records the end and wakes the waiting task.
+    @inlinable
+    func finish(_ termination: Termination) {
+        state.withLock { $0.finish(termination) }?.resume()
+    }
+
+    /// Ends the iterator (what is buffered still comes out first) and cancels the subscription.
+    @inlinable
+    func cancel() {
+        finish(.completed)
+        upstream.cancel()
+    }
+}
+
+/// The task waiting in a ``ValuesChannel``: its continuation, in an object of its own.
+///
+/// A `CheckedContinuation`'s layout belongs to the Concurrency library, which may change it, so the
+/// compiler does not know it: a ``ValuesChannel/State`` holding one would be tested, copied and reached
+/// through runtime calls on every value, a task waiting or not. The state holds this object instead (a
+/// reference, of known layout), and `push` only looks inside it to wake a task.
+///
+/// The continuation is written by the task that waits, under the channel's lock. Whoever wakes the task
+/// claims the waiter under the same lock (``ValuesChannel/State/waiter`` back to `nil`), so from then
+/// on only it reaches the object: ``resume()`` takes the continuation out before resuming it, and the
+/// task can only wait again, and write here again, once resumed.
+@usableFromInline
+final class ValuesWaiter {
+    @usableFromInline var continuation: CheckedContinuation<Void, Never>?
+
+    @inlinable init() {}
+
+    /// Wakes the waiting task; only by the one who claimed the waiter.
+    @inlinable
+    func resume() {
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume()
     }
 }
 
