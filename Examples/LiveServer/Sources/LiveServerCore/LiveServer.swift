@@ -18,9 +18,9 @@ import Synchronization
 /// that version), then one patch frame per change it has not seen. Each connection reads the team's
 /// shared view scope through `values(buffering: .newest(1))`: the store hands a new view to the
 /// connection's one-slot buffer and moves on, so a client that is slow to read its socket holds at most
-/// one pending view (newer views replace it and are counted as superseded) and never slows the store or
-/// the other clients. The subscription lives for the connection: it is taken `during` a ``Lifetime``
-/// whose token ends when the socket closes.
+/// one pending view (newer views replace it; the versions skipped are counted as superseded) and never
+/// slows the store or the other clients. The subscription lives for the connection: its send loop's task is cancelled when
+/// the socket closes, which ends the iteration and the subscription.
 public struct LiveServer: Sendable {
     /// The boards, by team name.
     public let teams: [String: TeamBoard]
@@ -221,50 +221,41 @@ public struct LiveServer: Sendable {
         let resumeView = client.resume.flatMap { resume in
             resume.board == board.id ? board.recentViews.view(at: resume.version) : nil
         }
-        let (lifetime, token) = Lifetime.make()
+        // The send loop runs until it is cancelled: when the socket closes, or at a shutdown.
+        let pusher = Task {
+            try await self.push(board, resumingFrom: resumeView) { text in try await outbound.write(.text(text)) }
+        }
         try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await self.push(board, during: lifetime, resumingFrom: resumeView) { text in
-                        try await outbound.write(.text(text))
-                    }
-                }
-                do {
-                    try await receive(&messages, for: board, replyingTo: outbound)
-                } catch {
-                    token.end()
-                    throw error
-                }
-                // The socket closed: ending the lifetime completes the view stream, which ends the push loop.
-                token.end()
-                try await group.waitForAll()
-            }
+            defer { pusher.cancel() }
+            try await receive(&messages, for: board, replyingTo: outbound)
         } onGracefulShutdown: {
-            token.end()
+            pusher.cancel()
             Task { try? await outbound.close(.goingAway, reason: "the server is shutting down") }
+        }
+        do {
+            try await pusher.value
+        } catch is CancellationError {
+            // Ended by the cancel above.
         }
     }
 
     /// Sends the snapshot of `board`'s view (or, given the view the client has, a patch from it), then
     /// one patch frame per view the client has not seen, through `send` (awaited: a slow `send` is a slow
-    /// client), until `lifetime` ends.
+    /// client), until the calling task is cancelled.
     ///
     /// While `send` is busy, the store keeps going: new views wait in a one-slot buffer, a newer one
-    /// replacing an older one (counted in ``ServerStats/superseded``), and the next patch goes from the
-    /// last view sent straight to the newest. A view of the version last sent sends nothing. Clients that
+    /// replacing an older one (the versions a client skips are counted in ``ServerStats/superseded``), and
+    /// the next patch goes from the last view sent straight to the newest. A view of the version last sent sends nothing. Clients that
     /// go from the same version to the same version share one encoded frame (``TeamBoard/frames``).
     public func push(
-        _ board: TeamBoard, during lifetime: Lifetime, resumingFrom resumed: BoardView? = nil,
-        send: (String) async throws -> Void
+        _ board: TeamBoard, resumingFrom resumed: BoardView? = nil, send: (String) async throws -> Void
     ) async throws {
-        let sequence = SequenceNumbers()
-        let views = board.view.asObservable()
-            .map { view in (sequence.next(), view) }
-            .take(during: lifetime)
-        var last: (number: Int, view: BoardView)?
-        for try await (number, next) in views.values(buffering: .newest(1)) {
+        // The view straight into the bridge: each new version costs every connection one hand-over into
+        // its one-slot buffer, nothing more. The iteration ends when the task is cancelled.
+        var last: BoardView?
+        for try await next in board.view.asObservable().values(buffering: .newest(1)) {
             guard let previous = last else {
-                last = (number, next)
+                last = next
                 if let resumed {
                     // A resumed client is told it is live even when nothing changed meanwhile.
                     let text = board.frames.patch(from: resumed, to: next)
@@ -277,8 +268,8 @@ public struct LiveServer: Sendable {
                 }
                 continue
             }
-            last = (number, next)
-            stats.superseded.add(number - previous.number - 1, ordering: .relaxed)
+            last = next
+            stats.superseded.add(max(0, next.version - previous.version - 1), ordering: .relaxed)
             if sendsWholeBoard {
                 let text = board.frames.snapshot(of: next)
                 try await send(text)
@@ -287,7 +278,7 @@ public struct LiveServer: Sendable {
                 stats.wholeStateBytes.add(text.utf8.count, ordering: .relaxed)
                 continue
             }
-            guard let text = board.frames.patch(from: previous.view, to: next) else { continue }
+            guard let text = board.frames.patch(from: previous, to: next) else { continue }
             try await send(text)
             stats.patches.add(1, ordering: .relaxed)
             stats.patchBytes.add(text.utf8.count, ordering: .relaxed)
@@ -413,14 +404,6 @@ final class CommandWindow: Sendable {
         }
         waiter?.resume()
     }
-}
-
-/// Numbers the views one connection receives, so the views its buffer dropped can be counted.
-final class SequenceNumbers: Sendable {
-    private let value = Atomic<Int>(0)
-
-    /// 1, 2, 3, …
-    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
 }
 
 /// The page served at `/`, read once from the package's resources.

@@ -191,7 +191,7 @@ struct LiveServerTests {
         }
     }
 
-    @Test("a closed socket ends its subscription (the lifetime's token ends with the connection)")
+    @Test("a closed socket ends its subscription (the send loop is cancelled with the connection)")
     func closingEndsTheSubscription() async throws {
         try await withServer { server, port in
             let client = try await BoardClient.connected(port: port, team: "alpha")

@@ -10,13 +10,12 @@ struct SlowClientTests {
     func coalesced() async throws {
         let server = LiveServer.seeded()
         let board = server.teams["alpha"]!
-        let (lifetime, token) = Lifetime.make()
         let sent = Locked<[String]>([])
         // The client's socket: the first frame goes through, the second blocks until the gate opens.
         let gate = AsyncStream.makeStream(of: Void.self)
         let pusher = Task {
             var blocked = false
-            try await server.push(board, during: lifetime) { text in
+            try await server.push(board) { text in
                 sent.withLock { $0.append(text) }
                 if sent.withLock({ $0.count }) == 2 && !blocked {
                     blocked = true
@@ -49,8 +48,8 @@ struct SlowClientTests {
         // 200 views were produced while stuck; one is sent, the one waiting when the gate opened may be
         // superseded or sent, so at least 198 were dropped, and none is queued.
         #expect(server.stats.superseded.load(ordering: .relaxed) >= 198)
-        token.end()
-        try await pusher.value
+        pusher.cancel()
+        _ = await pusher.result
     }
 }
 
@@ -59,10 +58,9 @@ extension SlowClientTests {
     func patchInterval() async throws {
         let server = LiveServer.seeded(patchInterval: .seconds(1))
         let board = server.teams["alpha"]!
-        let (lifetime, token) = Lifetime.make()
         let sent = Locked<[ServerFrame]>([])
         let pusher = Task {
-            try await server.push(board, during: lifetime) { text in
+            try await server.push(board) { text in
                 sent.withLock { $0.append(try! ServerFrame.decode(text)) }
             }
         }
@@ -78,8 +76,8 @@ extension SlowClientTests {
             return
         }
         #expect(items.changeset.inserts.count == 20)
-        token.end()
-        try await pusher.value
+        pusher.cancel()
+        _ = await pusher.result
         #expect(sent.withLock { $0.count } == 3)
     }
 }
