@@ -396,7 +396,7 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     }
     print(String(format: "latency, send to every client applied: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d versions)",
                  percentile(0.5), percentile(0.99), latencies.last ?? 0, latencies.count))
-    print("superseded states dropped for clients that fell behind: \(delta("superseded"))")
+    print("versions clients skipped (folded into a later patch): \(delta("superseded"))")
     print("server memory: \((after["rssKiB"] ?? 0) / 1024) MiB resident, peak \((after["peakRssKiB"] ?? 0) / 1024) MiB"
         + (options.inProcess ? " (this process, clients included)" : ""))
     print("replicas equal to the server's board: \(options.clients - mismatched) of \(options.clients)"
