@@ -9,22 +9,25 @@ import Foundation
 /// header of the WebSocket upgrade, or in the first frame (`{"type":"hello","token":"…"}`, which is what
 /// the page does); never in a URL, which servers and proxies log.
 ///
-/// The `Origin` check stops a page from another site, open in the same browser, from using a board: a
-/// browser names the page's origin in every WebSocket upgrade, and a page cannot change it. An upgrade
+/// The `Origin` check stops a page from another site, open in the same browser, from using a board
+/// through it: a browser names the page's origin in every WebSocket upgrade, and a page cannot change it.
+/// (A site that points a name of its own at this server, DNS rebinding, passes the check, since origin
+/// and `Host` then agree; it still has no token.) An upgrade
 /// with no `Origin`, or with a `ws://` or `wss://` one (which no browser sends as a page's origin; some
 /// WebSocket client libraries do), comes from a program, not a page: it passes this check and still needs
 /// the token.
 public struct AccessPolicy: Sendable {
     /// The SHA-256 digest of each team's token, by team name.
     public var tokenDigests: [String: [UInt8]]
-    /// Origins allowed besides the server's own (`scheme://host[:port]`, compared exactly), for a page
-    /// served through a proxy under another name.
+    /// Origins allowed besides the server's own (`scheme://host[:port]`, compared in lowercase), for a
+    /// page served through a proxy under another name.
     public var extraOrigins: Set<String>
 
     /// Creates a policy from each team's token digest (``digest(of:)``) and the extra allowed origins.
     public init(tokenDigests: [String: [UInt8]], extraOrigins: Set<String> = []) {
         self.tokenDigests = tokenDigests
-        self.extraOrigins = extraOrigins
+        // Origins are compared in lowercase: scheme and host are case-insensitive.
+        self.extraOrigins = Set(extraOrigins.map { $0.lowercased() })
     }
 
     /// Creates a policy from each team's token.
@@ -49,7 +52,7 @@ public struct AccessPolicy: Sendable {
     public func allowsOrigin(_ origin: String?, authority: String?) -> Bool {
         guard let origin else { return true }
         let lowered = origin.lowercased()
-        if lowered.hasPrefix("ws://") || lowered.hasPrefix("wss://") || extraOrigins.contains(origin) { return true }
+        if lowered.hasPrefix("ws://") || lowered.hasPrefix("wss://") || extraOrigins.contains(lowered) { return true }
         guard let authority, !authority.isEmpty else { return false }
         let host = authority.lowercased()
         return lowered == "http://" + host || lowered == "https://" + host

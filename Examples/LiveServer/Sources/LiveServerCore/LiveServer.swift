@@ -307,18 +307,30 @@ public struct LiveServer: Sendable {
     ) async throws {
         // Commands are handed to the board without waiting for their outcome, so one client's commands
         // can share a journal sync; the board applies them in the order they arrive and answers in that
-        // order, and the answers go out through `replies`. At most `Limits.commandsInFlight` wait at once.
+        // order, and the answers go out through `replies`.
         let (replies, replying) = AsyncStream.makeStream(of: ServerFrame.self)
+        // Every reply holds one of the window's places from before it is asked for until it is written,
+        // so a client that sends and never reads holds at most `commandsInFlight` replies here; then this
+        // loop stops reading its socket.
         let window = CommandWindow(limit: Limits.commandsInFlight)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await reply in replies { try await outbound.write(.text(reply.encoded())) }
+                for await reply in replies {
+                    // A write fails only once the socket is closed; the reading loop then ends on its own,
+                    // and the places go back so it never waits for them.
+                    try? await outbound.write(.text(reply.encoded()))
+                    window.release()
+                }
             }
             defer { replying.finish() }
+            func refuse(_ reply: ServerFrame) async {
+                stats.rejected.add(1, ordering: .relaxed)
+                await window.acquire()
+                replying.yield(reply)
+            }
             while let message = try await messages.next() {
                 guard case .text(let text) = message else {
-                    stats.rejected.add(1, ordering: .relaxed)
-                    replying.yield(.error(message: "binary frames are not accepted", ref: nil))
+                    await refuse(.error(message: "binary frames are not accepted", ref: nil))
                     continue
                 }
                 if exposesStats, text == #"{"type":"stats"}"# {
@@ -330,15 +342,17 @@ public struct LiveServer: Sendable {
                 do throws(CommandRejection) {
                     frame = try ClientFrame.decode(text)
                 } catch {
-                    stats.rejected.add(1, ordering: .relaxed)
-                    replying.yield(.error(message: error.message, ref: error.ref))
+                    await refuse(.error(message: error.message, ref: error.ref))
                     continue
                 }
                 await window.acquire()
                 let stats = self.stats
                 board.submit(frame.command, id: frame.cid) { outcome in
-                    if let reply = Self.reply(to: frame, outcome: outcome, counting: stats) { replying.yield(reply) }
-                    window.release()
+                    if let reply = Self.reply(to: frame, outcome: outcome, counting: stats) {
+                        replying.yield(reply)
+                    } else {
+                        window.release()
+                    }
                 }
             }
         }
@@ -494,6 +508,9 @@ public final class ShutdownWatchdog: Sendable {
         let milliseconds = Int(limit.components.seconds * 1_000 + limit.components.attoseconds / 1_000_000_000_000_000)
         sources = Mutex([SIGTERM, SIGINT].map { signalNumber in
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            // Ignored as a process-wide default, so a signal that arrives before the service group takes
+            // over the signals still only reaches this source (it would otherwise end the process at once).
+            signal(signalNumber, SIG_IGN)
             source.setEventHandler {
                 onSignal()
                 queue.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {

@@ -152,6 +152,9 @@ final class CommandWriter: Sendable {
         /// written has been dispatched.
         var board: Board
         var sinceSnapshot = 0
+        /// Whether a write failed and the journal must be read again before the next append. Until a
+        /// read succeeds (the disk may still be failing), every batch is refused as unavailable.
+        var journalNeedsReading = false
     }
 
     private let state: Mutex<State>
@@ -219,15 +222,25 @@ final class CommandWriter: Sendable {
         }
         if !accepted.isEmpty {
             do {
+                if state.withLock({ $0.journalNeedsReading }) {
+                    // The journal restarts from its durable end, which is `board`'s (nothing after it was
+                    // ever applied); anything else is a journal changed under us, and refused.
+                    let version = try journal.load().version
+                    guard version == board.sequence else {
+                        throw JournalError(.corrupt, path: "", reason: "the journal is at version \(version), the board at \(board.sequence)")
+                    }
+                    state.withLock { $0.journalNeedsReading = false }
+                }
                 for (offset, action) in accepted.enumerated() {
                     try journal.append(action, version: board.sequence + offset + 1)
                 }
                 try journal.sync()
             } catch {
                 // Nothing of this batch is durable: none of it is applied, and each sender may retry. A
-                // failed sync has already dropped the batch's records; reading the journal again also
-                // drops any appended before a failed append, so the next batch starts from the durable end.
-                _ = try? journal.load()
+                // failed sync has already dropped the batch's records; reading the journal again before
+                // the next append also drops any appended before a failed append, so the next batch starts
+                // from the durable end. A read that fails leaves that for the batch after.
+                state.withLock { $0.journalNeedsReading = true }
                 let message = "the board could not be saved (\(error)); try again later"
                 for request in batch { request.reply(.unavailable(message)) }
                 return
@@ -258,7 +271,11 @@ final class CommandWriter: Sendable {
         // Waits for the batch being written, if any; the writer then finds the phase closed and stops.
         queue.sync {}
         refuseWaiting()
-        let (board, due) = state.withLock { ($0.board, $0.sinceSnapshot > 0) }
+        // Taken once: a second close (the shutdown watchdog's, say) finds nothing due.
+        let (board, due) = state.withLock { state in
+            defer { state.sinceSnapshot = 0 }
+            return (state.board, state.sinceSnapshot > 0 && !state.journalNeedsReading)
+        }
         if due { try journal.writeSnapshot(board, version: board.sequence) }
     }
 

@@ -178,6 +178,8 @@ struct ModelTests {
         #expect(policy.allowsOrigin(nil, authority: "127.0.0.1:8080"))
         #expect(policy.allowsOrigin("http://127.0.0.1:8080", authority: "127.0.0.1:8080"))
         #expect(policy.allowsOrigin("https://proxy.example", authority: "10.0.0.1:8080"))
+        #expect(policy.allowsOrigin("HTTPS://Proxy.Example", authority: "10.0.0.1:8080"))
+        #expect(AccessPolicy(tokens: [:], extraOrigins: ["https://Board.Example"]).allowsOrigin("https://board.example", authority: nil))
         #expect(!policy.allowsOrigin("http://evil.example", authority: "127.0.0.1:8080"))
         #expect(!policy.allowsOrigin("http://127.0.0.1:8081", authority: "127.0.0.1:8080"))
         #expect(!policy.allowsOrigin("null", authority: "127.0.0.1:8080"))
