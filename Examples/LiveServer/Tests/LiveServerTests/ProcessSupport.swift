@@ -17,6 +17,7 @@ func liveServerExecutable() throws -> URL {
 final class ServerProcess: Sendable {
     let process: Process
     private let output = Locked((stdout: "", stderr: ""))
+    private let pipes: (out: Pipe, err: Pipe)
 
     /// Starts `live-server` with `arguments`.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
@@ -30,6 +31,7 @@ final class ServerProcess: Sendable {
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
         let out = Pipe(), err = Pipe()
+        pipes = (out, err)
         process.standardOutput = out
         process.standardError = err
         let output = self.output
@@ -66,11 +68,19 @@ final class ServerProcess: Sendable {
     /// Sends `signal` to the process.
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the process to exit within `seconds` and returns its status and how long it took.
+    /// Waits for the process to exit within `seconds` and returns its status and how long it took; what
+    /// it wrote is all in ``stdout`` and ``stderr`` then.
     func exit(within seconds: Double) async throws -> (status: Int32, took: Duration) {
         let start = ContinuousClock.now
         try await eventually(within: seconds, "the server's exit") { !process.isRunning }
-        return (process.terminationStatus, ContinuousClock.now - start)
+        let took = ContinuousClock.now - start
+        // The handlers may not have read the last bytes yet: stop them and read the rest here.
+        for (pipe, isOut) in [(pipes.out, true), (pipes.err, false)] {
+            pipe.fileHandleForReading.readabilityHandler = nil
+            let rest = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            output.withLock { if isOut { $0.stdout += rest } else { $0.stderr += rest } }
+        }
+        return (process.terminationStatus, took)
     }
 
     /// Kills the process if it still runs (a test's cleanup).
