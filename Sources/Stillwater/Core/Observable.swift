@@ -76,12 +76,15 @@ public struct Observable<Value>: ObservableType {
 /// An `Observable` is `Sendable`, so a view model that holds one (`status: Observable<String>`) can be
 /// `Sendable` too.
 ///
-/// `@unchecked`: an `Observable` is only its recipe, and subscribing may run it on any thread. Every
-/// source and operator of Stillwater is safe to subscribe to from any thread; a recipe of your own
+/// Every source and operator of Stillwater is safe to subscribe to from any thread; a recipe of your own
 /// (``init(_:)`` or ``create(_:)``) must be as well, as it is whenever it captures only `Sendable` things.
 /// The conformance does not depend on `Value`: subscribing elsewhere hands the values to that thread, so
-/// keep streams of non-`Sendable` values on one thread. (A conformance conditional on `Value: Sendable`
-/// stops Swift 6.3 from inferring `Value` in `Observable.merge(a, b)`.)
+/// keep streams of non-`Sendable` values on one thread.
+// @unchecked: an `Observable` is only its recipe, a closure that is not `@Sendable` (operators' recipes
+// capture their upstream and transforms). It is unconditional because Swift 6.3 cannot infer `Value` in
+// `Observable.merge(a, b)` or `Observable.concat(a, b)` once the conformance is conditional on
+// `Value: Sendable` (a static method named like an instance method of a conditionally `Sendable` type:
+// swiftlang/swift#80146).
 extension Observable: @unchecked Sendable {}
 
 extension Observable {

@@ -30,12 +30,6 @@ struct Observer<Value> {
     /// What few observers carry besides their closures (``inPlace``, ``early``), in one object, so that
     /// the common observer, which has neither, stays small and cheap to copy.
     @usableFromInline let extras: ObserverExtras?
-    /// Whether the subscriber subscribes a new stream per value, as `flatMapLatest` does with its inner
-    /// streams, which mostly end while being subscribed (and are let go of at the next value at the
-    /// latest). A stream may then serve the subscription from its own object instead of a new one (`catch`
-    /// does), which saves an allocation per value; a subscription made to last, as most are, is better
-    /// served by an object of its own. Only a hint for speed. Value stages pass it on.
-    @usableFromInline let isPerValue: Bool
 
     /// How a scope reads a store's new state where it lies, instead of receiving a copy; see
     /// ``InPlaceReader``.
@@ -56,13 +50,12 @@ struct Observer<Value> {
     @inlinable
     init(
         next: @escaping (Value) -> Void, end: @escaping (Termination) -> Void, inPlace: InPlaceReader? = nil,
-        early: SubscriptionSlot? = nil, perValue: Bool = false
+        early: SubscriptionSlot? = nil
     ) {
         self.next = next
         self.end = end
         self.events = nil
         self.extras = inPlace == nil && early == nil ? nil : ObserverExtras(inPlace: inPlace, early: early)
-        self.isPerValue = perValue
     }
 
     @inlinable
@@ -71,14 +64,13 @@ struct Observer<Value> {
         self.end = { events($0.event()) }
         self.events = events
         self.extras = nil
-        self.isPerValue = false
     }
 
     /// The observer a value-stage operator (`map`, `filter`, `scan`, …) subscribes upstream with: `next`
-    /// in place of this observer's, and this observer's end, ``early`` slot and ``isPerValue`` unchanged.
+    /// in place of this observer's, and this observer's end, and ``early`` slot unchanged.
     @inlinable
     func stage<Upstream>(_ next: @escaping (Upstream) -> Void) -> Observer<Upstream> {
-        Observer<Upstream>(next: next, end: end, early: early, perValue: isPerValue)
+        Observer<Upstream>(next: next, end: end, early: early)
     }
 
     /// This observer as one event closure.

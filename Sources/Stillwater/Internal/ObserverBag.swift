@@ -172,51 +172,43 @@ final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
 
 /// The observers of one source, in subscription order.
 ///
-/// A value type owned by the source's deliverer: it changes only through the deliverer, and a delivery
-/// never changes it (a subscribe or cancel from inside a handler is queued behind the delivery). Tokens
-/// increase with each insertion, so the boxes stay sorted by token: delivery follows subscription order,
-/// and removal finds its box by binary search.
+/// Owned by the source's deliverer: it changes only through the deliverer, and a delivery never changes it
+/// (a subscribe or cancel from inside a handler is queued behind the delivery). Tokens increase with each
+/// insertion, so the boxes stay sorted by token: delivery follows subscription order, and removal finds its
+/// box by binary search.
 ///
-/// The boxes live in a `ContiguousArray`, which owns them (one strong reference each) and its memory.
-/// The delivery loop does not go through the array, though: the bag sits in a class's `var`, and reading
-/// a struct that holds a reference out of such a field around calls to unknown closures makes the
-/// compiler copy it, retaining the array's buffer (two atomic operations per event); reading a class
-/// reference out of the array retains each box too. So the loop reads ``members`` instead: the address
-/// of the array's elements and their count, refreshed after every change. It holds no reference, so
-/// reading it costs nothing, and it loads each box as an `Unmanaged` reference, borrowed for the call.
-/// This is sound because the array changes only through the deliverer and never during a loop, so the
-/// address is stable for the loop's length.
+/// The bag owns its memory: a buffer it allocates, grows and frees itself, holding one retained reference
+/// per box (as `Unmanaged`, released when the box leaves). The delivery loop reads ``members``, a copy of
+/// the buffer's address and count. That copy holds no reference, so reading it costs nothing, and the loop
+/// borrows each box for its call without retaining it. The address stays valid for the loop's length
+/// because the buffer is reallocated or freed only by a change to the bag, and no change happens during a
+/// loop (see above). The bag is noncopyable, so the buffer has exactly one owner, which frees it.
 ///
-/// Deliver with `observers.members.deliver(value)`, not through a method of the bag itself, which would
-/// copy the bag.
+/// Deliver with `observers.members.deliver(value)`.
 ///
 /// - Complexity: Delivery: O(n), no retain, release or allocation. Adding: amortised O(1). Removing:
 ///   O(log n) to find the box plus O(n) to close the gap (the boxes after it move one place; O(1) for the
 ///   newest box, the common case of a short-lived subscription). Ending: O(n).
 @usableFromInline
-struct ObserverBag<Value> {
-    /// The boxes as the delivery loop reads them: where ``ObserverBag/boxes`` keeps its elements, and
-    /// how many there are. Valid until the bag changes, which refreshes it.
+struct ObserverBag<Value>: ~Copyable {
+    /// The boxes as the delivery loop reads them: the bag's buffer and how many boxes it holds. Valid
+    /// until the bag changes.
     @usableFromInline
     struct Members {
-        /// The address of the first box, read as `Unmanaged` references; `nil` until the first box.
-        @usableFromInline var elements: UnsafeRawPointer?
-        @usableFromInline var count = 0
-
-        @inlinable init() {}
+        /// The bag's buffer; `nil` until the first box.
+        @usableFromInline let elements: UnsafePointer<Unmanaged<ObserverBox<Value>>>?
+        @usableFromInline let count: Int
 
         @inlinable
-        init(_ boxes: ContiguousArray<ObserverBox<Value>>) {
-            count = boxes.count
-            elements = boxes.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        init(_ elements: UnsafePointer<Unmanaged<ObserverBox<Value>>>?, count: Int) {
+            self.elements = elements
+            self.count = count
         }
 
         /// The box at `index`, unretained. `index` must be below ``count``.
         @inlinable @inline(__always)
         func box(at index: Int) -> Unmanaged<ObserverBox<Value>> {
-            elements.unsafelyUnwrapped.load(
-                fromByteOffset: index &* MemoryLayout<Unmanaged<ObserverBox<Value>>>.stride,
-                as: Unmanaged<ObserverBox<Value>>.self)
+            elements.unsafelyUnwrapped[index]
         }
 
         /// Calls `body` with each box in subscription order, without retaining them.
@@ -238,22 +230,26 @@ struct ObserverBag<Value> {
         }
     }
 
-    /// The boxes, in token order; the owner of their memory.
-    @usableFromInline var boxes: ContiguousArray<ObserverBox<Value>> = []
-    /// What the delivery loop reads; see ``Members``.
-    @usableFromInline var members = Members()
+    /// The buffer: `capacity` places, the first `count` holding one retained box each, in token order.
+    @usableFromInline var elements: UnsafeMutablePointer<Unmanaged<ObserverBox<Value>>>?
+    @usableFromInline var count = 0
+    @usableFromInline var capacity = 0
     @usableFromInline var nextToken: UInt64 = 0
 
     @inlinable init() {}
 
-    @inlinable
-    var isEmpty: Bool { members.count == 0 }
-
-    /// Re-reads ``members`` after ``boxes`` changed.
-    @inlinable
-    mutating func refresh() {
-        members = Members(boxes)
+    deinit {
+        guard let elements else { return }
+        for index in 0..<count { elements[index].release() }
+        elements.deallocate()
     }
+
+    /// What the delivery loop reads; see ``Members``.
+    @inlinable
+    var members: Members { Members(elements.map { UnsafePointer($0) }, count: count) }
+
+    @inlinable
+    var isEmpty: Bool { count == 0 }
 
     /// Empties the bag, handing `termination` to every observer whose subscription is not cancelled, and
     /// releasing every handler.
@@ -291,27 +287,43 @@ struct ObserverBag<Value> {
     mutating func insert(_ box: ObserverBox<Value>) {
         box.token = nextToken
         nextToken &+= 1
-        boxes.append(box)
-        refresh()
+        if count == capacity { grow() }
+        (elements.unsafelyUnwrapped + count).initialize(to: .passRetained(box))
+        count += 1
         if box.isCounted { Resources.observerAdded() }
+    }
+
+    /// Doubles the buffer (four places at first), moving the boxes over.
+    @usableFromInline
+    mutating func grow() {
+        let newCapacity = Swift.max(4, capacity * 2)
+        let newElements = UnsafeMutablePointer<Unmanaged<ObserverBox<Value>>>.allocate(capacity: newCapacity)
+        if let elements {
+            newElements.moveInitialize(from: elements, count: count)
+            elements.deallocate()
+        }
+        elements = newElements
+        capacity = newCapacity
     }
 
     /// Removes `box` and releases its handler; does nothing when `box` is not in the bag.
     @inlinable
     mutating func remove(_ box: ObserverBox<Value>) {
-        guard let index = index(of: box) else { return }
-        boxes.remove(at: index)
-        refresh()
+        guard let index = index(of: box), let elements else { return }
+        let removed = (elements + index).move()
+        (elements + index).moveInitialize(from: elements + index + 1, count: count - index - 1)
+        count -= 1
         box.release()
         if box.isCounted { Resources.observerRemoved() }
+        removed.release()
     }
 
     /// Where `box` is: the last place when it is the newest box, otherwise found by binary search on the
     /// tokens.
     @inlinable
     func index(of target: ObserverBox<Value>) -> Int? {
+        let members = members
         let wanted = Unmanaged.passUnretained(target).toOpaque()
-        let count = members.count
         guard count > 0 else { return nil }
         if members.box(at: count - 1).toOpaque() == wanted { return count - 1 }
         let token = target.token
@@ -332,9 +344,12 @@ struct ObserverBag<Value> {
     /// Empties the bag and returns its boxes, in order.
     @inlinable
     mutating func removeAll() -> ContiguousArray<ObserverBox<Value>> {
-        let all = boxes
-        boxes = []
-        refresh()
+        var all = ContiguousArray<ObserverBox<Value>>()
+        all.reserveCapacity(count)
+        for index in 0..<count {
+            all.append((elements.unsafelyUnwrapped + index).move().takeRetainedValue())
+        }
+        count = 0
         Resources.observerRemoved(all.count { $0.isCounted })
         return all
     }

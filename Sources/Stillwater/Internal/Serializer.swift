@@ -159,13 +159,25 @@ struct InPlaceClosure<Input, Output>: ~Copyable {
 
 /// A weak route to a ``Serializer``, for inner subscriptions that must not keep their node alive.
 ///
-/// `@unchecked Sendable`: `target` is written once, by the operator that made the route, before the
-/// route reaches any other thread; afterwards it is only read.
+/// Made before its serializer (whose handler captures what uses the route), then pointed at it once with
+/// ``target``. The weak reference sits under a lock, so the route is safe to use from any thread.
 @usableFromInline
-final class WeakSerializer<Work>: @unchecked Sendable {
-    @usableFromInline weak var target: Serializer<Work>?
+final class WeakSerializer<Work>: Sendable {
+    @usableFromInline
+    struct Target {
+        @usableFromInline weak var serializer: Serializer<Work>?
+    }
+
+    @usableFromInline let route = Lock(Target())
 
     @inlinable init() {}
+
+    /// The serializer the route leads to, while it exists.
+    @inlinable
+    var target: Serializer<Work>? {
+        get { route.withLock { $0.serializer } }
+        set { route.withLock { $0.serializer = newValue } }
+    }
 
     /// Submits `work` if the serializer still exists.
     @inlinable

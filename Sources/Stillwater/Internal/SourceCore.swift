@@ -96,6 +96,10 @@ final class SourceCore<Value>: @unchecked Sendable {
     /// Owned: the work taken from the queue, run in order.
     @usableFromInline @exclusivity(unchecked) var work: [Work] = []
     @usableFromInline let retained: Lock<Retained>
+
+    /// How many observers the source has. Owned state read without the deliverer's rights: exact only
+    /// when nothing is being delivered, subscribed or cancelled meanwhile (for tests).
+    var observerCount: Int { observers.count }
     @usableFromInline let policy: ReplayPolicy
 
     /// A source that keeps what `policy` says. `current` is the first current value, which

@@ -3,8 +3,7 @@
 ///
 /// Putting a subscription into a cancelled slot cancels it at once; replacing one cancels the old one.
 @usableFromInline
-class SubscriptionSlot: Cancellable, @unchecked Sendable {
-    // @unchecked: only because it is not final (`CatchLink` extends it); its one stored property is a Lock.
+final class SubscriptionSlot: Cancellable, Sendable {
     @usableFromInline
     struct State {
         @usableFromInline var current: Subscription?
@@ -18,7 +17,7 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
     /// Holds `subscription`, cancelling the one held before (or `subscription` itself if the slot is
     /// cancelled). Handed the subscription it holds, it keeps it.
     @usableFromInline
-    final func replace(with subscription: Subscription?) {
+    func replace(with subscription: Subscription?) {
         let toCancel = state.withLock { state -> Subscription? in
             if state.isCancelled { return subscription }
             let old = state.current
@@ -31,13 +30,11 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
 
     /// Holds `subscription` if the slot holds nothing yet; cancels it if the slot already holds another
     /// one (put there while `subscription` was being made, as `catch` puts its fallback when its upstream
-    /// fails during `subscribe`) or is cancelled. `locked` runs first, under the slot's lock, so a
-    /// subclass can settle its own state in the same lock (`catch` keeps its observer there); when it
-    /// returns false, the slot does not take `subscription` either (`catch`: the stream has ended).
+    /// fails during `subscribe`) or is cancelled.
     @usableFromInline
-    final func fill(with subscription: Subscription?, locked: () -> Bool = { true }) {
+    func fill(with subscription: Subscription?) {
         let keep = state.withLock { state -> Bool in
-            guard locked(), subscription != nil, !state.isCancelled, state.current == nil else { return false }
+            guard subscription != nil, !state.isCancelled, state.current == nil else { return false }
             state.current = subscription
             return true
         }
@@ -48,7 +45,7 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
     /// an operator of several inputs whose result ended while an earlier input was being subscribed
     /// does not subscribe the later ones (an endless synchronous source would never return).
     @inlinable
-    final func subscribe<Source: ObservableType>(
+    func subscribe<Source: ObservableType>(
         to source: Source, with observer: @autoclosure () -> Observer<Source.Value>
     ) {
         guard !isCancelled else { return }
@@ -57,7 +54,7 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
 
     /// Cancels what the slot holds and everything put into it later.
     @usableFromInline
-    final func cancel() {
+    func cancel() {
         let toCancel = state.withLock { state -> Subscription? in
             state.isCancelled = true
             let old = state.current
@@ -69,7 +66,7 @@ class SubscriptionSlot: Cancellable, @unchecked Sendable {
 
     /// Whether ``cancel()`` has been called.
     @usableFromInline
-    final var isCancelled: Bool {
+    var isCancelled: Bool {
         state.withLock { $0.isCancelled }
     }
 }

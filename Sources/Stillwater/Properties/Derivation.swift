@@ -17,13 +17,12 @@
 /// Everything a cell keeps (its value, its epochs, its observers) belongs to the root's deliverer, like
 /// a scope's; subscribing, cancelling and delivering run there in turn, so cells need no lock.
 
-/// The part of a root's graph that does not depend on the root's type: its deliverer, the epoch, and the
-/// observed cells in rank order.
-///
-/// `@unchecked Sendable`: the mutable fields belong to the root's deliverer (`host`), which alone reads
-/// and writes them.
+/// The part of a root's graph that does not depend on the root's type: its deliverer, the epoch, the
+/// observed cells in rank order, and the subscription to the root.
 @usableFromInline
-class DerivationGraphBase: @unchecked Sendable {
+final class DerivationGraphCore: @unchecked Sendable {
+    // @unchecked: every `var` belongs to the root's deliverer (`host`), which alone reads and writes it.
+
     /// One observed cell: a reference the list holds, its rank, and the specialised step that updates
     /// it and tells its observers.
     @usableFromInline
@@ -47,6 +46,11 @@ class DerivationGraphBase: @unchecked Sendable {
     /// Cells waiting for their activation's root value. Host only. The graph keeps observing its root
     /// while any wait, even when no cell is active.
     @usableFromInline @exclusivity(unchecked) var activating = 0
+    /// The subscription to the root, while some cell is observed or waits. Host only.
+    @usableFromInline @exclusivity(unchecked) var rootSubscription: Subscription?
+    /// Counts the root subscriptions, so that a delivery still queued for a cancelled one is ignored.
+    /// Host only.
+    @usableFromInline @exclusivity(unchecked) var generation: UInt64 = 0
 
     @usableFromInline
     init(host: any DeliveryHost) {
@@ -55,30 +59,6 @@ class DerivationGraphBase: @unchecked Sendable {
 
     deinit {
         for entry in active { entry.cell.release() }
-    }
-
-    /// Calls `body` with the address of the root's current value (read once, from any thread).
-    @usableFromInline
-    func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
-        preconditionFailure("DerivationGraphBase is abstract")
-    }
-
-    /// Starts observing the root if the graph does not yet, then hands `activate` the root value at
-    /// this point of the root's order: the value the root's next delivery follows. Host only.
-    ///
-    /// The value comes from a subscription of its own, whose first delivery (the root's current value
-    /// when it was queued, or a store's state when it runs) arrives in the root's order after the
-    /// graph's own subscription; it is cancelled at once. So the graph never keeps a root value between
-    /// deliveries (which would make the root's next in-place write copy it).
-    @usableFromInline
-    func activate(_ activate: @escaping (UnsafeRawPointer) -> Void) {
-        preconditionFailure("DerivationGraphBase is abstract")
-    }
-
-    /// Stops observing the root (no cell is observed any more). Host only.
-    @usableFromInline
-    func stopObservingRoot() {
-        preconditionFailure("DerivationGraphBase is abstract")
     }
 
     /// Adds an observed cell after the cells of lower or equal rank. Host only.
@@ -90,6 +70,19 @@ class DerivationGraphBase: @unchecked Sendable {
         active.insert(entry, at: index)
     }
 
+    /// Whether nothing needs the root any more: no cell is observed or waits. Host only.
+    @usableFromInline
+    var isIdle: Bool { active.isEmpty && activating == 0 }
+
+    /// Stops observing the root. Host only.
+    @usableFromInline
+    func stopObservingRoot() {
+        generation &+= 1
+        let subscription = rootSubscription
+        rootSubscription = nil
+        subscription?.cancel()
+    }
+
     /// Removes an observed cell, and stops observing the root when it was the last. Host only.
     ///
     /// - Complexity: O(n) in the number of observed cells of the graph.
@@ -99,83 +92,91 @@ class DerivationGraphBase: @unchecked Sendable {
         guard let index = active.firstIndex(where: { $0.cell.toOpaque() == Unmanaged.passUnretained(cell).toOpaque() })
         else { return }
         let entry = active.remove(at: index)
-        if active.isEmpty, activating == 0 { stopObservingRoot() }
+        if isIdle { stopObservingRoot() }
         entry.cell.release()
     }
 }
 
-/// The graph of one root: it observes the root while any of its cells is observed.
-///
-/// `@unchecked Sendable`, restated from ``DerivationGraphBase`` as Swift requires: the same reason.
+/// What a cell needs of its graph without knowing the root's type: the shared part (``core``), the
+/// root's current value, and a way to start observing the root. ``DerivationGraph`` is the one graph.
 @usableFromInline
-final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
+protocol DerivationGraphing: AnyObject, Sendable {
+    /// The part of the graph that does not depend on the root's type.
+    var core: DerivationGraphCore { get }
+
+    /// Calls `body` with the address of the root's current value (read once, from any thread).
+    func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void)
+
+    /// Starts observing the root if the graph does not yet, then hands `activate` the root value at
+    /// this point of the root's order: the value the root's next delivery follows. Host only.
+    ///
+    /// The value comes from a subscription of its own, whose first delivery (the root's current value
+    /// when it was queued, or a store's state when it runs) arrives in the root's order after the
+    /// graph's own subscription; it is cancelled at once. So the graph never keeps a root value between
+    /// deliveries (which would make the root's next in-place write copy it).
+    func activate(_ activate: @escaping (UnsafeRawPointer) -> Void)
+}
+
+/// The graph of one root: it observes the root while any of its cells is observed.
+@usableFromInline
+final class DerivationGraph<Root>: DerivationGraphing {
     /// The root storage. The graph keeps it; the root keeps the graph only weakly (in its scope cache).
     @usableFromInline let root: any PropertyStorage<Root>
-    /// The subscription to the root, while some cell is observed. Host only.
-    @usableFromInline @exclusivity(unchecked) var rootSubscription: Subscription?
-    /// Counts the root subscriptions, so that a delivery still queued for a cancelled one is ignored.
-    /// Host only.
-    @usableFromInline @exclusivity(unchecked) var generation: UInt64 = 0
+    @usableFromInline let core: DerivationGraphCore
 
     @usableFromInline
     init(root: any PropertyStorage<Root>) {
         self.root = root
-        super.init(host: root.host)
+        core = DerivationGraphCore(host: root.host)
     }
 
     @usableFromInline
-    override func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
+    func withCurrentRoot(_ body: (UnsafeRawPointer) -> Void) {
         let value = root.value
         withUnsafePointer(to: value) { body(UnsafeRawPointer($0)) }
     }
 
     @usableFromInline
-    override func activate(_ activate: @escaping (UnsafeRawPointer) -> Void) {
-        if rootSubscription == nil {
-            generation &+= 1
-            let generation = self.generation
-            rootSubscription = root.subscribe(Observer(
+    func activate(_ activate: @escaping (UnsafeRawPointer) -> Void) {
+        let core = core
+        if core.rootSubscription == nil {
+            core.generation &+= 1
+            let generation = core.generation
+            core.rootSubscription = root.subscribe(Observer(
                 next: { [self] value in receive(value, generation: generation) },
                 end: { [self] termination in finish(termination, generation: generation) }
             ))
         }
-        activating += 1
+        core.activating += 1
         let once = DelivererBox<Subscription?>(nil)
         let done = DelivererBox(false)
         let subscription = root.subscribe(Observer(
-            next: { [self] value in
+            next: { value in
                 guard !done.value else { return }
                 done.value = true
-                activating -= 1
+                core.activating -= 1
                 withUnsafePointer(to: value) { activate(UnsafeRawPointer($0)) }
                 once.value?.cancel()
-                if active.isEmpty, activating == 0 { stopObservingRoot() }
+                if core.isIdle { core.stopObservingRoot() }
             },
             end: { _ in }
         ))
         if done.value { subscription.cancel() } else { once.value = subscription }
     }
 
-    @usableFromInline
-    override func stopObservingRoot() {
-        generation &+= 1
-        let subscription = rootSubscription
-        rootSubscription = nil
-        subscription?.cancel()
-    }
-
     /// A new root value: one epoch over the observed cells. Host only.
     @usableFromInline
     func receive(_ value: Root, generation: UInt64) {
-        guard generation == self.generation else { return }
-        checkHostOwned(host)
-        epoch &+= 1
-        let epoch = self.epoch
+        let core = core
+        guard generation == core.generation else { return }
+        checkHostOwned(core.host)
+        core.epoch &+= 1
+        let epoch = core.epoch
         withUnsafePointer(to: value) { pointer in
             let root = UnsafeRawPointer(pointer)
             // Subscribes and cancels made by observers during the pass are queued on the host, so the
             // list does not change while it is walked.
-            active.withUnsafeBufferPointer { cells in
+            core.active.withUnsafeBufferPointer { cells in
                 for entry in cells {
                     let cell = UnsafeRawPointer(entry.cell.toOpaque())
                     if let rootPass = entry.rootPass {
@@ -195,9 +196,10 @@ final class DerivationGraph<Root>: DerivationGraphBase, @unchecked Sendable {
     /// The root ended: every observed cell's observers are told. Host only.
     @usableFromInline
     func finish(_ termination: Termination, generation: UInt64) {
-        guard generation == self.generation, stop == nil else { return }
-        stop = termination
-        for entry in active {
+        let core = core
+        guard generation == core.generation, core.stop == nil else { return }
+        core.stop = termination
+        for entry in core.active {
             unsafeBitCast(entry.cell.takeUnretainedValue(), to: AnyCellEnd.self).endObservers(termination)
         }
     }
@@ -234,7 +236,7 @@ protocol AnyCellEnd: AnyObject {
 /// afresh from any thread and touches none of them.
 @usableFromInline
 final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable {
-    @usableFromInline let graph: DerivationGraphBase
+    @usableFromInline let graph: any DerivationGraphing
     /// 0 for a root cell; one more than the highest rank of its sources otherwise.
     @usableFromInline let rank: Int
     /// Computes the value for the root value at the address, at the epoch, when a source changed since
@@ -268,7 +270,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
 
     @inlinable
     init(
-        graph: DerivationGraphBase, rank: Int,
+        graph: any DerivationGraphing, rank: Int,
         recompute: @escaping (UnsafeRawPointer, UInt64, DerivedCell) -> Bool,
         compute: @escaping (UnsafeRawPointer) -> Value,
         rootPass: AnyObject? = nil
@@ -323,7 +325,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     }
 
     @usableFromInline
-    var host: any DeliveryHost { graph.host }
+    var host: any DeliveryHost { graph.core.host }
 
     @usableFromInline
     var derivation: DerivedCell<Value> { self }
@@ -333,7 +335,7 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         let box = ObserverBox(observer: observer, source: self) { box in
             unsafeDowncast(box.source, to: DerivedCell.self).remove(box)
         }
-        graph.host.run { [self] in add(box) }
+        graph.core.host.run { [self] in add(box) }
         return Subscription(box)
     }
 
@@ -342,8 +344,8 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// value from the root; observers arriving meanwhile wait for that.
     @usableFromInline
     func add(_ box: ObserverBox<Value>) {
-        checkHostOwned(graph.host)
-        if isActive || graph.stop != nil || stop != nil {
+        checkHostOwned(graph.core.host)
+        if isActive || graph.core.stop != nil || stop != nil {
             addNow(box)
             return
         }
@@ -351,17 +353,17 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
         guard waiting.count == 1 else { return }
         graph.activate { [self] root in
             isActive = true
-            graph.insert(.init(
+            graph.core.insert(.init(
                 cell: Unmanaged.passRetained(self), rank: rank, pass: passThunk,
                 rootPass: rootPass.map { Unmanaged.passUnretained($0) }))
-            _ = update(root, graph.epoch)
+            _ = update(root, graph.core.epoch)
             let boxes = waiting
             waiting = []
             for box in boxes { addNow(box) }
             if observers.isEmpty {
                 // Every waiting observer left before the cell became active.
                 isActive = false
-                graph.remove(self)
+                graph.core.remove(self)
             }
         }
     }
@@ -369,12 +371,12 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// Host only: hands `box` the value (or, after the end, only the end) and adds it.
     @usableFromInline
     func addNow(_ box: ObserverBox<Value>) {
-        checkHostOwned(graph.host)
+        checkHostOwned(graph.core.host)
         if latest == nil {
             // The root ended before this cell was ever observed: its last value is read afresh.
             latest = value
         }
-        observers.add(box, replay: CollectionOfOne(latest.unsafelyUnwrapped), stop: stop ?? graph.stop)
+        observers.add(box, replay: CollectionOfOne(latest.unsafelyUnwrapped), stop: stop ?? graph.core.stop)
     }
 
     /// One epoch's step: update, and tell the observers when the value changed. Host only.
@@ -393,12 +395,12 @@ final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable
     /// Called by an ``ObserverBox`` when its subscription is cancelled.
     @usableFromInline
     func remove(_ box: ObserverBox<Value>) {
-        graph.host.run { [self] in
-            checkHostOwned(graph.host)
+        graph.core.host.run { [self] in
+            checkHostOwned(graph.core.host)
             observers.remove(box)
             guard observers.isEmpty, isActive else { return }
             isActive = false
-            graph.remove(self)
+            graph.core.remove(self)
         }
     }
 
@@ -494,8 +496,8 @@ enum EqualValues<Value: Equatable>: ChangeTest {
 
 /// Whether every cell of `cells` is in one graph.
 @inlinable
-func shareOneGraph<each V>(_ cells: repeat DerivedCell<each V>) -> DerivationGraphBase? {
-    var graph: DerivationGraphBase?
+func shareOneGraph<each V>(_ cells: repeat DerivedCell<each V>) -> (any DerivationGraphing)? {
+    var graph: (any DerivationGraphing)?
     var shared = true
     for cell in repeat each cells {
         if let known = graph {
@@ -530,7 +532,7 @@ func updateAll<each V>(_ cells: repeat DerivedCell<each V>, root: UnsafeRawPoint
 /// observers when a cell changed and `Test` says the result is not the same as the last.
 @inlinable
 func combinedCell<each V, T, Test: ChangeTest<T>>(
-    _ cells: repeat DerivedCell<each V>, graph: DerivationGraphBase,
+    _ cells: repeat DerivedCell<each V>, graph: any DerivationGraphing,
     transform: @escaping (repeat each V) -> T, by test: Test.Type
 ) -> DerivedCell<T> {
     let sources = (repeat each cells)
@@ -548,7 +550,7 @@ func combinedCell<each V, T, Test: ChangeTest<T>>(
 /// the caller's types, which it does not do for a closure over a parameter pack.
 @inlinable
 func combinedCell<A, B, T, Test: ChangeTest<T>>(
-    _ a: DerivedCell<A>, _ b: DerivedCell<B>, graph: DerivationGraphBase,
+    _ a: DerivedCell<A>, _ b: DerivedCell<B>, graph: any DerivationGraphing,
     transform: @escaping (A, B) -> T, by test: Test.Type
 ) -> DerivedCell<T> {
     DerivedCell<T>(

@@ -8,7 +8,7 @@ struct FirstValueTests {
     func immediateValue() async throws {
         let subject = BehaviorSubject(7)
         #expect(try await subject.first() == 7)
-        #expect(subject.core.observers.isEmpty)
+        #expect(subject.core.observerCount == 0)
     }
 
     @Test("first() waits for a value sent later")

@@ -16,7 +16,7 @@ struct LifetimeTests {
         source.send(2)
         #expect(lifetime.hasEnded)
         #expect(recorder.events == [.next(1), .completed])
-        #expect(source.core.observers.members.count == 0)
+        #expect(source.core.observerCount == 0)
         token.end()                     // a second end does nothing
         #expect(recorder.events == [.next(1), .completed])
     }

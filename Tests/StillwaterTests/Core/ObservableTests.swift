@@ -62,7 +62,7 @@ struct ObservableTests {
         outer.send(5)
         #expect(recorder.events == [.next(5)])
         recorder.cancel()
-        #expect(outer.core.observers.members.count == 0)
+        #expect(outer.core.observerCount == 0)
     }
 
     @Test("a cold observable runs its recipe once per subscriber")

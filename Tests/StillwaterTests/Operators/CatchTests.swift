@@ -54,7 +54,7 @@ struct CatchTests {
         recorder.cancel()
         fallback.send(3)
         #expect(recorder.values == [1, 2])
-        #expect(fallback.core.observers.members.count == 0)
+        #expect(fallback.core.observerCount == 0)
     }
 
     @Test("cancelling stops the source, and after a failure the fallback")
@@ -68,7 +68,7 @@ struct CatchTests {
         recorder.cancel()
         fallback.send(6)
         #expect(recorder.values == [5])
-        #expect(fallback.core.observers.members.count == 0)
+        #expect(fallback.core.observerCount == 0)
     }
 
     @Test("what the handler captured is released when the subscription ends", arguments: Ending.allCases)
@@ -138,6 +138,6 @@ struct CatchTests {
         #expect(waiting !== Subscription.empty)
         #expect(!waiting.isCancelled)
         waiting.cancel()
-        #expect(live.core.observers.members.count == 0)
+        #expect(live.core.observerCount == 0)
     }
 }

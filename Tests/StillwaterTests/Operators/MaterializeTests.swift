@@ -30,7 +30,7 @@ struct MaterializeTests {
         events.send(.next(2))
         events.send(.completed)
         #expect(recorder.events == [.next(1), .error(TestError(code: 3))])
-        #expect(events.core.observers.members.count == 0)
+        #expect(events.core.observerCount == 0)
     }
 
     @Test("dematerialize stops when cancelled mid-stream")

@@ -27,7 +27,7 @@ struct SampleTests {
         #expect(recorder.events.isEmpty)
         ticks.send(0)
         #expect(recorder.events == [.completed])
-        #expect(ticks.core.observers.members.count == 0)
+        #expect(ticks.core.observerCount == 0)
     }
 
     @Test("the source's completion completes at the next tick, after the value waiting")
@@ -77,7 +77,7 @@ struct SampleTests {
         source.send(2)
         source.fail(TestError(code: 2))
         #expect(recorder.events == [.next(1), .error(TestError(code: 2))])
-        #expect(ticks.core.observers.members.count == 0)
+        #expect(ticks.core.observerCount == 0)
     }
 
     @Test("the sampler's failure fails the result and cancels the source")
@@ -88,7 +88,7 @@ struct SampleTests {
         source.send(1)
         ticks.fail(TestError(code: 5))
         #expect(recorder.events == [.error(TestError(code: 5))])
-        #expect(source.core.observers.members.count == 0)
+        #expect(source.core.observerCount == 0)
     }
 
     @Test("sample stops when cancelled mid-stream")
@@ -103,8 +103,8 @@ struct SampleTests {
         ticks.send(())
         ticks.complete()
         #expect(recorder.events == [.next(1)])
-        #expect(source.core.observers.members.count == 0)
-        #expect(ticks.core.observers.members.count == 0)
+        #expect(source.core.observerCount == 0)
+        #expect(ticks.core.observerCount == 0)
     }
 
     @Test("sample releases what the chain captured when the subscription ends", arguments: Ending.allCases)

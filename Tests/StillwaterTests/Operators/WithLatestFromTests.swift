@@ -49,7 +49,7 @@ struct WithLatestFromTests {
         let other = BehaviorSubject(10)
         #expect(events(of: { $0.withLatestFrom(other) { $0 + $1 } }, sending: [1, 2]) ==
             [.next(11), .next(12), .completed])
-        #expect(other.core.observers.members.count == 0)
+        #expect(other.core.observerCount == 0)
     }
 
     @Test("the other stream's completion does not end the result; its last value stays the latest")
@@ -80,7 +80,7 @@ struct WithLatestFromTests {
         other.fail(TestError(code: 3))
         taps.send(2)
         #expect(recorder.events == [.next(11), .error(TestError(code: 3))])
-        #expect(taps.core.observers.members.count == 0)
+        #expect(taps.core.observerCount == 0)
     }
 
     @Test("withLatestFrom stops when cancelled mid-stream, and leaves both streams")
@@ -90,8 +90,8 @@ struct WithLatestFromTests {
         let other = BehaviorSubject(0)
         let recorder = Recorder(taps.withLatestFrom(other))
         recorder.cancel()
-        #expect(taps.core.observers.members.count == 0)
-        #expect(other.core.observers.members.count == 0)
+        #expect(taps.core.observerCount == 0)
+        #expect(other.core.observerCount == 0)
     }
 
     @Test("withLatestFrom releases what the chain captured when the subscription ends", arguments: Ending.allCases)

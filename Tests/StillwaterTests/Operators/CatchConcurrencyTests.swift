@@ -5,35 +5,11 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-/// `catch` borrows its subscriber's observer while the stream is being subscribed, and the first
-/// subscription made per value (as `flatMapLatest`'s inner stream) on the thread that made the stream uses
-/// a link built into the stream. These tests check the cases where that must give way: events from
-/// another thread during the subscribing call, several subscriptions of one stream, and the lifetime of
-/// what the stream holds; each both ways a subscription can be served.
-@Suite("catch: the borrowed observer and the built-in link")
-struct CatchLinkTests {
-    /// How a test subscribes a `catch` stream.
-    enum Route: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        /// Subscribed directly: a subscription made to last, served by a link of its own.
-        case ownLink
-        /// Subscribed per value, as `flatMapLatest` subscribes its inner streams: the first such
-        /// subscription on the thread that made the stream is served by the link built into it.
-        case builtInLink
-        var testDescription: String { rawValue }
-
-        /// `stream`, to be subscribed this way: through an observer marked per value, which the link
-        /// keeps (not through `flatMapLatest`, whose own observer would hide what `catch` keeps).
-        func route(_ stream: Observable<Int>) -> Observable<Int> {
-            switch self {
-            case .ownLink: stream
-            case .builtInLink:
-                Observable.recipe({ observer in
-                    stream.attach(Observer(next: observer.next, end: observer.end, perValue: true))
-                })
-            }
-        }
-    }
-
+/// `catch` under threads and lifetimes: events from another thread during the subscribing call, several
+/// subscriptions of one stream, cancels racing deliveries, and what a subscription keeps after its end or
+/// cancel.
+@Suite("catch: threads and lifetimes")
+struct CatchConcurrencyTests {
     /// A stream whose events another thread sends, starting while the stream is being subscribed. The
     /// subscribing call waits for that thread if `waits`; `senderDone` is signalled when it has returned
     /// and let go of its observer, as a source does after its end.
@@ -62,14 +38,14 @@ struct CatchLinkTests {
     /// `subscriberWaits`, perhaps after) the stream is being subscribed, with an observer that captures
     /// `token`; returns what the observer received once that thread has returned.
     func receive(
-        _ route: Route, subscriberWaits: Bool, capturing token: Token?,
+        subscriberWaits: Bool, capturing token: Token?,
         _ body: @escaping @Sendable ((Event<Int>) -> Void) -> Void,
         handler: @escaping (any Error) -> Observable<Int>
     ) -> [Event<Int>] {
         let senderDone = DispatchSemaphore(value: 0)
         let received = Lock<[Event<Int>]>([])
-        let subscription = route.route(fromAnotherThread(waits: subscriberWaits, senderDone: senderDone, body)
-            .catch(handler))
+        let subscription = fromAnotherThread(waits: subscriberWaits, senderDone: senderDone, body)
+            .catch(handler)
             .subscribe { [token] event in
                 withExtendedLifetime(token) { received.withLock { $0.append(event) } }
             }
@@ -79,12 +55,12 @@ struct CatchLinkTests {
 
     @Test(
         "events another thread sends while the stream is being subscribed arrive in order, and the observer is let go of after the end",
-        arguments: Route.allCases, [false, true])
-    func otherThreadDuringSubscribe(route: Route, subscriberWaits: Bool) {
+        arguments: [false, true])
+    func otherThreadDuringSubscribe(subscriberWaits: Bool) {
         for _ in 0..<200 {
             var token: Token? = Token()
             weak let weakToken = token
-            let received = receive(route, subscriberWaits: subscriberWaits, capturing: token.take()) { send in
+            let received = receive(subscriberWaits: subscriberWaits, capturing: token.take()) { send in
                 for value in 0..<50 { send(.next(value)) }
                 send(.completed)
             } handler: { _ in Observable.just(-1) }
@@ -95,11 +71,11 @@ struct CatchLinkTests {
 
     @Test(
         "a failure another thread sends while the stream is being subscribed continues with the fallback",
-        arguments: Route.allCases, [false, true])
-    func otherThreadFailsDuringSubscribe(route: Route, subscriberWaits: Bool) {
+        arguments: [false, true])
+    func otherThreadFailsDuringSubscribe(subscriberWaits: Bool) {
         for _ in 0..<200 {
             let handled = AtomicCounter()
-            let received = receive(route, subscriberWaits: subscriberWaits, capturing: nil) { send in
+            let received = receive(subscriberWaits: subscriberWaits, capturing: nil) { send in
                 send(.next(1))
                 send(.error(TestError()))
             } handler: { _ in
@@ -111,16 +87,13 @@ struct CatchLinkTests {
         }
     }
 
-    @Test("one stream subscribed several times, on the thread that made it and on another, serves each on its own",
-          arguments: Route.allCases)
-    func severalSubscriptions(route: Route) {
+    @Test("one stream subscribed several times, on the thread that made it and on another, serves each on its own")
+    func severalSubscriptions() {
         let source = PublishSubject<Int>()
         let stream = source.catch { _ in Observable.just(-1) }
-        // Per value, the first on this thread uses the built-in link; the second here, and the one on
-        // another thread, make their own.
-        let first = Recorder(route.route(stream))
-        let elsewhere = onAnotherThread { Recorder(route.route(stream)) }
-        let second = Recorder(route.route(stream))
+        let first = Recorder(stream)
+        let elsewhere = onAnotherThread { Recorder(stream) }
+        let second = Recorder(stream)
         source.send(1)
         elsewhere.cancel()
         source.send(2)
@@ -128,7 +101,7 @@ struct CatchLinkTests {
         #expect(first.events == [.next(1), .next(2), .next(-1), .completed])
         #expect(elsewhere.events == [.next(1)])
         #expect(second.events == [.next(1), .next(2), .next(-1), .completed])
-        #expect(source.core.observers.members.count == 0)
+        #expect(source.core.observerCount == 0)
     }
 
     /// `body`'s result, run on a thread of its own (not the caller's, as `DispatchQueue.sync` may do).
@@ -144,24 +117,22 @@ struct CatchLinkTests {
         return result.value!
     }
 
-    @Test("cancelling the first subscription through its handle stops it, and the others go on",
-          arguments: Route.allCases)
-    func cancelFirst(route: Route) {
+    @Test("cancelling the first subscription through its handle stops it, and the others go on")
+    func cancelFirst() {
         let source = PublishSubject<Int>()
         let stream = source.catch { _ in Observable.just(-1) }
-        let first = Recorder(route.route(stream))
-        let second = Recorder(route.route(stream))
+        let first = Recorder(stream)
+        let second = Recorder(stream)
         source.send(1)
         first.cancel()
-        #expect(source.core.observers.members.count == 1)
+        #expect(source.core.observerCount == 1)
         source.send(2)
         #expect(first.values == [1])
         #expect(second.values == [1, 2])
     }
 
-    @Test("a running first subscription per value is served by the stream itself; once it ends, its kept handle holds nothing of it",
-          arguments: Route.allCases)
-    func firstHandleIsWeak(route: Route) {
+    @Test("a subscription holds nothing of the stream it was made from")
+    func firstHandleIsWeak() {
         let source = PublishSubject<Int>()
         var token: Token? = Token()
         weak let weakToken = token
@@ -170,20 +141,17 @@ struct CatchLinkTests {
             withExtendedLifetime(token) { source.attach(observer) }
         }).catch { _ in Observable.just(0) }
         token = nil
-        let subscription = route.route(stream!).subscribe { _ in }
+        let subscription = stream!.subscribe { _ in }
         stream = nil
-        // Per value, the stream's object is the subscription's link, which the source's observer holds;
-        // a link of its own does not hold the stream.
-        #expect((weakToken != nil) == (route == .builtInLink))
+        #expect(weakToken == nil, "a subscription does not hold the stream it was made from")
         source.complete()
         #expect(weakToken == nil, "the handle must not keep the stream, nor what its recipe captured")
         withExtendedLifetime(subscription) {}
     }
 
-    @Test("one stream subscribed from eight threads at once gives every subscription all its events",
-          arguments: Route.allCases)
-    func concurrentSubscriptions(route: Route) {
-        let stream = route.route(Observable.from(Array(0..<20)).catch { _ in Observable.just(-1) })
+    @Test("one stream subscribed from eight threads at once gives every subscription all its events")
+    func concurrentSubscriptions() {
+        let stream = Observable.from(Array(0..<20)).catch { _ in Observable.just(-1) }
         let wrong = AtomicCounter()
         let expected: [Event<Int>] = (0..<20).map { .next($0) } + [.completed]
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -197,15 +165,15 @@ struct CatchLinkTests {
 
     @Test(
         "cancelling the first subscription, or dropping its handle, lets go of the observer and the handler while the stream lives on",
-        arguments: Route.allCases, [false, true])
-    func cancelReleasesWhileStreamLives(route: Route, dropHandle: Bool) {
+        arguments: [false, true])
+    func cancelReleasesWhileStreamLives(dropHandle: Bool) {
         let source = PublishSubject<Int>()
         var observerToken: Token? = Token()
         var handlerToken: Token? = Token()
         weak let weakObserverToken = observerToken
         weak let weakHandlerToken = handlerToken
         let stream = source.catch { [handlerToken] _ in Observable.just(handlerToken?.id ?? 0) }
-        var subscription: Subscription? = route.route(stream).subscribe { [observerToken] _ in
+        var subscription: Subscription? = stream.subscribe { [observerToken] _ in
             withExtendedLifetime(observerToken) {}
         }
         observerToken = nil
@@ -215,13 +183,12 @@ struct CatchLinkTests {
         if dropHandle { subscription = nil } else { subscription?.cancel() }
         #expect(weakObserverToken == nil, "the stream must not keep a cancelled subscription's observer")
         #expect(weakHandlerToken != nil, "the stream itself still holds its handler")
-        #expect(source.core.observers.members.count == 0)
+        #expect(source.core.observerCount == 0)
         withExtendedLifetime((stream, subscription)) {}
     }
 
-    @Test("a cancel racing with deliveries from another thread stops them and lets go of the observer once they are over",
-          arguments: Route.allCases)
-    func cancelRacingDeliveries(route: Route) {
+    @Test("a cancel racing with deliveries from another thread stops them and lets go of the observer once they are over")
+    func cancelRacingDeliveries() {
         for _ in 0..<200 {
             let source = PublishSubject<Int>()
             let stream = source.catch { _ in Observable.just(-1) }
@@ -229,7 +196,7 @@ struct CatchLinkTests {
             weak let weakToken = token
             let afterCancel = Atomic<Bool>(false)
             let lateValues = AtomicCounter()
-            let subscription = route.route(stream).subscribe { [token] _ in
+            let subscription = stream.subscribe { [token] _ in
                 withExtendedLifetime(token) {}
                 if afterCancel.load(ordering: .acquiring) { lateValues.increment() }
             }
@@ -248,9 +215,8 @@ struct CatchLinkTests {
         }
     }
 
-    @Test("a fallback that ends while being subscribed is let go of at once, and so is a stream that ends later, while the stream lives on",
-          arguments: Route.allCases)
-    func endedSubscriptionsLetGo(route: Route) {
+    @Test("a fallback that ends while being subscribed is let go of at once, and so is a stream that ends later, while the stream lives on")
+    func endedSubscriptionsLetGo() {
         let cleaned = Shared(0)
         let fallback = Observable<Int> { send in
             send(.next(7))
@@ -258,7 +224,7 @@ struct CatchLinkTests {
             return Subscription { cleaned.value += 1 }
         }
         let recovered = Observable<Int>.failure(TestError()).catch { _ in fallback }
-        let recorder = Recorder(route.route(recovered))
+        let recorder = Recorder(recovered)
         #expect(recorder.events == [.next(7), .completed])
         #expect(cleaned.value == 1, "the ended fallback's subscription must not wait for the stream's end")
 
@@ -268,7 +234,7 @@ struct CatchLinkTests {
             return Subscription { cleaned.value += 10 }
         }
         let stream = upstream.catch { _ in Observable.just(-1) }
-        let running = Recorder(route.route(stream))
+        let running = Recorder(stream)
         later.value?(.next(1))
         later.value?(.completed)
         later.value = nil
@@ -277,12 +243,12 @@ struct CatchLinkTests {
         withExtendedLifetime((recovered, stream)) {}
     }
 
-    @Test("a cancel from inside the observer stops a synchronous fallback where it is", arguments: Route.allCases)
-    func cancelStopsSynchronousFallback(route: Route) {
+    @Test("a cancel from inside the observer stops a synchronous fallback where it is")
+    func cancelStopsSynchronousFallback() {
         let source = PublishSubject<Int>()
         let received = Shared<[Int]>([])
         let subscription = Shared<Subscription?>(nil)
-        subscription.value = route.route(source.catch { _ in Observable.of(1, 2, 3) }).observe { value in
+        subscription.value = source.catch { _ in Observable.of(1, 2, 3) }.observe { value in
             received.value.append(value)
             subscription.value?.cancel()
         }
@@ -290,19 +256,19 @@ struct CatchLinkTests {
         #expect(received.value == [1])
     }
 
-    @Test("a subscription that runs on gets every value, then the fallback's", arguments: Route.allCases, [false, true])
-    func longLivedValues(route: Route, firstSubscription: Bool) {
+    @Test("a subscription that runs on gets every value, then the fallback's", arguments: [false, true])
+    func longLivedValues(firstSubscription: Bool) {
         let source = PublishSubject<Int>()
         let stream = source.catch { _ in Observable.of(-1) }
-        if !firstSubscription { route.route(stream).observe { _ in }.cancel() }
-        let recorder = Recorder(route.route(stream))
+        if !firstSubscription { stream.observe { _ in }.cancel() }
+        let recorder = Recorder(stream)
         for value in 0..<100 { source.send(value) }
         source.fail(TestError())
         #expect(recorder.events == (0..<100).map { .next($0) } + [.next(-1), .completed])
-        #expect(source.core.observers.members.count == 0)
+        #expect(source.core.observerCount == 0)
     }
 
-    @Test("flatMapLatest's inner catch streams, which use the built-in link, recover and switch as they should")
+    @Test("flatMapLatest's inner catch streams recover and switch as they should")
     func throughFlatMapLatest() {
         let outer = PublishSubject<Int>()
         let inner = PublishSubject<Int>()
@@ -318,6 +284,6 @@ struct CatchLinkTests {
         outer.send(4)
         outer.complete()
         #expect(recorder.events == [.next(1), .next(20), .next(-2), .next(-3), .next(4), .completed])
-        #expect(inner.core.observers.members.count == 0)
+        #expect(inner.core.observerCount == 0)
     }
 }
