@@ -156,7 +156,7 @@ def main():
         written = {
             "about": "Instructions per operation of Stillwater's side of each workload under callgrind, quick "
                      "size (three rounds minus one, timed parts only). Checked by Scripts/speed-gate.py; "
-                     "rewritten by `python3 Scripts/speed-gate.py --update` (see README.md, "Speed gate (CI)").",
+                     "rewritten by `python3 Scripts/speed-gate.py --update` (see README.md, 'Speed gate (CI)').",
             "threshold_percent": threshold,
             "measured": {
                 "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
