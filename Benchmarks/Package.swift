@@ -22,10 +22,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "MallocCounter"),
+        .target(name: "Callgrind"),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
                 "MallocCounter",
+                "Callgrind",
                 .product(name: "Stillwater", package: "Stillwater"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],

@@ -1,3 +1,4 @@
+import Callgrind
 import MallocCounter
 
 // MARK: - What a benchmark is
@@ -85,6 +86,8 @@ struct Stopwatch {
     mutating func measure<R>(_ body: () throws -> R) rethrows -> R {
         let allocationsBefore = mallocCount()
         let start = ContinuousClock.now
+        callgrindToggleCollect()  // the speed gate counts only the body (Scripts/speed-gate.py)
+        defer { callgrindToggleCollect() }
         let result = try body()
         elapsed += ContinuousClock.now - start
         allocations += mallocCount() - allocationsBefore

@@ -24,6 +24,7 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
 
 let usage = """
     usage: benchmarks [--quick] [--only W1,W3] [--library NAME] [--rounds N] [--markdown PATH] [--svg PATH]
+                      [--operations]
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
       --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 ("W6" means both sizes)
@@ -31,6 +32,8 @@ let usage = """
       --rounds N       rounds per library (default 5; --quick: 3)
       --markdown PATH  also write the table to PATH
       --svg PATH       also write a bar chart (log scale) to PATH
+      --operations     print each selected workload's name, operations per run at this scale and what one
+                       operation is, tab-separated, one per line, and stop (for Scripts/speed-gate.py)
     """
 
 // MARK: Options
@@ -41,6 +44,7 @@ struct Options {
     var library: String?
     var markdownPath: String?
     var svgPath: String?
+    var printsOperations = false
 
     /// Parses the command line, or stops with the usage text.
     @MainActor
@@ -61,6 +65,7 @@ struct Options {
                 rounds = count
             case "--markdown": markdownPath = value(of: argument)
             case "--svg": svgPath = value(of: argument)
+            case "--operations": printsOperations = true
             case "--help", "-h": print(usage); exit(0)
             default: fail("unknown option \(argument)")
             }
@@ -89,6 +94,10 @@ if !allocationCountingWorks() { printError("note: allocations are not counted he
 
 let machine = Machine.current()
 var workloads = selected.map { $0.make(options.scale) }
+if options.printsOperations {
+    for workload in workloads { print("\(workload.name)\t\(workload.operations)\t\(workload.operation)") }
+    exit(0)
+}
 if let library = options.library {
     for index in workloads.indices {
         workloads[index].contenders.removeAll { !$0.name.lowercased().hasPrefix(library) }
