@@ -27,7 +27,7 @@ struct DataSafetyTests {
 
         _ = try first.perform(.add("bread"))
         _ = try second.perform(.toggle(1))
-        #expect(second.mergeNotice.value == "another program changed todo.json; its changes were merged in")
+        #expect(second.mergeNotice.value == "Merged: another window's changes to todo.json")
         #expect(!second.history.canUndo, "undo cannot step back over the merged-in change")
         _ = try second.perform(.add("tea"))
 
