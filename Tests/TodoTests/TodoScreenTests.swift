@@ -418,6 +418,13 @@ struct TodoScreenTests {
         #expect(terminal.rows[1...3] == [">  1. [x] milk", "   2. [ ] eggs", "   3. [ ] tea"])
         #expect(terminal.rows.allSatisfy { $0.terminalColumns <= 40 })
         #expect(terminal.styles[5...8].allSatisfy { $0 == .warning })
+
+        // The ? page keeps the list's rows and says how to turn its pages; the warning is back after it.
+        screen.handle(.character("?"))
+        #expect(terminal.status.hasPrefix("help 1/"))
+        #expect(terminal.rows[1...2] == ["Keys:", "  Up, k"])
+        screen.handle(.escape)
+        #expect(terminal.status == reason)
     }
 
     @Test("at 40×10 a status longer than the screen holds keeps one row of the list and ends in …; a short one gives the rows back")

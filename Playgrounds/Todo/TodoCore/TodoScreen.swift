@@ -560,13 +560,15 @@ public final class TodoScreen {
         return (lines.prefix(rows - 1) + [rest.clipped(toColumns: width)]).map { ScreenLine($0, style: style) }
     }
 
-    /// What the status says, and how: the question before quitting, an alert, a failed save (the way
-    /// out first), or what the last key and the last redraw did, with a merge's notice.
+    /// What the status says, and how: the question before quitting, an alert, how to turn the pages of
+    /// the page shown, a failed save (the way out first), or what the last key and the last redraw did,
+    /// with a merge's notice.
     private var statusText: (String, ScreenLine.Style) {
         if mode == .confirmingQuit { return (message, .warning) }
         if let alert { return (alert, .warning) }
-        if let problem = session.saveProblem.value { return ("w saves elsewhere · " + problem, .warning) }
+        // A page says how to turn its pages; a failed save's warning is back as soon as the page is left.
         if isShowingPage { return (message, .dim) }
+        if let problem = session.saveProblem.value { return ("w saves elsewhere · " + problem, .warning) }
         let note = session.mergeNotice.value.map { message.isEmpty ? $0 : "\(message) · \($0)" } ?? message
         return ([redraw?.description ?? "", note].filter { !$0.isEmpty }.joined(separator: " · "), .dim)
     }
