@@ -106,7 +106,7 @@ struct EndToEndTests {
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
-        #expect(printed.contains("another program changed list.json; its changes were merged in"))
+        #expect(printed.contains("Merged: another window's changes to list.json"))
         let list = try TodoFile(path: file).load().list
         #expect(list.items.map(\.title) == ["milk", "eggs", "tea"])
         #expect(list.items.map(\.isDone) == [true, false, false])

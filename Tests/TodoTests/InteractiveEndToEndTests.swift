@@ -24,8 +24,11 @@ final class TerminalRun: @unchecked Sendable {
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     }
 
-    /// Starts `todo` with `arguments` on a new 80 × 24 pseudo-terminal, with `home` as its home folder.
-    init(_ arguments: [String], home: String, environment: [String: String] = [:]) throws {
+    /// Starts `todo` with `arguments` on a new pseudo-terminal of `columns` × `rows` (80 × 24 unless
+    /// given), with `home` as its home folder.
+    init(
+        _ arguments: [String], home: String, environment: [String: String] = [:], columns: UInt16 = 80, rows: UInt16 = 24
+    ) throws {
         let path = try #require(TodoBinary.path, "the todo executable was not found beside the tests; build with `swift build`")
         // Close-on-exec: no other test's child may hold this terminal (the child gets it as its standard
         // input and output, which the spawn duplicates without the flag).
@@ -35,7 +38,7 @@ final class TerminalRun: @unchecked Sendable {
         let slaveName = String(cString: try #require(PseudoTerminal.ptsname(master)))
         let slave = open(slaveName, O_RDWR | O_NOCTTY | O_CLOEXEC)
         try #require(slave >= 0, "cannot open \(slaveName)")
-        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
         _ = withUnsafeMutablePointer(to: &size) { ioctl(master, UInt(TIOCSWINSZ), $0) }
 
         process.executableURL = URL(fileURLWithPath: path)
@@ -84,6 +87,47 @@ final class TerminalRun: @unchecked Sendable {
 
     /// Everything drawn so far, as text (escape codes included).
     var screen: String { drawn.text }
+
+    /// The rows of the screen as a terminal of `height` rows would show them after everything drawn so
+    /// far: the program moves to a row (`ESC[r;1H`), blanks it (`ESC[2K`) and writes it whole, and
+    /// clears the screen with `ESC[2J`; styles and other codes are left out.
+    func rows(height: Int) -> [String] {
+        var rows = Array(repeating: "", count: height)
+        var row = 0
+        var characters = screen.makeIterator()
+        while let character = characters.next() {
+            guard character == "\u{1B}" else {
+                if character.isNewline || character.asciiValue.map({ $0 < 0x20 }) == true { continue }
+                if rows.indices.contains(row) { rows[row].append(character) }
+                continue
+            }
+            guard characters.next() == "[" else { continue }
+            var parameters = ""
+            while let next = characters.next() {
+                guard let value = next.asciiValue, !(0x40...0x7E).contains(value) else {
+                    switch next {
+                    case "H": row = (Int(parameters.split(separator: ";").first ?? "1") ?? 1) - 1
+                    case "J" where parameters == "2": rows = Array(repeating: "", count: height)
+                    case "K" where rows.indices.contains(row): rows[row] = ""
+                    default: break
+                    }
+                    break
+                }
+                parameters.append(next)
+            }
+        }
+        return rows
+    }
+
+    /// Waits up to `seconds` for the screen of `height` rows to satisfy `condition`.
+    func waitUntilScreen(height: Int, seconds: Double = 30, _ condition: ([String]) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(rows(height: height)) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(rows(height: height))
+    }
 
     /// Types `text` (each character is a key; `\r` is Enter).
     func type(_ text: String) {
@@ -153,10 +197,39 @@ struct InteractiveEndToEndTests {
     /// the change in the file.
     let neverByTimer = ["TODO_SAVE_DELAY_MS": "600000"]
 
+    @Test("two todos on one file, at 40×10 and 80×24: one deletes what the other ticked; the item stays deleted, and the status says so in full",
+          arguments: [(UInt16(40), UInt16(10)), (80, 24)])
+    func deleteWinsOverTick(columns: UInt16, rows: UInt16) async throws {
+        let file = folder.file("list.json")
+        try TodoFile(path: file).save(TodoList(titles: ["Buy milk", "eggs"]))
+        let run = try TerminalRun(["--file", file], home: folder.path, environment: ["TODO_SAVE_DELAY_MS": "0"],
+                                  columns: columns, rows: rows)
+        #expect(await run.waitUntilDrawn("? shows every key"))
+        #expect(await run.waitUntilDrawn(Keymap.helpLine(width: Int(columns))), "the key hints that fit, whole")
+        // Another todo ticks "Buy milk" and saves...
+        let other = try TodoBinary.run(["--file", file], input: "done 1\n", home: folder.path)
+        #expect(other.status == 0)
+        // ...while this one, which still shows it unticked, deletes it.
+        run.type("d")
+        let notice = "Merged: \"Buy milk\" stays deleted (ticked in another window)"
+        let height = Int(rows)
+        #expect(await run.waitUntilScreen(height: height) { statusText(of: $0).hasSuffix(notice) },
+                "the status says what the merge did, whole: \(statusText(of: run.rows(height: height)))")
+        let screen = run.rows(height: height)
+        #expect(screen.allSatisfy { $0.terminalColumns <= Int(columns) }, "no row is wider than the terminal: \(screen)")
+        #expect(screen[0].hasSuffix("1 of 1 left"))
+        #expect(screen[1] == ">  1. [ ] eggs")
+        #expect(screen[height - 1] == Keymap.helpLine(width: Int(columns)))
+        #expect(try TodoFile(path: file).load().list.items.map(\.title) == ["eggs"])
+        run.type("q")
+        try #require(await run.waitForExit())
+        #expect(try TodoFile(path: file).load().list.items.map(\.title) == ["eggs"], "the delete stays after the last save")
+    }
+
     @Test("a change followed at once by q is in the file (q saves before quitting)")
     func quitSaves() async throws {
         let run = try TerminalRun(["--file", folder.file("list.json")], home: folder.path, environment: neverByTimer)
-        #expect(await run.waitUntilDrawn("press ? for every key"))
+        #expect(await run.waitUntilDrawn("? shows every key"))
         run.type("atea\rq")
         try #require(await run.waitForExit(), "q quit without asking: the change was saved first")
         #expect(run.process.terminationStatus == 0)
@@ -167,7 +240,7 @@ struct InteractiveEndToEndTests {
           arguments: [SIGTERM, SIGINT, SIGHUP])
     func signalSaves(signal: Int32) async throws {
         let run = try TerminalRun(["--file", folder.file("list.json")], home: folder.path, environment: neverByTimer)
-        #expect(await run.waitUntilDrawn("press ? for every key"))
+        #expect(await run.waitUntilDrawn("? shows every key"))
         run.type("atea\r")
         #expect(await run.waitUntilDrawn("added \"tea\""))
         #expect(try savedTitles() == nil, "nothing is saved before the signal")

@@ -108,7 +108,7 @@ struct TodoSaveTests {
         await store.receive(.finished(ours, .success(.merged(merge)))) {
             $0.pending = nil
             $0.status = .saved
-            $0.mergeNotice = "another program changed list.json; its changes were merged in"
+            $0.mergeNotice = "Merged: another window's changes to list.json"
             $0.merged = merge.list
             $0.renumbered = [2: 3]      // theirs gave "bread" the identity 2 too: "eggs" is 3 now
         }
@@ -370,7 +370,7 @@ struct SaveDelayTests {
         let (session, file) = try sessionBeforeMerge(scheduler)
         scheduler.advance(by: .milliseconds(400))
         #expect(session.list.items.map(\.title) == ["milk", "bread", "tea"])
-        #expect(session.mergeNotice.value == "another program changed list.json; its changes were merged in")
+        #expect(session.mergeNotice.value == "Merged: another window's changes to list.json")
         #expect(!session.history.canUndo)
         #expect(try file.load().list == session.list)
         #expect(!session.hasUnsavedChanges)

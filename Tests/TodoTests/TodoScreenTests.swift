@@ -11,7 +11,7 @@ struct TodoScreenTests {
             ">  1. [ ] milk",
             "   2. [ ] eggs",
             "", "", "",
-            "redrew 2 of 2 rows · press ? for every key",
+            "redrew 2 of 2 rows · ? shows every key",
             Keymap.helpLine(width: 100),
         ])
         #expect(terminal.styles[0] == .header)
@@ -184,7 +184,7 @@ struct TodoScreenTests {
         #expect(terminal.rows[1] == ">  1. [ ] a")
         #expect(terminal.rows[9] == Keymap.helpLine(width: 50))
         screen.resize(width: 10, height: 3)
-        #expect(terminal.rows[0] == "make the …")
+        #expect(terminal.rows.prefix(3) == ["too small:", "10×3,", "needs 20×5"])
         #expect(screen.handle(.character("x")))
         screen.resize(width: 40, height: 8)
         #expect(terminal.rows[1] == ">  1. [x] a")
@@ -194,7 +194,7 @@ struct TodoScreenTests {
     func unboundKey() {
         let (_, screen, terminal) = makeScreen(["a"])
         screen.handle(.character("z"))
-        #expect(terminal.rows[10].hasSuffix("z does nothing here; press ? for every key"))
+        #expect(terminal.rows[10].hasSuffix("z does nothing here; ? shows every key"))
     }
 
     @Test("rows of CJK and emoji titles never take more columns than the screen has",
@@ -307,7 +307,7 @@ struct TodoScreenTests {
         #expect(screen.lastRedraw == nil)
         #expect(terminal.rows[8] == "drew the whole screen again")
         screen.handle(.character("z"))
-        #expect(terminal.rows[8] == "z does nothing here; press ? for every key")
+        #expect(terminal.rows[8] == "z does nothing here; ? shows every key")
         screen.handle(.down)
         #expect(screen.lastRedraw?.description == "redrew 2 of 3 rows")
         #expect(terminal.rows[8] == "redrew 2 of 3 rows")
@@ -327,5 +327,158 @@ struct TodoScreenTests {
         #expect(terminal.rows[8] == "redrew 0 of 3 rows · \"c\" is already at the bottom")
         screen.handle(.character("x"))
         #expect(terminal.rows[8] == "redrew 1 of 3 rows · \"c\" is done")
+    }
+
+    // MARK: Small and large screens
+
+    @Test("at 40×10 and 80×24 every row fits: the header, the rows, the status and whole key hints",
+          arguments: [(40, 10), (80, 24)])
+    func fitsTheWindow(width: Int, height: Int) {
+        let long = "牛乳を買う and a title far longer than any screen this test draws it on"
+        let (_, screen, terminal) = makeScreen(["Buy milk", "eggs", long], width: width, height: height)
+        screen.handle(.character("f"))
+        #expect(terminal.rows.allSatisfy { $0.terminalColumns <= width }, "\(terminal.rows)")
+        let full = "Stillwater todo · 3 of 3 left · showing active (3)"
+        #expect(terminal.rows[0] == (full.terminalColumns <= width ? full : "3 of 3 left · showing active (3)"))
+        #expect(terminal.rows[3] == "   3. [ ] \(long)".clipped(toColumns: width))
+        #expect(terminal.status == "redrew 0 of 3 rows · showing active items")
+        let hints = terminal.rows[height - 1]
+        #expect(hints == Keymap.helpLine(width: width))
+        #expect(hints.components(separatedBy: "  ").allSatisfy(Keymap.hints.contains), "only whole hints: \(hints)")
+        #expect(hints.hasPrefix("? help  q quit  x done  a add  e edit"))
+    }
+
+    @Test("the key reference: two aligned columns when wide, one column when narrow, every explanation whole",
+          arguments: [20, 40, 60, 80, 200])
+    func referenceColumns(width: Int) {
+        let lines = Keymap.reference(width: width, indent: 2)
+        #expect(lines.allSatisfy { $0.terminalColumns <= width }, "\(lines)")
+        let keys = Keymap.bindings.map { $0.keys.map(\.description).joined(separator: ", ") }
+        let column = 2 + (keys.map(\.terminalColumns).max() ?? 0) + 2
+        var remaining = lines[...]
+        for (binding, keys) in zip(Keymap.bindings, keys) {
+            let first = remaining.popFirst() ?? ""
+            if width - column >= 20 {
+                // Two columns: the keys, padded, and the explanation from one column for every binding.
+                #expect(first.hasPrefix("  " + keys + "  "))
+                var explanation = [String(first.dropFirst(column))]
+                while let next = remaining.first, next.hasPrefix(String(repeating: " ", count: column)) {
+                    explanation.append(String(next.dropFirst(column)))
+                    remaining.removeFirst()
+                }
+                #expect(explanation.allSatisfy { !$0.hasPrefix(" ") }, "aligned: \(explanation)")
+                #expect(explanation.joined(separator: " ") == binding.explanation)
+            } else {
+                // One column: the keys on their own line, the explanation indented below.
+                #expect(first == "  " + keys)
+                var explanation: [String] = []
+                while let next = remaining.first, next.hasPrefix("    ") {
+                    explanation.append(String(next.dropFirst(4)))
+                    remaining.removeFirst()
+                }
+                #expect(explanation.joined(separator: " ") == binding.explanation)
+            }
+        }
+        #expect(remaining.isEmpty)
+        #expect((width - column >= 20) == (width >= 60), "two columns from 60, one below")
+    }
+
+    @Test("the ? page at 40×10 and 80×24 shows the reference laid out for the width, page after page",
+          arguments: [(40, 10), (80, 24)])
+    func helpPageFits(width: Int, height: Int) {
+        let (_, screen, terminal) = makeScreen(["a"], width: width, height: height)
+        screen.handle(.character("?"))
+        var shown: [String] = []
+        while case .help = screen.mode {
+            #expect(terminal.rows.allSatisfy { $0.terminalColumns <= width })
+            let status = terminal.status
+            #expect(status.hasPrefix("help ") || status == "any key goes back", "\(status)")
+            let listRows = terminal.rows[1...].prefix { !$0.isEmpty }
+            shown += listRows.filter { $0 != "Keys:" }
+            screen.handle(.character(" "))
+        }
+        #expect(shown == Keymap.reference(width: width, indent: 2))
+    }
+
+    @Test("at 40×10 a failed save's reason is read whole: the status wraps over rows the list gives up, and takes them back after")
+    func longStatusWraps() {
+        let failing = TodoStorage { file, _, _ in .failure(.readOnly(path: file.path)) }
+        let session = TodoSession(TodoList(titles: ["milk", "eggs", "tea", "jam", "rice", "oil"]),
+                                  file: TodoFile(path: "/tmp/lists/list.json"), showsCursor: true, storage: failing)
+        let terminal = VirtualTerminal(height: 10)
+        let screen = TodoScreen(session: session, width: 40, height: 10, output: terminal.receive)
+        #expect(terminal.rows[1...6] == [">  1. [ ] milk", "   2. [ ] eggs", "   3. [ ] tea", "   4. [ ] jam", "   5. [ ] rice", "   6. [ ] oil"])
+        screen.handle(.character("x"))
+        let reason = "w saves elsewhere · not saved: /tmp/lists/list.json is read-only, so nothing was written; the changes are only in memory"
+        #expect(terminal.status == reason)
+        let statusRows = reason.wrapped(toColumns: 40)
+        #expect(statusRows.count == 4)
+        #expect(Array(terminal.rows[(9 - statusRows.count)..<9]) == statusRows)
+        #expect(terminal.rows[8 - statusRows.count] == "", "a blank row above the status")
+        #expect(terminal.rows[1...3] == [">  1. [x] milk", "   2. [ ] eggs", "   3. [ ] tea"])
+        #expect(terminal.rows.allSatisfy { $0.terminalColumns <= 40 })
+        #expect(terminal.styles[5...8].allSatisfy { $0 == .warning })
+
+        // The ? page keeps the list's rows and says how to turn its pages; the warning is back after it.
+        screen.handle(.character("?"))
+        #expect(terminal.status.hasPrefix("help 1/"))
+        #expect(terminal.rows[1...2] == ["Keys:", "  Up, k"])
+        screen.handle(.escape)
+        #expect(terminal.status == reason)
+    }
+
+    @Test("at 40×10 a status longer than the screen holds keeps one row of the list and ends in …; a short one gives the rows back")
+    func statusTakesRowsBack() {
+        let (_, screen, terminal) = makeScreen(["milk", "eggs", "tea", "jam", "rice", "oil"], width: 40, height: 10)
+        screen.announce(String(repeating: "word ", count: 100))
+        #expect(terminal.rows[1] == ">  1. [ ] milk")
+        #expect(terminal.rows[2] == "", "the blank row above the status")
+        #expect(terminal.rows[3...8].allSatisfy { $0.hasPrefix("redrew") || $0.hasPrefix("word") })
+        #expect(terminal.rows[8].hasSuffix("…"))
+        screen.announce(String(repeating: "word ", count: 20))
+        let status = terminal.status
+        let statusRows = status.wrapped(toColumns: 40).count
+        #expect(statusRows == 3)
+        #expect(terminal.rows[1...(6 - statusRows + 1)].allSatisfy { $0.hasSuffix("milk") || $0.hasSuffix("eggs") || $0.hasSuffix("tea") || $0.hasSuffix("jam") })
+        #expect(terminal.rows[7 - statusRows + 1] == "")
+        screen.handle(.down)
+        #expect(terminal.rows[1...6] == ["   1. [ ] milk", ">  2. [ ] eggs", "   3. [ ] tea", "   4. [ ] jam", "   5. [ ] rice", "   6. [ ] oil"])
+        #expect(terminal.rows[7] == "")
+        #expect(terminal.rows[8].hasPrefix("redrew 2 of "))
+    }
+
+    @Test("a screen below 20×5 says it is too small and what it needs, in as many words as fit")
+    func tooSmall() {
+        let (_, screen, terminal) = makeScreen(["a"], width: 40, height: 10)
+        screen.resize(width: 60, height: 4)
+        #expect(terminal.rows.prefix(4) == ["window too small (60×4): make it at least 20×5", "", "", ""])
+        screen.resize(width: 19, height: 10)
+        #expect(terminal.rows[0...2] == ["window too small", "(19×10): make it at", "least 20×5"])
+        #expect(terminal.styles[0] == .warning)
+        screen.resize(width: 6, height: 1)
+        #expect(terminal.rows.prefix(1) == ["needs…"])
+        screen.resize(width: 20, height: 5)
+        #expect(terminal.rows.prefix(5) == ["1 of 1 left", ">  1. [ ] a", "", "? shows every key", "? help  q quit"])
+    }
+
+    @Test("a merge that keeps a deleted item deleted says so on the status line (two sessions on one file)")
+    func mergeNoticeOnScreen() throws {
+        let folder = TemporaryFolder()
+        let file = TodoFile(path: folder.file("list.json"))
+        try file.save(TodoList(titles: ["Buy milk", "eggs"]))
+        let here = TodoSession(try file.load().list, file: file, showsCursor: true)
+        let there = TodoSession(try file.load().list, file: TodoFile(path: file.path))
+        let terminal = VirtualTerminal(height: 10)
+        let screen = TodoScreen(session: here, width: 40, height: 10, output: terminal.receive)
+        _ = try there.perform(.done(1))
+        screen.handle(.character("d"))
+        #expect(here.shownTitles == ["eggs"])
+        #expect(terminal.status.hasSuffix("Merged: \"Buy milk\" stays deleted (ticked in another window)"))
+        #expect(try file.load().list.items.map(\.title) == ["eggs"])
+        // The merge kept this window's list, so the next change is a plain save: no second merge, no notice.
+        screen.handle(.character("x"))
+        #expect(here.mergeNotice.value == nil)
+        #expect(try file.load().list.items.map { "\($0.title) \($0.isDone)" } == ["eggs true"])
+        #expect(terminal.status == "redrew 1 of 1 row · \"eggs\" is done")
     }
 }

@@ -59,12 +59,27 @@ final class VirtualTerminal {
         }
     }
 
+    /// The status as one text (see ``statusText(of:)``).
+    var status: String { statusText(of: rows) }
+
     /// The rows, with trailing blank ones dropped: what a person would read.
     var screen: String {
         var rows = self.rows
         while rows.last == "" { rows.removeLast() }
         return rows.joined(separator: "\n")
     }
+}
+
+/// The status shown on a screen of `rows`, as one text: the rows above the help line, up to the blank
+/// row above them, joined by spaces (the status is wrapped at spaces).
+func statusText(of rows: [String]) -> String {
+    var lines: [String] = []
+    var row = rows.count - 2
+    while row > 0, !rows[row].isEmpty {
+        lines.insert(rows[row], at: 0)
+        row -= 1
+    }
+    return lines.joined(separator: " ")
 }
 
 /// A screen over a session holding `titles`, on a virtual terminal of `width` × `height`.

@@ -131,12 +131,35 @@ public enum Keymap {
         return line
     }
 
-    /// One line per binding: `Up, k            select the row above`.
-    public static let reference: String = {
+    /// One line per binding: `Up, k            select the row above` (what `todo --help` lists).
+    public static let reference: String = reference(width: .max, indent: 0).joined(separator: "\n")
+
+    /// The key reference laid out for a screen `width` columns wide, each line indented by `indent`
+    /// and never wider than `width`: in two aligned columns (the keys, then what they do, wrapped
+    /// under its own column) when the explanations get at least 20 columns that way; otherwise in one
+    /// column, each binding's keys on a line of their own and its explanation indented below them.
+    ///
+    /// ```swift
+    /// print(Keymap.reference(width: 60, indent: 2)[0])
+    /// print(Keymap.reference(width: 30, indent: 0).prefix(2))
+    /// // Prints "  Up, k              select the row above", "[\"Up, k\", \"  select the row above\"]"
+    /// ```
+    public static func reference(width: Int, indent: Int) -> [String] {
         let rows = bindings.map { binding in (binding.keys.map(\.description).joined(separator: ", "), binding.explanation) }
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { keys, explanation in
-            keys + String(repeating: " ", count: width - keys.count + 2) + explanation
-        }.joined(separator: "\n")
-    }()
+        let keysWidth = rows.map(\.0.terminalColumns).max() ?? 0
+        let margin = String(repeating: " ", count: indent)
+        let column = indent + keysWidth + 2
+        if width - column >= 20 {
+            return rows.flatMap { keys, explanation in
+                explanation.wrapped(toColumns: width - column).enumerated().map { index, line in
+                    let lead = index == 0 ? margin + keys : ""
+                    return lead + String(repeating: " ", count: column - lead.terminalColumns) + line
+                }
+            }
+        }
+        return rows.flatMap { keys, explanation in
+            (margin + keys).wrapped(toColumns: width)
+                + explanation.wrapped(toColumns: width - indent - 2).map { margin + "  " + $0 }
+        }
+    }
 }

@@ -98,7 +98,8 @@ public struct TodoFile: Equatable, Sendable {
         /// The file already held the list; nothing was written.
         case unchanged
         /// Another program had changed the file: the two lists were merged, and `merge.list` was written.
-        /// Continue from `merge.list`.
+        /// Continue from `merge.list`. Also when the merge came out as the list given, but dropped a
+        /// change of the other program's (`merge.conflicts` says which).
         case merged(TodoMerge)
     }
 
@@ -215,7 +216,7 @@ public struct TodoFile: Equatable, Sendable {
             if theirs == list { return .unchanged }
             let merge = TodoMerge(base: known ?? TodoList(), ours: list, theirs: theirs)
             try write(merge.list)
-            return merge.list == list ? .saved : .merged(merge)
+            return merge.list == list && merge.conflicts.isEmpty ? .saved : .merged(merge)
         }
     }
 

@@ -75,8 +75,8 @@ public struct TodoSaveState: Equatable, Sendable {
     public var pending: TodoList?
     /// How the last save went.
     public var status: Status
-    /// What the last save merged in from another program that changed the file; it stays until a
-    /// later change is saved without a merge.
+    /// What the last save merged in from another program that changed the file (see
+    /// ``TodoSaveAction/notice(_:file:)``); it stays until a later change is saved without a merge.
     public var mergeNotice: String?
     /// The list a save merged (and wrote), for the session to adopt; `nil` again at the next change. A
     /// change to exactly this list is the adoption, and needs no save.
@@ -163,13 +163,16 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
             case .unchanged:
                 state.onDisk = list
             case .merged(let merge):
-                // `onDisk` stays the list before the merge until the session adopts the merged list: a
-                // change made before the adoption then merges again instead of writing over the other's.
-                let name = state.file.map { ($0.path as NSString).lastPathComponent } ?? "the file"
-                let conflicts = merge.conflicts.isEmpty ? "" : " (" + merge.conflicts.joined(separator: "; ") + ")"
-                state.mergeNotice = "another program changed \(name); its changes were merged in\(conflicts)"
-                state.merged = merge.list
-                state.renumbered = merge.renumbered
+                state.mergeNotice = Self.notice(merge, file: state.file)
+                if merge.list == list {
+                    // The merge kept this list as it was (it dropped the other's change): nothing to adopt.
+                    state.onDisk = list
+                } else {
+                    // `onDisk` stays the list before the merge until the session adopts the merged list: a
+                    // change made before the adoption then merges again instead of writing over the other's.
+                    state.merged = merge.list
+                    state.renumbered = merge.renumbered
+                }
             }
             return .none
         case .savedElsewhere(let file, let list):
@@ -179,6 +182,23 @@ public enum TodoSaveAction: EffectAction, Equatable, Sendable {
             state.status = .saved
             return .cancel(id: SaveID())
         }
+    }
+
+    /// The status line's account of `merge`: `Merged: ` and what it did to each item both programs
+    /// changed, or, when their changes did not meet, which file's changes it brought in.
+    ///
+    /// ```swift
+    /// let base = TodoList(titles: ["milk"])
+    /// var theirs = base
+    /// TodoAction.add("eggs").reduce(&theirs)
+    /// let merge = TodoMerge(base: base, ours: TodoList(titles: ["oat milk"]), theirs: theirs)
+    /// print(TodoSaveAction.notice(merge, file: TodoFile(path: "/tmp/list.json")))
+    /// // Prints "Merged: another window's changes to list.json"
+    /// ```
+    public static func notice(_ merge: TodoMerge, file: TodoFile?) -> String {
+        guard merge.conflicts.isEmpty else { return "Merged: " + merge.conflicts.joined(separator: "; ") }
+        let name = file.map { ($0.path as NSString).lastPathComponent } ?? "the file"
+        return "Merged: another window's changes to \(name)"
     }
 
     /// The identity of the one save that may wait at a time.

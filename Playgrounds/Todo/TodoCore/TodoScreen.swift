@@ -39,10 +39,16 @@ public enum ScreenWrite: Equatable, Sendable {
 
 /// The interactive todo screen, without the terminal: it takes keys and a size, and writes lines.
 ///
-/// Layout, top to bottom: a header (`Stillwater todo · 2 of 5 left`), the list, a blank row, the status
-/// line (`redrew 1 of 18 rows · item 3 is done`), and the help line, which becomes the line editor while
-/// an item is being added or edited. The `?` page and a notice (``showNotice(_:)``) take the list's place,
-/// wrapped to the width and paged, until a key leaves them.
+/// Layout, top to bottom: a header (`Stillwater todo · 2 of 5 left`; only the count when the title does
+/// not fit), the list, a blank row, the status (`redrew 1 of 18 rows · item 3 is done`), and the help
+/// line, which becomes the line editor while an item is being added or edited. The status wraps over as
+/// many rows as it needs, taken from the list (which keeps at least one row), so a long message, like why
+/// a save failed, is read whole, not cut; only beyond that is its last row cut, with `…`. The `?` page
+/// (in two aligned columns, or one on a narrow screen) and a notice (``showNotice(_:)``) take the list's
+/// place, wrapped to the width and paged, until a key leaves them.
+///
+/// Any size from ``minimumWidth`` × ``minimumHeight`` up is laid out whole; a smaller window shows only
+/// `window too small` and the size it needs, until it is made larger.
 ///
 /// Every width is counted in terminal columns (``Swift/Character/terminalColumns``), so titles in CJK or
 /// with emoji are cut to the row, never wrapped by the terminal over the next one.
@@ -91,12 +97,22 @@ public final class TodoScreen {
     /// The screen's observations of the session (its rows, its saving, its renumberings).
     private let subscriptions = SubscriptionBag()
     private var scrollOffset = 0
+    /// How many rows the status takes (at least one); the list gets what is left.
+    private var statusHeight = 1
     private var message = ""
     /// A message the last key produced that outranks a standing save problem on the status line (why
     /// saving elsewhere failed, say); cleared by the next key.
     private var alert: String?
     private var notice = ""
     private var redraw: RedrawSummary?
+    /// Whether ``handle(_:)`` is running: it draws the status once, at its end.
+    private var isHandlingKey = false
+
+    /// The narrowest screen laid out whole, in columns; a narrower one says `window too small`.
+    public static let minimumWidth = 20
+    /// The lowest screen laid out whole, in rows (a header, one row of the list, a blank row, one row
+    /// of status, the help line); a lower one says `window too small`.
+    public static let minimumHeight = 5
 
     /// The screen's width, in terminal columns.
     public private(set) var width: Int
@@ -121,10 +137,13 @@ public final class TodoScreen {
         listView = RowListView { [unowned self] changes in draw(changes) }
         layOut()
         session.rows.observe { [unowned self] rows in show(rows) }.store(in: subscriptions)
-        message = "press ? for every key"
+        message = "? shows every key"
         drawChrome()
         // A delayed save ends between keys: its outcome (a failure, a merge) reaches the status line then.
-        session.saving.state.changes.observe { [unowned self] _ in drawChrome() }.store(in: subscriptions)
+        // A save made during a key waits for the key's end, when the rows it changed have been shown.
+        session.saving.state.changes.observe { [unowned self] _ in
+            if !isHandlingKey { drawChrome() }
+        }.store(in: subscriptions)
         // A merge that renumbered the item being edited: the edit follows the item, not its old number.
         session.renumberings.observe { [unowned self] renumbered in
             if case .editing(let id, let editor) = mode, let new = renumbered[id] { mode = .editing(id: new, editor) }
@@ -148,6 +167,8 @@ public final class TodoScreen {
     /// - Returns: `false` when the key asks to quit, `true` otherwise.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
+        isHandlingKey = true
+        defer { isHandlingKey = false }
         alert = nil
         switch mode {
         case .help(let page), .notice(let page):
@@ -204,7 +225,7 @@ public final class TodoScreen {
             }
         case .browsing:
             guard let command = Keymap.command(for: key) else {
-                if case .unknown = key {} else { message = "\(key) does nothing here; press ? for every key" }
+                if case .unknown = key {} else { message = "\(key) does nothing here; ? shows every key" }
                 break
             }
             if command == .quit {
@@ -226,6 +247,7 @@ public final class TodoScreen {
         guard width != self.width || height != self.height else { return }
         self.width = width
         self.height = height
+        statusHeight = min(statusHeight, max(1, height - 4))
         layOut()
         output(.clear)
         show(session.rows.value)
@@ -234,8 +256,9 @@ public final class TodoScreen {
         drawChrome()
     }
 
-    /// Shows `message` in the status line until the next key replaces it. The status line is one row:
-    /// a longer message is cut, so use ``showNotice(_:)`` for one that must be read whole.
+    /// Shows `message` in the status line until the next key replaces it. A message wider than the
+    /// screen wraps over more rows (the list gives them up); one longer than the screen can hold is cut,
+    /// so use ``showNotice(_:)`` for a long text that must be read whole.
     public func announce(_ message: String) {
         self.message = message
         drawChrome()
@@ -372,8 +395,9 @@ public final class TodoScreen {
 
     // MARK: Drawing
 
-    private var isLargeEnough: Bool { width >= 20 && height >= 5 }
-    private var listHeight: Int { isLargeEnough ? height - 4 : 0 }
+    private var isLargeEnough: Bool { width >= Self.minimumWidth && height >= Self.minimumHeight }
+    /// The rows of the list area: what the header, the blank row, the status and the help line leave.
+    private var listHeight: Int { isLargeEnough ? max(1, height - 3 - statusHeight) : 0 }
 
     private var editorState: (prompt: String, editor: LineEditor)? {
         switch mode {
@@ -457,14 +481,12 @@ public final class TodoScreen {
         syncListLines()
     }
 
-    private static let helpLines = Keymap.reference.split(separator: "\n").map { "  " + $0 }
-
     /// The lines of the page shown (the help or the notice), wrapped to the width.
     private var pageLines: [ScreenLine] {
         switch mode {
         case .help:
             [ScreenLine("Keys:", style: .header)]
-                + Self.helpLines.flatMap { $0.wrapped(toColumns: width) }.map { ScreenLine($0) }
+                + Keymap.reference(width: width, indent: 2).map { ScreenLine($0) }
         case .notice:
             [ScreenLine("Notice:", style: .header)]
                 + notice.wrapped(toColumns: width).map { ScreenLine($0, style: .warning) }
@@ -497,31 +519,85 @@ public final class TodoScreen {
             : "\(name) \(page + 1)/\(pages) · Space: more · ↑: back · other keys: leave"
     }
 
-    /// Draws the header, the status line and the help line or the editor.
+    /// Draws the header, the status and the help line or the editor; when the status needs another
+    /// number of rows than it has, lays the list area out again first.
     private func drawChrome() {
-        guard isLargeEnough else {
-            if !gates.isEmpty { gates[0].update(ScreenLine(clip("make the window larger"), style: .warning)) }
-            for gate in gates.dropFirst() { gate.update(ScreenLine("")) }
-            return
+        guard isLargeEnough else { return drawTooSmall() }
+        var status = statusLines()
+        // Laying the list out again can change the status (a page's count of pages): twice settles it.
+        for _ in 0..<2 where status.count != statusHeight {
+            statusHeight = status.count
+            layOutList()
+            status = statusLines()
         }
-        gates[0].update(ScreenLine(clip("\(title) · \(session.summary)"), style: .header))
-        gates[height - 3].update(ScreenLine(""))
-        if mode == .confirmingQuit {
-            gates[height - 2].update(ScreenLine(clip(message), style: .warning))
-        } else if let alert {
-            gates[height - 2].update(ScreenLine(clip(alert), style: .warning))
-        } else if let problem = session.saveProblem.value {
-            // The way out first, so that a narrow window still shows it.
-            gates[height - 2].update(ScreenLine(clip("w saves elsewhere · " + problem), style: .warning))
-        } else {
-            let note = session.mergeNotice.value.map { message.isEmpty ? $0 : "\(message) · \($0)" } ?? message
-            let status = [redraw?.description ?? "", note].filter { !$0.isEmpty }.joined(separator: " · ")
-            gates[height - 2].update(ScreenLine(clip(status), style: .dim))
+        let top = height - 1 - statusHeight
+        gates[0].update(ScreenLine(header, style: .header))
+        gates[top - 1].update(ScreenLine(""))
+        for row in 0..<statusHeight {
+            gates[top + row].update(row < status.count ? status[row] : ScreenLine(""))
         }
         if let (prompt, editor) = editorState {
             gates[height - 1].update(ScreenLine(editor.visibleLine(prompt: prompt, width: width).text))
         } else {
             gates[height - 1].update(ScreenLine(Keymap.helpLine(width: width), style: .dim))
+        }
+    }
+
+    /// The header: the title and the summary, or the summary alone when both do not fit.
+    private var header: String {
+        let full = "\(title) · \(session.summary)"
+        return full.terminalColumns <= width ? full : clip(session.summary)
+    }
+
+    /// The status, wrapped to the width over at most the rows the list can give up (it keeps one); the
+    /// last row is cut, with `…`, only when even those are too few.
+    private func statusLines() -> [ScreenLine] {
+        let (text, style) = statusText
+        let lines = text.wrapped(toColumns: width)
+        let rows = max(1, height - 4)
+        guard lines.count > rows else { return lines.map { ScreenLine($0, style: style) } }
+        let rest = lines[(rows - 1)...].joined(separator: " ")
+        return (lines.prefix(rows - 1) + [rest.clipped(toColumns: width)]).map { ScreenLine($0, style: style) }
+    }
+
+    /// What the status says, and how: the question before quitting, an alert, how to turn the pages of
+    /// the page shown, a failed save (the way out first), or what the last key and the last redraw did,
+    /// with a merge's notice.
+    private var statusText: (String, ScreenLine.Style) {
+        if mode == .confirmingQuit { return (message, .warning) }
+        if let alert { return (alert, .warning) }
+        // A page says how to turn its pages; a failed save's warning is back as soon as the page is left.
+        if isShowingPage { return (message, .dim) }
+        if let problem = session.saveProblem.value { return ("w saves elsewhere · " + problem, .warning) }
+        let note = session.mergeNotice.value.map { message.isEmpty ? $0 : "\(message) · \($0)" } ?? message
+        return ([redraw?.description ?? "", note].filter { !$0.isEmpty }.joined(separator: " · "), .dim)
+    }
+
+    /// Fits the list (or the page shown) to the rows the status left it, keeping what the status says
+    /// of the last redraw.
+    private func layOutList() {
+        let summary = redraw
+        show(session.rows.value)
+        redraw = summary
+        drawBody()
+    }
+
+    /// Below the smallest size: says so, and what size is needed, over the rows there are (in fewer
+    /// words when the full sentence does not fit).
+    private func drawTooSmall() {
+        let needed = "\(Self.minimumWidth)×\(Self.minimumHeight)"
+        let texts = [
+            "window too small (\(width)×\(height)): make it at least \(needed)",
+            "too small: \(width)×\(height), needs \(needed)",
+            "needs \(needed)",
+        ]
+        let wrapped = texts.map { $0.wrapped(toColumns: width) }
+        let lines = wrapped.first { $0.count <= gates.count } ?? wrapped.last!
+        for (row, gate) in gates.enumerated() {
+            let line = row == gates.count - 1 && lines.count > gates.count
+                ? lines[row...].joined(separator: " ").clipped(toColumns: width)
+                : row < lines.count ? lines[row].clipped(toColumns: width) : ""
+            gate.update(ScreenLine(line, style: .warning))
         }
     }
 
