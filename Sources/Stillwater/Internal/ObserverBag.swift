@@ -196,11 +196,11 @@ struct ObserverBag<Value>: ~Copyable {
     @usableFromInline
     struct Members {
         /// The bag's buffer; `nil` until the first box.
-        @usableFromInline let elements: UnsafePointer<Unmanaged<ObserverBox<Value>>>?
+        @usableFromInline let elements: UnsafeMutablePointer<Unmanaged<ObserverBox<Value>>>?
         @usableFromInline let count: Int
 
-        @inlinable
-        init(_ elements: UnsafePointer<Unmanaged<ObserverBox<Value>>>?, count: Int) {
+        @inlinable @inline(__always)
+        init(_ elements: UnsafeMutablePointer<Unmanaged<ObserverBox<Value>>>?, count: Int) {
             self.elements = elements
             self.count = count
         }
@@ -238,6 +238,7 @@ struct ObserverBag<Value>: ~Copyable {
 
     @inlinable init() {}
 
+    @inlinable
     deinit {
         guard let elements else { return }
         for index in 0..<count { elements[index].release() }
@@ -246,7 +247,9 @@ struct ObserverBag<Value>: ~Copyable {
 
     /// What the delivery loop reads; see ``Members``.
     @inlinable
-    var members: Members { Members(elements.map { UnsafePointer($0) }, count: count) }
+    var members: Members {
+        @inline(__always) get { Members(elements, count: count) }
+    }
 
     @inlinable
     var isEmpty: Bool { count == 0 }

@@ -31,9 +31,7 @@ extension ObservableType {
     public func `catch`<Fallback: ObservableType>(
         _ handler: @escaping (any Error) -> Fallback
     ) -> Observable<Value> where Fallback.Value == Value {
-        Observable.recipe({ observer in
-            CatchSubscription<Value, Fallback>.run(self, handler: handler, observer: observer)
-        })
+        Observable.recipe({ observer in CatchSubscription.run(self, handler: handler, observer: observer) })
     }
 
     /// Recovers from a failure by sending `value`, then completing.
@@ -86,70 +84,78 @@ extension ObservableType {
     }
 }
 
-/// One `catch` subscription: which stream runs (this stream, then the fallback) and the observer, under
-/// one lock, and the subscription of the stream that runs in a slot of its own.
+/// One `catch` subscription: which stream runs (this stream, then the fallback) and its subscription,
+/// under one lock.
 ///
 /// Values never pass through it: each stream is subscribed with the observer's own `next`. Only the ends
 /// come here. The first stream's failure moves the state from `.first` to `.fallback` and subscribes the
 /// fallback; an end of the stream that runs moves it to `.finished` and is handed on. `.finished` keeps
 /// nothing, so once the observer has had its end, or the subscription was cancelled, neither the handler
 /// nor the observer is held.
+///
+/// The state holds closures made where the subscription is made (`recover` subscribes the fallback with
+/// the observer's `next`), so this type does not depend on the value type: its deallocation needs no
+/// type metadata lookups, which a subscription made per value (as `flatMapLatest` makes) would pay.
 @usableFromInline
-final class CatchSubscription<Value, Fallback: ObservableType>: Cancellable, Sendable
-where Fallback.Value == Value {
+final class CatchSubscription: Cancellable, Sendable {
     @usableFromInline
     enum State {
-        /// This stream runs; a failure is handed to `handler`.
-        case first(handler: (any Error) -> Fallback, observer: Observer<Value>)
-        /// The fallback runs.
-        case fallback(observer: Observer<Value>)
+        /// This stream runs, with its subscription once its subscribe call has returned; a failure is
+        /// handed to `recover`, which subscribes the fallback.
+        case first(recover: (any Error, CatchSubscription) -> Void, end: (Termination) -> Void, Subscription?)
+        /// The fallback runs. Its subscription is in `slot`, which is also its early slot: a fallback that
+        /// sends while it is being subscribed stops when this subscription is cancelled meanwhile.
+        case fallback(end: (Termination) -> Void, slot: SubscriptionSlot)
         /// The observer has had its end, or the subscription was cancelled.
         case finished
 
-        /// The observer, unless finished.
+        /// What the state holds that a cancel must cancel.
         @inlinable
-        var observer: Observer<Value>? {
+        func cancelSubscription() {
             switch self {
-            case .first(_, let observer), .fallback(let observer): return observer
-            case .finished: return nil
+            case .first(_, _, let subscription): subscription?.cancel()
+            case .fallback(_, let slot): slot.cancel()
+            case .finished: break
             }
         }
     }
 
+    @usableFromInline
+    enum Phase { case first, fallback }
+
     @usableFromInline let state: Lock<State>
-    /// The subscription of the stream that runs. It is also the fallback's early slot, so a fallback that
-    /// sends while it is being subscribed stops when this subscription is cancelled meanwhile.
-    @usableFromInline let current = SubscriptionSlot()
 
     @inlinable
-    init(handler: @escaping (any Error) -> Fallback, observer: Observer<Value>) {
-        state = Lock(.first(handler: handler, observer: observer))
+    init(recover: @escaping (any Error, CatchSubscription) -> Void, end: @escaping (Termination) -> Void) {
+        state = Lock(.first(recover: recover, end: end, nil))
     }
 
     /// Subscribes `upstream` for `observer`; `nil` when everything ended during the call.
     @inlinable
-    static func run<Upstream: ObservableType>(
-        _ upstream: Upstream, handler: @escaping (any Error) -> Fallback, observer: Observer<Value>
-    ) -> Subscription? where Upstream.Value == Value {
-        let link = CatchSubscription(handler: handler, observer: observer)
-        let subscription = upstream.attach(Observer(next: observer.next, end: { [link] in link.firstEnded($0) }))
-        // If this stream failed during the call, the fallback's subscription is in the slot already, and
-        // `fill` cancels this one instead of keeping it.
-        link.current.fill(with: subscription)
-        guard !link.isFinished else {
-            link.current.cancel()
-            return nil
+    static func run<Upstream: ObservableType, Fallback: ObservableType>(
+        _ upstream: Upstream, handler: @escaping (any Error) -> Fallback, observer: Observer<Upstream.Value>
+    ) -> Subscription? where Fallback.Value == Upstream.Value {
+        let next = observer.next
+        let link = CatchSubscription(recover: { error, link in
+            let slot = link.fallbackSlot
+            let fallback = handler(error).attach(Observer(
+                next: next, end: { [link] in link.finish($0, from: .fallback) }, early: slot))
+            link.fallbackStarted(fallback, in: slot)
+        }, end: observer.end)
+        let subscription = upstream.attach(Observer(next: next, end: { [link] in link.firstEnded($0) }))
+        // Kept while this stream runs. If it failed during the call, the fallback runs instead, and this
+        // stream's subscription is cancelled; so it is if everything ended meanwhile.
+        let (kept, finished) = link.state.withLock { state -> (Bool, Bool) in
+            switch state {
+            case .first(let recover, let end, _):
+                state = .first(recover: recover, end: end, subscription)
+                return (true, false)
+            case .fallback: return (false, false)
+            case .finished: return (false, true)
+            }
         }
-        return Subscription(link)
-    }
-
-    /// Whether the observer has had its end, or the subscription was cancelled.
-    @inlinable
-    var isFinished: Bool {
-        state.withLock { state in
-            if case .finished = state { return true }
-            return false
-        }
+        if !kept { subscription?.cancel() }
+        return finished ? nil : Subscription(link)
     }
 
     /// The end of this stream: a completion is the result's; a failure starts the fallback.
@@ -158,29 +164,34 @@ where Fallback.Value == Value {
         guard case .failed(let error) = termination else {
             return finish(termination, from: .first)
         }
-        let recovery = state.withLock { state -> (handler: (any Error) -> Fallback, observer: Observer<Value>)? in
-            guard case .first(let handler, let observer) = state else { return nil }
-            state = .fallback(observer: observer)
-            return (handler, observer)
+        let recover = state.withLock { state -> ((any Error, CatchSubscription) -> Void)? in
+            guard case .first(let recover, let end, _) = state else { return nil }
+            state = .fallback(end: end, slot: SubscriptionSlot())
+            return recover
         }
-        guard let recovery else { return }
-        recover(from: error, recovery.handler, recovery.observer)
+        recover?(error, self)
     }
 
-    /// Subscribes the fallback. Kept out of line: most streams do not fail.
-    @usableFromInline @inline(never)
-    func recover(from error: any Error, _ handler: (any Error) -> Fallback, _ observer: Observer<Value>) {
-        let fallback = handler(error).attach(Observer(
-            next: observer.next, end: { [self] in finish($0, from: .fallback) }, early: current))
-        // `.empty` when the fallback left nothing to cancel: the slot must hold something, so that a
-        // `fill` with the failed stream's subscription (a failure during the first subscribe call) cancels
-        // it instead of keeping it.
-        current.replace(with: fallback ?? .empty)
-        if isFinished { current.replace(with: nil) }
-    }
-
+    /// The fallback's slot, while it runs.
     @usableFromInline
-    enum Phase { case first, fallback }
+    var fallbackSlot: SubscriptionSlot? {
+        state.withLock { state in
+            if case .fallback(_, let slot) = state { return slot }
+            return nil
+        }
+    }
+
+    /// Keeps the fallback's subscription in its slot. Out of line: most streams do not fail.
+    @usableFromInline @inline(never)
+    func fallbackStarted(_ fallback: Subscription?, in slot: SubscriptionSlot?) {
+        guard let slot else {
+            // Cancelled before the fallback was subscribed.
+            fallback?.cancel()
+            return
+        }
+        // Cancelled meanwhile, or ended: the slot is cancelled, and cancels `fallback` at once.
+        slot.replace(with: fallback)
+    }
 
     /// Hands the observer `termination` if the stream of `phase` is the one that runs, and lets go of the
     /// observer and the ended stream's subscription.
@@ -196,9 +207,13 @@ where Fallback.Value == Value {
                 return .finished
             }
         }
-        guard let observer = old.observer else { return }
-        observer.end(termination)
-        current.replace(with: nil)
+        switch old {
+        case .first(_, let end, _): end(termination)
+        case .fallback(let end, let slot):
+            end(termination)
+            slot.cancel()
+        case .finished: return
+        }
     }
 
     @usableFromInline
@@ -207,7 +222,6 @@ where Fallback.Value == Value {
             defer { state = .finished }
             return state
         }
-        current.cancel()
-        _ = old
+        old.cancelSubscription()
     }
 }

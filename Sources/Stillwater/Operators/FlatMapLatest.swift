@@ -82,6 +82,8 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, Sendab
 }
 
 /// The state of one `flatMapLatest` subscription, run by one thread at a time: the serializer's runner.
+/// (Its `var`s are `@exclusivity(unchecked)`: only that thread touches them, so the runtime's dynamic
+/// exclusivity check, which costs a thread-local lookup per access, would check nothing.)
 ///
 /// `state` says what runs: the outer stream and perhaps an inner one, until the result ends. Inner
 /// streams are numbered (`generation`); an event of an older one is dropped, so a replaced stream's values
@@ -98,14 +100,14 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
         case ended
     }
 
-    @usableFromInline var state = State.active(outerDone: false, innerRunning: false)
+    @usableFromInline @exclusivity(unchecked) var state = State.active(outerDone: false, innerRunning: false)
     /// The number of the current inner stream.
-    @usableFromInline var generation = 0
+    @usableFromInline @exclusivity(unchecked) var generation = 0
     /// Whether the observer is being called from an inner stream's event handled in place.
-    @usableFromInline var delivering = false
+    @usableFromInline @exclusivity(unchecked) var delivering = false
     /// Let go of when the result ends.
-    @usableFromInline var transform: ((Value) -> Inner)?
-    @usableFromInline var observer: Observer<Inner.Value>?
+    @usableFromInline @exclusivity(unchecked) var transform: ((Value) -> Inner)?
+    @usableFromInline @exclusivity(unchecked) var observer: Observer<Inner.Value>?
     /// A cycle (the node's serializer's handler holds this machine) broken when the handler is let go
     /// of: when the result ends or is cancelled.
     @usableFromInline let node: Node
