@@ -50,55 +50,62 @@ extension ObservableType {
     /// // Prints "[1, 2, 3]", "[4]", "[]"
     /// ```
     ///
-    /// As in RxSwift:
     /// - A `timeSpan` that passes sends the array it collected, empty when no value arrived, so the
-    ///   observer hears from the operator at least every `timeSpan`.
+    ///   observer hears from the operator at least every `timeSpan` (as in RxSwift).
     /// - When the stream completes, the array collected so far is sent if it holds any value, then the
-    ///   completion. A failure drops it and passes through.
+    ///   completion. RxSwift sends that last array even when it is empty; here an empty one is not sent
+    ///   (as for ``buffer(count:)``). A failure drops it and passes through.
+    /// - Every array, a full one too, and the completion or failure, is sent from `scheduler` (Combine's
+    ///   rule), one at a time and in order: a full array is handed to the scheduler as soon as its last
+    ///   value arrives. (RxSwift sends a full array on the thread that sent its last value.)
+    ///
+    /// - Complexity: O(1) amortised per value; one array allocated per array sent, and one timer run per
+    ///   `timeSpan`. A subscription allocates its state once.
     ///
     /// - Parameters:
     ///   - timeSpan: The longest time an array collects; more than zero.
     ///   - count: The most values an array holds; 1 or more.
-    ///   - scheduler: The clock, and where the arrays a `timeSpan` ends are sent from.
-    /// - Note: An array sent because it is full goes out on the thread that sent its last value; one a
-    ///   `timeSpan` ends goes out from `scheduler`, as with the other time operators.
+    ///   - scheduler: The clock, and where every event is sent from.
     public func buffer(timeSpan: Duration, count: Int, scheduler: some Scheduler) -> Observable<[Value]> {
         precondition(timeSpan > .zero, "buffer(timeSpan:count:scheduler:) needs a timeSpan of more than zero, got \(timeSpan).")
         precondition(count > 0, "buffer(timeSpan:count:scheduler:) needs a count of 1 or more, got \(count).")
-        return timedOperator(scheduler: scheduler) { observer, timer in
-            var filling = BufferFill<Value>(count: count)
-            var window = 0
-            func startWindow() {
-                window += 1
-                timer.start(after: timeSpan, id: window)
-            }
-            return { input in
-                switch input {
-                case .start:
-                    startWindow()
-                    return true
-                case .upstream(.next(let value)):
-                    if let full = filling.add(value) {
-                        startWindow()
-                        observer(.next(full))
-                    }
-                    return true
-                case .timer(let id):
-                    guard id == window else { return true }
-                    startWindow()
-                    observer(.next(filling.takeAll()))
-                    return true
-                case .upstream(.completed):
-                    let rest = filling.takeAll()
-                    if !rest.isEmpty { observer(.next(rest)) }
-                    observer(.completed)
-                    return false
-                case .upstream(.error(let error)):
-                    observer(.error(error))
-                    return false
-                }
-            }
+        return timedOperator(scheduler: scheduler, TimedBuffer<Value>(timeSpan: timeSpan, count: count))
+    }
+}
+
+/// The state machine of `buffer(timeSpan:count:scheduler:)`: the array filling in the current
+/// `timeSpan`; each array sent starts the next one (and its timer run).
+struct TimedBuffer<Value>: TimedStateMachine {
+    let timeSpan: Duration
+    private var filling: BufferFill<Value>
+
+    init(timeSpan: Duration, count: Int) {
+        self.timeSpan = timeSpan
+        filling = BufferFill(count: count)
+    }
+
+    func start(_ step: inout TimedStep<[Value]>) {
+        step.startTimer(after: timeSpan)
+    }
+
+    mutating func receive(_ event: Event<Value>, _ step: inout TimedStep<[Value]>) {
+        switch event {
+        case .next(let value):
+            guard let full = filling.add(value) else { return }
+            step.send(full)
+            step.startTimer(after: timeSpan)
+        case .completed:
+            let rest = filling.takeAll()
+            if !rest.isEmpty { step.send(rest) }
+            step.end(.completed)
+        case .error(let error):
+            step.end(.error(error))
         }
+    }
+
+    mutating func timerFired(_ id: Int, _ step: inout TimedStep<[Value]>) {
+        step.send(filling.takeAll())
+        step.startTimer(after: timeSpan)
     }
 }
 

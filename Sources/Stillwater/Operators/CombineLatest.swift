@@ -6,6 +6,10 @@ extension Observable where Value == Any {
     /// fails as soon as one fails, and cancels the others. Works for any number of sources, each of its
     /// own value type. Events from sources on different threads are delivered one at a time.
     ///
+    /// When a source completes before its first value, RxSwift does not complete at once: it keeps the
+    /// other sources subscribed, sends nothing more, and completes when all have completed or when
+    /// another source sends a value after all the others have ended.
+    ///
     /// ```swift
     /// let name = BehaviorSubject("Ada")
     /// let age = BehaviorSubject(36)

@@ -21,61 +21,71 @@ extension ObservableType {
     /// debounce: -------c---(d|)
     /// ```
     ///
-    /// - On completion, a value still waiting is sent at once, then `completed`.
-    /// - On an error, a waiting value is dropped and the error is sent at once.
-    /// - Cancelling cancels (and releases) the pending timer.
+    /// - On completion, a value still waiting is sent, then `completed`.
+    /// - On an error, a waiting value is dropped and the error is sent.
+    /// - Every event is sent from `scheduler`, the completion and the error too (Combine's rule): with
+    ///   `.main`, the observer is called on the main thread whichever thread the values came from.
+    /// - Cancelling drops what waits and cancels (and releases) the pending timer.
+    ///
+    /// - Complexity: O(1) per value (each value restarts the one timer). A subscription allocates its
+    ///   state once.
     ///
     /// - Parameters:
     ///   - dueTime: How long a value must stay the newest before it is sent; zero or more. With zero, a
     ///     value goes out on the scheduler's next turn unless a newer one arrived first.
-    ///   - scheduler: The clock, and where the waiting values are sent from.
-    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
-    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
-    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
+    ///   - scheduler: The clock, and where every event is sent from.
     public func debounce(for dueTime: Duration, scheduler: some Scheduler) -> Observable<Value> {
         preconditionNotNegative(dueTime, "a dueTime", of: "debounce(for:scheduler:)")
-        return timedOperator(scheduler: scheduler) { observer, timer in
-            var machine = DebounceState<Value>()
-            return { input in
-                switch input {
-                case .start:
-                    return true
-                case .upstream(.next(let value)):
-                    timer.start(after: dueTime, id: machine.hold(value))
-                    return true
-                case .timer(let id):
-                    if let value = machine.fire(id) { observer(.next(value)) }
-                    return true
-                case .upstream(let end):
-                    sendEnd(end, held: machine.flush(), to: observer)
-                    return false
-                }
-            }
-        }
+        return timedOperator(scheduler: scheduler, DebounceState<Value>(dueTime: dueTime))
     }
 }
 
-/// The pure logic of `debounce`: the value that waits, and which timer may send it.
-struct DebounceState<Value> {
-    private var waiting: Value?
+/// The state machine of `debounce`: idle, or a value waiting for its timer.
+struct DebounceState<Value>: TimedStateMachine {
+    enum Phase {
+        case idle
+        /// `value` waits for timer run `generation`; only that run may send it.
+        case waiting(Value, generation: Int)
+    }
+
+    let dueTime: Duration
+    private var phase = Phase.idle
     private var generation = 0
+
+    init(dueTime: Duration = .zero) {
+        self.dueTime = dueTime
+    }
 
     /// Holds `value` in place of the one waiting, and returns the number of the timer that may send it.
     mutating func hold(_ value: Value) -> Int {
-        waiting = value
         generation += 1
+        phase = .waiting(value, generation: generation)
         return generation
     }
 
     /// Timer `id` fired: the waiting value if that timer is the current one, else `nil`.
     mutating func fire(_ id: Int) -> Value? {
-        guard id == generation else { return nil }
+        guard case .waiting(_, id) = phase else { return nil }
         return flush()
     }
 
     /// Takes the waiting value, if any.
     mutating func flush() -> Value? {
-        defer { waiting = nil }
-        return waiting
+        guard case .waiting(let value, _) = phase else { return nil }
+        phase = .idle
+        return value
+    }
+
+    mutating func receive(_ event: Event<Value>, _ step: inout TimedStep<Value>) {
+        switch event {
+        case .next(let value):
+            step.startTimer(after: dueTime, id: hold(value))
+        case .completed, .error:
+            sendEnd(event, held: flush(), into: &step)
+        }
+    }
+
+    mutating func timerFired(_ id: Int, _ step: inout TimedStep<Value>) {
+        if let value = fire(id) { step.send(value) }
     }
 }

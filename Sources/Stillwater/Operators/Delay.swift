@@ -18,51 +18,32 @@ extension ObservableType {
     /// delay:   ---a-b|
     /// ```
     ///
-    /// Values keep their order and their spacing. An error is not delayed: it is sent as soon as it
-    /// arrives, and the values still waiting are dropped (like RxSwift; a failure should not wait behind
-    /// values nobody will use). Cancelling drops the waiting events and cancels (and releases) the timer.
+    /// Values keep their order and their spacing. An error is not delayed: it is handed to the scheduler
+    /// as soon as it arrives, and the values still waiting are dropped (like RxSwift; a failure should not
+    /// wait behind values nobody will use). Every event, the error too, is sent from `scheduler`
+    /// (Combine's rule), one at a time and in order, even on a concurrent queue. Cancelling drops the
+    /// waiting events and cancels (and releases) the timer.
     ///
-    /// - Complexity: One timer at a time, however many events wait.
+    /// - Complexity: O(1) amortised per event, and one timer at a time however many events wait; the
+    ///   waiting events are stored in one array. A subscription allocates its state once.
     ///
     /// - Parameters:
     ///   - delay: How much later each event is sent; zero or more.
-    ///   - scheduler: The clock, and where the events are sent from.
-    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
-    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
-    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
+    ///   - scheduler: The clock, and where every event is sent from.
     public func delay(for delay: Duration, scheduler: some Scheduler) -> Observable<Value> {
         preconditionNotNegative(delay, "a delay", of: "delay(for:scheduler:)")
-        return timedOperator(scheduler: scheduler) { observer, timer in
-            var machine = DelayState<Value>(delay: delay)
-            return { input in
-                switch input {
-                case .start:
-                    return true
-                case .upstream(.error(let error)):
-                    observer(.error(error))
-                    return false
-                case .upstream(let event):
-                    if let wait = machine.receive(event, at: timer.now) { timer.start(after: wait) }
-                    return true
-                case .timer:
-                    let (due, wait) = machine.fire(at: timer.now)
-                    for event in due {
-                        observer(event)
-                        if event.isTerminal { return false }
-                    }
-                    if let wait { timer.start(after: wait) }
-                    return true
-                }
-            }
-        }
+        return timedOperator(scheduler: scheduler, DelayState<Value>(delay: delay))
     }
 }
 
-/// The pure logic of `delay`: the events that wait with their due times, and when the timer must fire.
+/// The state machine of `delay`: the events that wait with their due times (none: idle), and when the
+/// timer must fire.
 ///
 /// The timer runs exactly while an event waits. (A steady stream that keeps the timer busy does not grow
 /// the storage: see ``ConsumingQueue``.)
-struct DelayState<Value> {
+struct DelayState<Value>: TimedStateMachine {
+    static var readsClock: Bool { true }
+
     let delay: Duration
     private var waiting = ConsumingQueue<(due: Duration, event: Event<Value>)>()
 
@@ -91,5 +72,23 @@ struct DelayState<Value> {
         }
         guard let next = waiting.first else { return (due, nil) }
         return (due, max(.zero, next.due - now))
+    }
+
+    mutating func receive(_ event: Event<Value>, _ step: inout TimedStep<Value>) {
+        if case .error = event {
+            waiting = ConsumingQueue()
+            step.end(event)
+        } else if let wait = receive(event, at: step.now) {
+            step.startTimer(after: wait)
+        }
+    }
+
+    mutating func timerFired(_ id: Int, _ step: inout TimedStep<Value>) {
+        let (due, wait) = fire(at: step.now)
+        for event in due {
+            step.pass(event)
+            if step.hasEnded { return }
+        }
+        if let wait { step.startTimer(after: wait) }
     }
 }

@@ -27,12 +27,21 @@ extension ObservableType {
     ///   returns, never from inside it, so many retries do not grow the stack.
     /// - `count` counts the subscriptions after the first, as Combine's `retry` does (RxSwift's
     ///   `retry(3)` means three subscriptions in all).
+    /// - Events reach the observer one at a time and in order, each on the thread that sent it (or on
+    ///   the thread delivering at that moment); cancelling cancels the current subscription to this
+    ///   stream. When the result ends, no subscription to this stream is
+    ///   left behind, also when the last attempt failed while it was being subscribed.
+    ///
+    /// - Complexity: O(1) per value. A subscription allocates its state once, and each attempt costs one
+    ///   subscription to this stream.
     ///
     /// - Parameter count: How many times to subscribe again; `0` sends the first failure on. Must not be
     ///   negative.
     public func retry(_ count: Int) -> Observable<Value> {
         precondition(count >= 0, "retry(_:) needs a count of 0 or more, got \(count); use 0 to pass the first failure on.")
-        return retry(count) { _ in Observable.just(()) }
+        // An immediate scheduler: the retry follows the failure at once, and every event is sent on the
+        // thread that caused it.
+        return timedOperator(scheduler: .immediate, RetryState<Value>(count: count, delay: .zero))
     }
 
     /// Subscribes to this stream again `delay` after a failure, on `scheduler`, up to `count` times; the
@@ -54,29 +63,24 @@ extension ObservableType {
     /// // Prints "2", "ok"
     /// ```
     ///
+    /// - Every event, the values of each attempt, the completion and the last failure, is sent from
+    ///   `scheduler` (Combine's rule), one at a time and in order, each handed to the scheduler as soon as
+    ///   it arrives. The first subscription is made at once; each later one from `scheduler`.
+    /// - Cancelling drops the events not yet sent, cancels the wait and the current subscription to this
+    ///   stream. When the result ends, no subscription to this stream is left behind.
+    ///
+    /// - Complexity: O(1) per value. A subscription allocates its state once; each retry costs one timer
+    ///   run and one subscription to this stream.
+    ///
     /// - Parameters:
     ///   - count: How many times to subscribe again; must not be negative.
     ///   - delay: How long to wait after each failure; zero or more.
-    ///   - scheduler: Where the wait is timed and the stream is subscribed again.
+    ///   - scheduler: Where the wait is timed, the stream is subscribed again, and every event is sent
+    ///     from.
     public func retry(_ count: Int, delay: Duration, scheduler: some Scheduler) -> Observable<Value> {
         precondition(count >= 0, "retry(_:delay:scheduler:) needs a count of 0 or more, got \(count).")
         preconditionNotNegative(delay, "a delay", of: "retry(_:delay:scheduler:)")
-        return retry(count) { _ in Observable.timer(delay, scheduler: scheduler).map { _ in () } }
-    }
-
-    /// Up to `count` retries, each after the first value of `wait(error)`.
-    func retry<Wait: ObservableType>(
-        _ count: Int, after wait: @escaping (any Error) -> Wait
-    ) -> Observable<Value> where Wait.Value == Void {
-        retry(when: { errors in
-            // Made once per subscription; the failures reach it one at a time, inside retry's serializer.
-            let attempts = DelivererBox(0)
-            return errors.flatMapLatest { error -> Observable<Void> in
-                attempts.value += 1
-                guard attempts.value <= count else { return Observable.failure(error) }
-                return wait(error).take(1).asObservable()
-            }
-        })
+        return timedOperator(scheduler: scheduler, RetryState<Value>(count: count, delay: delay))
     }
 
     /// Subscribes to this stream again each time the trigger made by `notifier` sends a value after a
@@ -119,38 +123,26 @@ extension ObservableType {
             let errors = PublishSubject<any Error>()
             let route = WeakSerializer<RetryInput<Value>>()
             let subscribeSource = { source.replace(with: self.subscribe { route.submit(.source($0)) }) }
-            var waiting = false
+            var phase = RetryWhenPhase.starting
             let serializer = Serializer<RetryInput<Value>> { input in
-                let goesOn: Bool
-                switch input {
-                case .start:
+                switch phase.take(input) {
+                case .none:
+                    return true
+                case .subscribe:
                     subscribeSource()
-                    goesOn = true
-                case .source(.next(let value)):
+                    return true
+                case .send(let value):
                     observer(.next(value))
-                    goesOn = true
-                case .source(.error(let error)):
-                    waiting = true
+                    return true
+                case .notify(let error):
                     errors.send(error)
-                    goesOn = true
-                case .trigger(.next):
-                    if waiting {
-                        waiting = false
-                        subscribeSource()
-                    }
-                    goesOn = true
-                case .source(.completed), .trigger(.completed):
-                    observer(.completed)
-                    goesOn = false
-                case .trigger(.error(let error)):
-                    observer(.error(error))
-                    goesOn = false
-                }
-                if !goesOn {
+                    return true
+                case .end(let event):
                     source.cancel()
                     trigger.cancel()
+                    observer(event)
+                    return false
                 }
-                return goesOn
             }
             route.target = serializer
             trigger.replace(with: notifier(errors.asObservable()).subscribe { event in
@@ -163,5 +155,86 @@ extension ObservableType {
                 serializer.cancel()
             }
         }
+    }
+}
+
+/// The state machine of `retry(when:)`, run on its serializer: subscribed to the source, or waiting for
+/// the trigger after a failure.
+enum RetryWhenPhase {
+    case starting
+    case subscribed
+    case waitingForTrigger
+    case ended
+
+    /// What `retry(when:)` must do for one input.
+    enum Action<Value> {
+        case none
+        case subscribe
+        case send(Value)
+        case notify(any Error)
+        case end(Event<Value>)
+    }
+
+    /// Takes `input` and says what to do.
+    mutating func take<Value>(_ input: RetryInput<Value>) -> Action<Value> {
+        switch (self, input) {
+        case (.ended, _):
+            return .none
+        case (.starting, .start):
+            self = .subscribed
+            return .subscribe
+        case (_, .start):
+            return .none
+        case (_, .source(.next(let value))):
+            return .send(value)
+        case (_, .source(.error(let error))):
+            self = .waitingForTrigger
+            return .notify(error)
+        case (.waitingForTrigger, .trigger(.next)):
+            self = .subscribed
+            return .subscribe
+        case (_, .trigger(.next)):
+            return .none
+        case (_, .source(.completed)), (_, .trigger(.completed)):
+            self = .ended
+            return .end(.completed)
+        case (_, .trigger(.error(let error))):
+            self = .ended
+            return .end(.error(error))
+        }
+    }
+}
+
+/// The state machine of `retry(_:)` and `retry(_:delay:scheduler:)`: subscribed to the source with
+/// retries left, or waiting for the timer before subscribing again.
+struct RetryState<Value>: TimedStateMachine {
+    enum Phase {
+        case subscribed(retriesLeft: Int)
+        case waiting(retriesLeft: Int)
+    }
+
+    let delay: Duration
+    private var phase: Phase
+
+    init(count: Int, delay: Duration) {
+        self.delay = delay
+        phase = .subscribed(retriesLeft: count)
+    }
+
+    mutating func receive(_ event: Event<Value>, _ step: inout TimedStep<Value>) {
+        // While waiting, only the failed subscription could still send: nothing of it counts.
+        guard case .subscribed(let left) = phase else { return }
+        guard case .error = event, left > 0 else {
+            step.pass(event)
+            return
+        }
+        phase = .waiting(retriesLeft: left - 1)
+        step.startTimer(after: delay)
+    }
+
+    mutating func timerFired(_ id: Int, _ step: inout TimedStep<Value>) {
+        guard case .waiting(let left) = phase else { return }
+        phase = .subscribed(retriesLeft: left)
+        step.subscribeAgain()
     }
 }

@@ -33,39 +33,60 @@ extension ObservableType {
     @inlinable
     public func sample<Sampler: ObservableType>(_ sampler: Sampler) -> Observable<Value> {
         Observable.twoInputs(self, sampler, secondaryFirst: false) { observer, stop in
-            var waiting: Value?
-            var sourceDone = false
-            var samplerDone = false
-            func sendWaiting() {
-                guard let value = waiting else { return }
-                waiting = nil
-                observer.next(value)
-            }
+            var state = SampleState<Value>.sampling(waiting: nil)
             return { event in
-                switch event {
-                case .primary(.next(let value)):
-                    if !samplerDone { waiting = value }
-                    return true
-                case .primary(.completed):
-                    sourceDone = true
-                    guard samplerDone else { return true }
-                case .secondary(.next):
-                    sendWaiting()
-                    guard sourceDone else { return true }
-                case .secondary(.completed):
-                    samplerDone = true
-                    sendWaiting()
-                    guard sourceDone else { return true }
-                case .primary(.error(let error)), .secondary(.error(let error)):
-                    waiting = nil
-                    observer.end(.failed(error))
-                    stop()
-                    return false
-                }
-                observer.end(.completed)
+                let (value, end) = state.take(event)
+                if let value { observer.next(value) }
+                guard let end else { return true }
+                observer.end(end)
                 stop()
                 return false
             }
+        }
+    }
+}
+
+/// The state machine of `sample`, run on its serializer.
+@usableFromInline
+enum SampleState<Value> {
+    /// Both streams run; `waiting` is the value the next tick sends.
+    case sampling(waiting: Value?)
+    /// The source completed; the next tick sends `waiting` (if any) and completes.
+    case sourceCompleted(waiting: Value?)
+    /// The sampler completed (its completion sent the value waiting); the source's completion completes.
+    case samplerCompleted
+    case ended
+
+    /// Takes one event of either stream: returns the value to send, if any, then the terminal event to
+    /// send, if the result ends.
+    @inlinable
+    mutating func take<Tick>(_ event: TwoInputsEvent<Value, Tick>) -> (Value?, Termination?) {
+        switch (self, event) {
+        case (.ended, _):
+            return (nil, nil)
+        case (_, .primary(.error(let error))), (_, .secondary(.error(let error))):
+            self = .ended
+            return (nil, .failed(error))
+        case (.sampling, .primary(.next(let value))):
+            self = .sampling(waiting: value)
+            return (nil, nil)
+        case (.sampling(let waiting), .primary(.completed)):
+            self = .sourceCompleted(waiting: waiting)
+            return (nil, nil)
+        case (.sampling(let waiting), .secondary(.next)):
+            self = .sampling(waiting: nil)
+            return (waiting, nil)
+        case (.sampling(let waiting), .secondary(.completed)):
+            self = .samplerCompleted
+            return (waiting, nil)
+        case (.sourceCompleted(let waiting), .secondary):
+            self = .ended
+            return (waiting, .completed)
+        case (.samplerCompleted, .primary(.completed)):
+            self = .ended
+            return (nil, .completed)
+        case (.samplerCompleted, _), (.sourceCompleted, .primary):
+            return (nil, nil)
         }
     }
 }

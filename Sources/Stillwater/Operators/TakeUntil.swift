@@ -19,17 +19,22 @@ extension ObservableType {
     /// As in RxSwift:
     /// - `other`'s first value completes the result; if `other` fails, the result fails with its error;
     ///   if `other` completes without a value, nothing happens and this stream goes on.
-    /// - `other` is subscribed first. If it sends a value while being subscribed, the result completes at
-    ///   once and this stream is never subscribed.
+    /// - `other` is subscribed first.
     /// - This stream's end ends the result, and cancels the subscription to `other`.
+    ///
+    /// Unlike RxSwift: if `other` sends a value (or fails) while it is being subscribed, the result ends
+    /// at once and this stream is never subscribed. RxSwift subscribes this stream all the same, right
+    /// after `other`, and drops what it sends; so a stream with side effects on subscription (a request)
+    /// runs them there and not here.
     ///
     /// Once the result has ended, nothing more reaches the observer: a value this stream sends on
     /// another thread at the moment `other` sends is either delivered before the completion or not at
     /// all. A stream that sends while it is being subscribed stops as soon as `other` sends (from another
     /// thread), as it does for ``ObservableType/take(_:)``.
     ///
-    /// - Note: Every event goes through the operator's serializer (an ``Event`` and two compare-and-swaps
-    ///   per value), which is what keeps the guarantee above.
+    /// - Complexity: O(1) per value. Every event goes through the operator's serializer, which is what
+    ///   keeps the guarantee above. A subscription makes a few allocations: the serializer, two subscription
+    ///   slots and their closures.
     public func take<Other: ObservableType>(until other: Other) -> Observable<Value> {
         Observable.recipe({ observer in
             let source = SubscriptionSlot()

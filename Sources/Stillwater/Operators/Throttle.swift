@@ -26,81 +26,91 @@ extension ObservableType {
     /// latest: false:   -a--b------d-|
     /// ```
     ///
-    /// - On completion, a value still held is sent at once, then `completed`.
-    /// - On an error, a held value is dropped and the error is sent at once.
-    /// - Cancelling cancels (and releases) the running interval's timer.
+    /// - On completion, a value still held is sent, then `completed`.
+    /// - On an error, a held value is dropped and the error is sent.
+    /// - Every event is sent from `scheduler`, the first value of an interval too (Combine's rule): with
+    ///   `.main`, values sent from a background thread reach the observer on the main thread. A value that
+    ///   goes out at once is handed to the scheduler at once, so it waits for the scheduler's next turn,
+    ///   not for the interval. Events reach the observer one at a time, in order, even on a concurrent
+    ///   queue.
+    /// - Cancelling drops the events not yet sent and cancels (and releases) the interval's timer.
+    ///
+    /// - Complexity: O(1) per value. A subscription allocates its state once; then one scheduled delivery
+    ///   per burst of values that go out, and one timer run per interval.
     ///
     /// - Parameters:
     ///   - interval: The shortest time between two values sent; zero or more.
-    ///   - scheduler: The clock, and where the held values are sent from.
+    ///   - scheduler: The clock, and where every event is sent from.
     ///   - latest: Whether the value sent at the end of an interval is the newest one held (`true`, the
     ///     default) or the first.
-    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
-    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
-    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
     public func throttle(for interval: Duration, scheduler: some Scheduler, latest: Bool = true) -> Observable<Value> {
         preconditionNotNegative(interval, "an interval", of: "throttle(for:scheduler:latest:)")
-        return timedOperator(scheduler: scheduler) { observer, timer in
-            var machine = ThrottleState<Value>(latest: latest)
-            return { input in
-                switch input {
-                case .start:
-                    return true
-                case .upstream(.next(let value)):
-                    if let value = machine.receive(value) {
-                        timer.start(after: interval)
-                        observer(.next(value))
-                    }
-                    return true
-                case .timer:
-                    if let value = machine.intervalEnded() {
-                        timer.start(after: interval)
-                        observer(.next(value))
-                    }
-                    return true
-                case .upstream(let end):
-                    sendEnd(end, held: machine.flush(), to: observer)
-                    return false
-                }
-            }
-        }
+        return timedOperator(scheduler: scheduler, ThrottleState<Value>(latest: latest, interval: interval))
     }
 }
 
-/// The pure logic of `throttle`: whether an interval runs, and the value held for its end.
-struct ThrottleState<Value> {
-    let latest: Bool
-    private var isRunning = false
-    private var held: Value?
+/// The state machine of `throttle`: idle, or an interval running with the value held for its end.
+struct ThrottleState<Value>: TimedStateMachine {
+    enum Phase {
+        /// No interval runs: the next value is sent at once and starts one.
+        case idle
+        /// An interval runs; `held` is sent when it ends.
+        case running(held: Value?)
+    }
 
-    init(latest: Bool) {
+    let latest: Bool
+    let interval: Duration
+    private var phase = Phase.idle
+
+    init(latest: Bool, interval: Duration = .zero) {
         self.latest = latest
+        self.interval = interval
     }
 
     /// A value arrived. Returns it when it must be sent now (an interval then starts), or `nil` when it is
     /// held (or dropped) until the running interval ends.
     mutating func receive(_ value: Value) -> Value? {
-        guard isRunning else {
-            isRunning = true
+        switch phase {
+        case .idle:
+            phase = .running(held: nil)
             return value
+        case .running(let held):
+            if latest || held == nil { phase = .running(held: value) }
+            return nil
         }
-        if latest || held == nil { held = value }
-        return nil
     }
 
     /// The running interval ended. Returns the held value to send now (a new interval then starts), or
     /// `nil` when nothing was held (the throttle is idle again).
     mutating func intervalEnded() -> Value? {
         guard let value = flush() else {
-            isRunning = false
+            phase = .idle
             return nil
         }
         return value
     }
 
-    /// Takes the held value, if any.
+    /// Takes the held value, if any; the interval keeps running.
     mutating func flush() -> Value? {
-        defer { held = nil }
+        guard case .running(let held?) = phase else { return nil }
+        phase = .running(held: nil)
         return held
+    }
+
+    mutating func receive(_ event: Event<Value>, _ step: inout TimedStep<Value>) {
+        switch event {
+        case .next(let value):
+            guard let value = receive(value) else { return }
+            step.send(value)
+            step.startTimer(after: interval)
+        case .completed, .error:
+            sendEnd(event, held: flush(), into: &step)
+        }
+    }
+
+    mutating func timerFired(_ id: Int, _ step: inout TimedStep<Value>) {
+        guard let value = intervalEnded() else { return }
+        step.send(value)
+        step.startTimer(after: interval)
     }
 }

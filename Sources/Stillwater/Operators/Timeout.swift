@@ -23,38 +23,21 @@ extension ObservableType {
     /// completion or error pass through unchanged, and a terminal event stops the clock. Cancelling cancels
     /// (and releases) the timer.
     ///
+    /// Every event, the values passed through too, is sent from `scheduler` (Combine's rule), one at a
+    /// time and in order: a value is handed to the scheduler as soon as it arrives.
+    ///
     /// - Note: An ``ImmediateScheduler`` ignores delays, so on it the timeout fires at once, before any
     ///   value can arrive.
     ///
+    /// - Complexity: O(1) per value (each value restarts the one timer). A subscription allocates its
+    ///   state once; one scheduled delivery per burst of values.
+    ///
     /// - Parameters:
     ///   - interval: The longest wait allowed for the next event; zero or more.
-    ///   - scheduler: The clock, and where the ``TimeoutError`` is sent from.
-    /// - Note: What the timer releases is always sent from `scheduler`, also when another thread is
-    ///   sending at the moment it fires (the firing waits for the scheduler's next turn rather than for
-    ///   that thread), so with `.main` what the timer releases reaches the observer on the main thread.
+    ///   - scheduler: The clock, and where every event is sent from.
     public func timeout(_ interval: Duration, scheduler: some Scheduler) -> Observable<Value> {
         preconditionNotNegative(interval, "an interval", of: "timeout(_:scheduler:)")
-        return timedOperator(scheduler: scheduler) { observer, timer in
-            var machine = TimeoutState()
-            return { input in
-                switch input {
-                case .start:
-                    timer.start(after: interval, id: machine.restart())
-                    return true
-                case .upstream(.next(let value)):
-                    timer.start(after: interval, id: machine.restart())
-                    observer(.next(value))
-                    return true
-                case .upstream(let event):
-                    observer(event)
-                    return false
-                case .timer(let id):
-                    guard machine.isCurrent(id) else { return true }
-                    observer(.error(TimeoutError(interval: interval)))
-                    return false
-                }
-            }
-        }
+        return timedOperator(scheduler: scheduler, TimeoutMachine<Value>(interval: interval))
     }
 }
 
@@ -72,7 +55,7 @@ public struct TimeoutError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String { "timed out after \(interval)" }
 }
 
-/// The pure logic of `timeout`: which timer run is the current one.
+/// The clock of `timeout`: which timer run is the current wait.
 struct TimeoutState {
     private var generation = 0
 
@@ -85,5 +68,30 @@ struct TimeoutState {
     /// Whether timer run `id` is the current wait (older runs fired too late to count).
     func isCurrent(_ id: Int) -> Bool {
         id == generation
+    }
+}
+
+/// The state machine of `timeout`: waiting for the next event, whose deadline is timer run
+/// `wait`'s current one.
+struct TimeoutMachine<Value>: TimedStateMachine {
+    let interval: Duration
+    private var wait = TimeoutState()
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    mutating func start(_ step: inout TimedStep<Value>) {
+        step.startTimer(after: interval, id: wait.restart())
+    }
+
+    mutating func receive(_ event: Event<Value>, _ step: inout TimedStep<Value>) {
+        step.pass(event)
+        if case .next = event { step.startTimer(after: interval, id: wait.restart()) }
+    }
+
+    mutating func timerFired(_ id: Int, _ step: inout TimedStep<Value>) {
+        guard wait.isCurrent(id) else { return }
+        step.end(.error(TimeoutError(interval: interval)))
     }
 }

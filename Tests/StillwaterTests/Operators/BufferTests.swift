@@ -98,10 +98,12 @@ struct BufferTimeTests {
         let recorder = Recorder(subject.buffer(timeSpan: .seconds(3), count: 5, scheduler: scheduler), scheduler: scheduler)
         subject.send(1)
         subject.complete()
+        scheduler.advance()                       // every event is sent from the scheduler
         #expect(recorder.events == [.next([1]), .completed])
         #expect(scheduler.pendingWorkCount == 0)
 
         let empty = Recorder(Observable<Int>.empty().buffer(timeSpan: .seconds(3), count: 5, scheduler: scheduler))
+        scheduler.advance()
         #expect(empty.events == [.completed])
     }
 
@@ -112,6 +114,7 @@ struct BufferTimeTests {
         let recorder = Recorder(subject.buffer(timeSpan: .seconds(3), count: 5, scheduler: scheduler))
         subject.send(1)
         subject.fail(TestError())
+        scheduler.advance()                       // every event is sent from the scheduler
         #expect(recorder.events == [.error(TestError())])
         #expect(scheduler.pendingWorkCount == 0)
     }
@@ -127,7 +130,21 @@ struct BufferTimeTests {
         subject.send(2)
         #expect(recorder.events.isEmpty)
         #expect(scheduler.pendingWorkCount == 0)
-        expectStopsWhenCancelled { $0.buffer(timeSpan: .seconds(3), count: 1, scheduler: scheduler) }
+        // Cancelled mid-stream (arrays are sent from the scheduler, so the clock moves before the cancel).
+        let source = PublishSubject<Int>()
+        let count = Shared(0)
+        let running = source.buffer(timeSpan: .seconds(3), count: 1, scheduler: scheduler).subscribe { _ in count.value += 1 }
+        source.send(1)
+        source.send(2)
+        scheduler.advance()
+        let before = count.value
+        #expect(before == 2)
+        source.send(3)
+        running.cancel()
+        source.send(4)
+        source.complete()
+        scheduler.advance(by: .seconds(10))
+        #expect(count.value == before, "nothing may arrive after cancel()")
     }
 
     @Test("buffer(timeSpan:count:scheduler:) releases what the chain captured", arguments: Ending.allCases)
@@ -140,9 +157,23 @@ struct BufferTimeTests {
 
     @Test("buffer(timeSpan:count:scheduler:) delivers an array caused from inside its observer after the current one")
     func reentrant() {
+        // Every array is sent from the scheduler: the clock moves once the source has completed.
         let scheduler = TestScheduler()
-        expectQueuesReentrantSends({ $0.buffer(timeSpan: .seconds(3), count: 1, scheduler: scheduler) },
-                                   sending: 1, expecting: (1...8).map { [$0] })
+        let subject = PublishSubject<Int>()
+        let received = Shared<[String]>([])
+        let depth = Shared(0)
+        let subscription = subject.buffer(timeSpan: .seconds(3), count: 1, scheduler: scheduler).observe { array in
+            received.value.append("\(array)")
+            depth.value += 1
+            if depth.value < 8 { subject.send(1 + depth.value) }
+            received.value.append("end \(array)")
+        }
+        subject.send(1)
+        scheduler.advance()
+        subject.complete()
+        scheduler.advance()
+        #expect(received.value == (1...8).flatMap { ["\([$0])", "end \([$0])"] })
+        withExtendedLifetime(subscription) {}
     }
 
     @Test("buffer(timeSpan:count:scheduler:) with a bad argument stops the process with a message naming it",

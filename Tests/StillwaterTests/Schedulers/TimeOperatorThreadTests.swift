@@ -9,7 +9,8 @@ import StillwaterTesting
 /// event, a timeout, a value moved by `observe(on:)`, an array whose timeSpan ended) comes from the
 /// scheduler, never from a thread that happened to be sending when the timer fired. Values an operator
 /// passes on at once (throttle's first value of an interval, timeout's values, a buffer's full array)
-/// arrive on the sender's thread, during its `send`.
+/// come from the scheduler too: handed to it during the sender's `send`, never sent on the sender's
+/// thread.
 @Suite("time operators: the delivering thread", .timeLimit(.minutes(1)))
 struct TimeOperatorThreadTests {
     /// What one delivery saw: the value, whether it ran on the scheduler's queue, and the value the
@@ -38,8 +39,9 @@ struct TimeOperatorThreadTests {
             }
         }
 
-        /// Whether the operator may pass a value on at once, on the sender's thread, inside its `send`.
-        var passesValuesAtOnce: Bool { self == .throttle || self == .timeout || self == .buffer }
+        /// Whether the operator may pass a value on at once, on the sender's thread, inside its `send`:
+        /// none does (each hands such a value to its scheduler).
+        var passesValuesAtOnce: Bool { false }
     }
 
     /// Sends `values` values from one thread at full speed into `op` on a queue scheduler (serial or
@@ -123,25 +125,24 @@ struct TimeOperatorThreadTests {
         #expect(wrong.isEmpty, "\(op): \(wrong.count) values released by a timer arrived off the queue")
     }
 
-    @Test("a firing made while its own thread runs the operator (an observer that drives the clock) is queued, not retried forever")
+    @Test("a firing made while its own thread runs the operator (an observer that sends, on a scheduler that runs work at once) is queued, not nested or retried forever")
     func firingOnTheRunningThread() {
-        // throttle passes its first value on at once, inside `send`, so its observer runs outside the
-        // scheduler's own work and may advance the clock; the timer then fires while this thread still runs
-        // the operator.
-        let scheduler = TestScheduler()
+        // Every delivery is scheduler work now, so an observer can no longer drive a TestScheduler's
+        // clock; on the immediate scheduler, each timer fires on the thread that is delivering.
         let subject = PublishSubject<Int>()
         let received = Shared<[Int]>([])
-        let subscription = subject.throttle(for: .seconds(1), scheduler: scheduler).observe { value in
+        let depth = Shared(0)
+        let deepest = Shared(0)
+        let subscription = subject.throttle(for: .seconds(1), scheduler: .immediate).observe { value in
+            depth.value += 1
+            deepest.value = max(deepest.value, depth.value)
             received.value.append(value)
-            if value < 3 {
-                subject.send(value + 1)
-                scheduler.advance(by: .seconds(2))
-            }
+            if value < 3 { subject.send(value + 1) }
+            depth.value -= 1
         }
         subject.send(1)
-        scheduler.advance(by: .seconds(10))
         #expect(received.value == [1, 2, 3])
-        #expect(scheduler.pendingWorkCount == 0)
+        #expect(deepest.value == 1)
         withExtendedLifetime(subscription) {}
     }
 
