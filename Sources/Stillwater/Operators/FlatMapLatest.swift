@@ -57,9 +57,11 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, Sendab
     init(_ transform: @escaping (Value) -> Inner, _ observer: Observer<Inner.Value>) {
         serializer = Serializer { _ in true }
         let machine = FlatMapLatestMachine(transform, observer, node: self)
-        // The handler owns the machine; it is let go of (and the machine's reference to this node with it)
-        // when the result ends or is cancelled.
-        serializer.handler = SerializerHandler { [machine] work in machine.receive(work) }
+        // The handler owns the machine's transform and observer (through `owner`): when the result ends
+        // or is cancelled, the serializer's runner lets go of the handler, and with it of them, even while
+        // a source still keeps an inner observer (and so the machine).
+        let owner = FlatMapLatestOwner(machine)
+        serializer.handler = SerializerHandler { [owner] work in owner.machine.receive(work) }
     }
 
     /// An outer value: handled on this thread when no other event is being handled, else queued.
@@ -106,16 +108,20 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
     /// Whether the observer is being called from an inner stream's event handled in place.
     @usableFromInline @exclusivity(unchecked) var delivering = false
     /// Let go of when the result ends.
-    @usableFromInline @exclusivity(unchecked) var transform: ((Value) -> Inner)?
-    @usableFromInline @exclusivity(unchecked) var observer: Observer<Inner.Value>?
+    @usableFromInline @exclusivity(unchecked) var transform: InPlaceClosure<Value, Inner>?
+    /// The observer's two closures. `next` is called where it lies (``InPlaceClosure``), not copied, so
+    /// a value costs no reference counting of the observer.
+    @usableFromInline @exclusivity(unchecked) var next: InPlaceClosure<Inner.Value, Void>?
+    @usableFromInline @exclusivity(unchecked) var end: ((Termination) -> Void)?
     /// A cycle (the node's serializer's handler holds this machine) broken when the handler is let go
     /// of: when the result ends or is cancelled.
     @usableFromInline let node: Node
 
     @inlinable
     init(_ transform: @escaping (Value) -> Inner, _ observer: Observer<Inner.Value>, node: Node) {
-        self.transform = transform
-        self.observer = observer
+        self.transform = InPlaceClosure(transform)
+        next = InPlaceClosure(observer.next)
+        end = observer.end
         self.node = node
     }
 
@@ -146,11 +152,16 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
     /// Switches to the inner stream of `value`; false if the result ended while it was subscribed.
     @inlinable
     func receiveOuter(_ value: Value) -> Bool {
-        guard case .active(let outerDone, let innerRunning) = state, let transform else { return false }
+        guard case .active(let outerDone, let innerRunning) = state else { return false }
         generation &+= 1
         if innerRunning { node.inner.replace(with: nil) }
         state = .active(outerDone: outerDone, innerRunning: true)
-        let stream = transform(value)
+        // The call is alone in its case, so the closure is borrowed where it lies.
+        let stream: Inner
+        switch transform {
+        case .some(let transform): stream = transform.body(value)
+        case .none: return false
+        }
         let link = FlatMapLatestLink(machine: self, generation: generation)
         node.subscribingThread.store(currentThread(), ordering: .relaxed)
         let subscription = stream.attach(Observer(next: { [link] in link.next($0) }, end: { [link] in link.end($0) }))
@@ -170,7 +181,11 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
         guard case .active(let outerDone, _) = state else { return false }
         switch event {
         case .next(let value):
-            observer?.next(value)
+            // The call is alone in its case, so the closure is borrowed where it lies.
+            switch next {
+            case .some(let next): next.body(value)
+            case .none: break
+            }
             return true
         case .completed:
             state = .active(outerDone: outerDone, innerRunning: false)
@@ -207,19 +222,39 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
     func finish(_ termination: Termination) {
         state = .ended
         transform = nil
-        guard let observer = observer.take() else { return }
-        observer.end(termination)
+        next = nil
+        guard let end = end.take() else { return }
+        end(termination)
     }
 }
 
-/// What an inner stream of a `flatMapLatest` is subscribed with: its number, the node, and the machine.
-/// On the thread subscribing it (the serializer's runner, inside the machine) an event is handled in
-/// place; from anywhere else it goes through the serializer. The machine is held weakly: a source may
-/// keep its observer after a cancel, and must not keep the transform and the observer with it.
+/// What the serializer's handler of a `flatMapLatest` holds: the machine, whose transform and observer
+/// it lets go of when the handler is let go of. That happens on the serializer's runner (the one thread
+/// that touches the machine), when the result ends or is cancelled.
+@usableFromInline
+final class FlatMapLatestOwner<Value, Inner: ObservableType> {
+    @usableFromInline let machine: FlatMapLatestMachine<Value, Inner>
+
+    @inlinable
+    init(_ machine: FlatMapLatestMachine<Value, Inner>) {
+        self.machine = machine
+    }
+
+    deinit {
+        machine.transform = nil
+        machine.next = nil
+        machine.end = nil
+    }
+}
+
+/// What an inner stream of a `flatMapLatest` is subscribed with: its number and the machine. On the
+/// thread subscribing it (the serializer's runner, inside the machine) an event is handled in place; from
+/// anywhere else it goes through the serializer. A source may keep it after a cancel; it then keeps the
+/// machine, but not the transform and the observer (``FlatMapLatestOwner``).
 @usableFromInline
 final class FlatMapLatestLink<Value, Inner: ObservableType> {
     @usableFromInline let node: FlatMapLatestNode<Value, Inner>
-    @usableFromInline weak let machine: FlatMapLatestMachine<Value, Inner>?
+    @usableFromInline let machine: FlatMapLatestMachine<Value, Inner>
     @usableFromInline let generation: Int
 
     @inlinable
@@ -242,7 +277,7 @@ final class FlatMapLatestLink<Value, Inner: ObservableType> {
     @inlinable
     func send(_ event: Event<Inner.Value>) {
         if node.subscribingThread.load(ordering: .relaxed) == currentThread() {
-            machine?.receiveInPlace(generation, event)
+            machine.receiveInPlace(generation, event)
         } else {
             node.serializer.submit(.inner(generation, event))
         }

@@ -104,7 +104,7 @@ extension MutableProperty {
     /// print(profile.value.name)
     /// // Prints "", "Ada", "Ada"
     /// ```
-    public func binding<Sub: Equatable>(_ keyPath: WritableKeyPath<Value, Sub>) -> MutableProperty<Sub> {
+    public func binding<Sub: Equatable>(_ keyPath: WritableKeyPath<Value, Sub> & Sendable) -> MutableProperty<Sub> {
         MutableProperty<Sub>(storage: LensStorage(
             parent: storage, keyPath: keyPath, observation: ScopeStorage.shared(parent: storage, keyPath: keyPath)))
     }
@@ -112,7 +112,7 @@ extension MutableProperty {
     /// A writable property of one part of this value (a lens) whose type is not `Equatable`: its
     /// observers are notified on every change of this property.
     @_disfavoredOverload
-    public func binding<Sub>(_ keyPath: WritableKeyPath<Value, Sub>) -> MutableProperty<Sub> {
+    public func binding<Sub>(_ keyPath: WritableKeyPath<Value, Sub> & Sendable) -> MutableProperty<Sub> {
         MutableProperty<Sub>(storage: LensStorage(
             parent: storage, keyPath: keyPath, observation: MappedStorage(parent: storage, keyPath: keyPath)))
     }

@@ -169,18 +169,16 @@ final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
 
 /// A writable view of one part of a parent property (a lens): it reads and writes through the parent,
 /// and its observers are told of the parent's changes through `observation`.
-///
-/// `@unchecked Sendable`: its key path is immutable but not `Sendable`; everything else is.
 @usableFromInline
-final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendable {
+final class LensStorage<Root, Value>: MutablePropertyStorage, Sendable {
     @usableFromInline let parent: any MutablePropertyStorage<Root>
-    @usableFromInline let keyPath: WritableKeyPath<Root, Value>
+    @usableFromInline let keyPath: WritableKeyPath<Root, Value> & Sendable
     @usableFromInline let observation: any PropertyStorage<Value>
     @usableFromInline let scopes = ScopeCache()
 
     @usableFromInline
     init(
-        parent: any MutablePropertyStorage<Root>, keyPath: WritableKeyPath<Root, Value>,
+        parent: any MutablePropertyStorage<Root>, keyPath: WritableKeyPath<Root, Value> & Sendable,
         observation: any PropertyStorage<Value>
     ) {
         self.parent = parent
@@ -216,16 +214,14 @@ final class LensStorage<Root, Value>: MutablePropertyStorage, @unchecked Sendabl
 }
 
 /// Observation of a slice that is not `Equatable`: every parent change is passed on.
-///
-/// `@unchecked Sendable`: its key path is immutable but not `Sendable`; everything else is.
 @usableFromInline
-final class MappedStorage<Root, Value>: PropertyStorage, @unchecked Sendable {
+final class MappedStorage<Root, Value>: PropertyStorage, Sendable {
     @usableFromInline let parent: any PropertyStorage<Root>
-    @usableFromInline let keyPath: KeyPath<Root, Value>
+    @usableFromInline let keyPath: KeyPath<Root, Value> & Sendable
     @usableFromInline let scopes = ScopeCache()
 
     @usableFromInline
-    init(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value>) {
+    init(parent: any PropertyStorage<Root>, keyPath: KeyPath<Root, Value> & Sendable) {
         self.parent = parent
         self.keyPath = keyPath
     }
