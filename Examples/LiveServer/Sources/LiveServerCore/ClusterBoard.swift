@@ -84,10 +84,14 @@ public final class ClusterNode: Sendable {
         return team
     }
 
-    /// Stops listening and refuses commands on every board.
-    public func stop() {
+    /// Stops listening, refuses commands on every board, and closes the node's connections.
+    public func stop() async {
         task.withLock { $0?.cancel() }
-        for board in boards.withLock({ Array($0.values) }) { board.close() }
+        for board in boards.withLock({ Array($0.values) }) {
+            board.close()
+            await board.closeConnection()
+        }
+        await log.close()
     }
 
     /// A database error in one line: "no connection" when the database cannot be reached (refused,
@@ -200,6 +204,9 @@ final class ReplicaWriter: BoardWriting {
         for request in waiting { request.reply(.unavailable("the server is shutting down")) }
     }
 
+    /// Closes the connection appends use (after ``close()``).
+    func closeConnection() async { await appender.close() }
+
     private func writeBatches() async {
         while true {
             let batch: [Request]? = state.withLock { state in
@@ -248,7 +255,7 @@ final class ReplicaWriter: BoardWriting {
     func advance(to head: Int64) {
         let start = state.withLock { state -> Bool in
             state.target = max(state.target, head)
-            guard !state.reading, state.position < state.target else { return false }
+            guard !state.reading, !state.closed, state.position < state.target else { return false }
             state.reading = true
             return true
         }

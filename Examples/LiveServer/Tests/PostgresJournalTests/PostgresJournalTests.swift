@@ -168,6 +168,6 @@ struct PostgresJournalTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(snapshots.last ?? 0 >= 20)
-        for node in [first, second, third] { node.stop() }
+        for node in [first, second, third] { await node.stop() }
     }
 }

@@ -362,7 +362,8 @@ final class ConnectionSlot: Sendable {
 
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    private let current = Mutex<PostgresConnection?>(nil)
+    /// The connection, if one is open; `closed` once ``close()`` was called (nothing connects again).
+    private let current = Mutex<(connection: PostgresConnection?, closed: Bool)>((nil, false))
 
     init(configuration: PostgresConnection.Configuration, logger: Logger) {
         self.configuration = configuration
@@ -374,7 +375,7 @@ final class ConnectionSlot: Sendable {
         do {
             return try await body(connection)
         } catch {
-            if connection.isClosed { current.withLock { if $0 === connection { $0 = nil } } }
+            if connection.isClosed { current.withLock { if $0.connection === connection { $0.connection = nil } } }
             throw error
         }
     }
@@ -387,21 +388,26 @@ final class ConnectionSlot: Sendable {
     }
 
     private func connection() async throws -> PostgresConnection {
-        if let connection = current.withLock({ $0 }), !connection.isClosed { return connection }
+        let (open, closed) = current.withLock { ($0.connection, $0.closed) }
+        if closed { throw PostgresJournalError("the journal was closed") }
+        if let open, !open.isClosed { return open }
         let made = try await PostgresConnection.connect(configuration: configuration, id: Self.nextID(), logger: logger)
-        let (kept, extra) = current.withLock { current -> (PostgresConnection, PostgresConnection?) in
-            if let other = current, !other.isClosed { return (other, made) }
-            current = made
-            return (made, nil)
+        // Another caller may have connected meanwhile, or the slot been closed: then this one goes.
+        let kept: PostgresConnection? = current.withLock { current in
+            if current.closed { return nil }
+            if let other = current.connection, !other.isClosed { return other }
+            current.connection = made
+            return made
         }
-        if let extra { try? await extra.close() }
+        if kept !== made { try? await made.close() }
+        guard let kept else { throw PostgresJournalError("the journal was closed") }
         return kept
     }
 
     func close() async {
         let connection = current.withLock { current in
-            defer { current = nil }
-            return current
+            defer { current = (nil, true) }
+            return current.connection
         }
         try? await connection?.close()
     }
