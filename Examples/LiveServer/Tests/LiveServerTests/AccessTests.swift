@@ -66,7 +66,7 @@ struct AccessTests {
         let alone = AccessPolicy(tokens: [:]).contentSecurityPolicy
         #expect(alone.contains("connect-src 'self';"))
         let cluster = AccessPolicy(tokens: [:], extraOrigins: ["http://node2:8082", "HTTPS://Board.example"]).contentSecurityPolicy
-        #expect(cluster.contains("connect-src 'self' wss://board.example ws://node2:8082;"))
+        #expect(cluster.contains("connect-src 'self' ws://node2:8082 wss://board.example;"))
     }
 
     @Test("a hello frame with the right token opens the board; a wrong one gets an unauthorized error and close 1008")

@@ -26,9 +26,11 @@ import Synchronization
 /// let journal = try PostgresJournal<Int, Add>(url: "postgres://app@127.0.0.1:5432/app")
 /// try await journal.prepare()
 /// let start = try await journal.open("totals", initial: 0)     // (seq: 0, state: 0) the first time
-/// let results = try await journal.append([(cid: "c1", action: Add(amount: 2))], to: "totals")
-/// print(results)
-/// // Prints "[PostgresJournal<Int, Add>.Appended.appended(1)]"
+/// let appender = journal.makeAppender()
+/// let first = try await journal.append([(cid: "c1", action: Add(amount: 2))], to: "totals", using: appender)
+/// let again = try await journal.append([(cid: "c1", action: Add(amount: 2))], to: "totals", using: appender)
+/// print(first, again)
+/// // Prints "[PostgresJournal<Int, Add>.Appended.appended(1)] [PostgresJournal<Int, Add>.Appended.duplicate(1)]"
 /// ```
 public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & Sendable>: Sendable {
     /// What became of one appended action.
@@ -370,17 +372,51 @@ final class ConnectionSlot: Sendable {
         self.logger = logger
     }
 
-    func use<R: Sendable>(_ body: (PostgresConnection) async throws -> R) async throws -> R {
-        let connection = try await connection()
-        do {
-            return try await body(connection)
-        } catch {
-            if connection.isClosed { current.withLock { if $0.connection === connection { $0.connection = nil } } }
-            throw error
+    /// How long one use of the connection (connecting included) may take before it is given up.
+    static let timeout = Duration.seconds(5)
+
+    /// Runs `body` on the connection, connecting first when there is none.
+    ///
+    /// A use that takes longer than ``timeout`` throws, and the connection is closed (which fails what it
+    /// was waiting for) and made again at the next use: a connection cut while the database restarts
+    /// must not hold up its caller for ever.
+    func use<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+        let used = UsedConnection()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+            let answer = Answer(continuation)
+            // Not a task group: a group waits for all its tasks, and a statement sent on a connection the
+            // database has just cut was seen never to finish.
+            let timer = Task {
+                try await Task.sleep(for: Self.timeout)
+                guard answer.resume(with: .failure(PostgresJournalError("the database did not answer within \(Self.timeout)"))) else { return }
+                if let connection = used.connection.withLock({ $0 }) {
+                    self.forget(connection)
+                    connection.close().whenComplete { _ in }
+                }
+            }
+            Task {
+                do {
+                    let connection = try await self.connection()
+                    used.connection.withLock { $0 = connection }
+                    do {
+                        let value = try await body(connection)
+                        if answer.resume(with: .success(value)) { timer.cancel() }
+                    } catch {
+                        if connection.isClosed { self.forget(connection) }
+                        if answer.resume(with: .failure(error)) { timer.cancel() }
+                    }
+                } catch {
+                    if answer.resume(with: .failure(error)) { timer.cancel() }
+                }
+            }
         }
     }
 
-    func transaction<R: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+    private func forget(_ connection: PostgresConnection) {
+        current.withLock { if $0.connection === connection { $0.connection = nil } }
+    }
+
+    func transaction<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
         let logger = logger
         return try await use { connection in
             try await connection.withTransaction(logger: logger) { try await body($0) }
@@ -410,6 +446,25 @@ final class ConnectionSlot: Sendable {
             return current.connection
         }
         try? await connection?.close()
+    }
+}
+
+/// The connection a use of a ``ConnectionSlot`` got, for closing it when the use takes too long.
+final class UsedConnection: Sendable {
+    let connection = Mutex<PostgresConnection?>(nil)
+}
+
+/// A continuation resumed once: by the use's result or by its timeout, whichever comes first.
+final class Answer<R: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<R, any Error>?>
+
+    init(_ continuation: CheckedContinuation<R, any Error>) { self.continuation = Mutex(continuation) }
+
+    /// Resumes with `result` unless resumed before; says whether this call did.
+    func resume(with result: Result<R, any Error>) -> Bool {
+        guard let continuation = continuation.withLock({ state in defer { state = nil }; return state }) else { return false }
+        continuation.resume(with: result)
+        return true
     }
 }
 
