@@ -90,6 +90,11 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
             "PostgresJournal(prefix:) must be lowercase letters, digits and _, starting with a letter; got \"\(prefix)\"")
         var configuration = try PostgresURL.configuration(from: url)
         configuration.options.connectTimeout = .seconds(3)
+        // An appender that stops inside its transaction (a process paused, a machine that froze) holds the
+        // log's lock, and every other appender waits: after 2 s idle in a transaction the database ends
+        // that session, which rolls it back and frees the lock (the stopped appender's callers get an
+        // error when it resumes, and send again with their ids).
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "2000")]
         self.configuration = configuration
         self.prefix = prefix
         self.logger = logger
