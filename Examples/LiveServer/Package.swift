@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "live-server", targets: ["LiveServer"]),
         .executable(name: "live-load", targets: ["LiveLoad"]),
+        .executable(name: "live-cluster", targets: ["LiveCluster"]),
     ],
     dependencies: [
         .package(name: "Stillwater", path: "../.."),
@@ -17,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(name: "PostgresJournal", path: "PostgresJournal"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .target(
@@ -28,15 +31,35 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Public")]
         ),
         .executableTarget(name: "LiveServer", dependencies: ["LiveServerCore"]),
+        .target(name: "LoadSupport", dependencies: ["LiveServerCore"]),
         .executableTarget(
             name: "LiveLoad",
             dependencies: [
                 "LiveServerCore",
+                "LoadSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
+        .executableTarget(
+            name: "LiveCluster",
+            dependencies: [
+                "LiveServerCore",
+                "LoadSupport",
+                .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
+        .testTarget(
+            name: "PostgresJournalTests",
+            dependencies: [
+                "LiveServerCore",
+                .product(name: "PostgresJournal", package: "PostgresJournal"),
             ]
         ),
         .testTarget(

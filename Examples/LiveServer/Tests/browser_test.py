@@ -341,16 +341,18 @@ def rename_inline(tab, old, new, by_text=False):
 # The server and the browser as child processes.
 
 class Server:
-    def __init__(self, binary, port, data):
+    def __init__(self, binary, port, data, arguments=None):
+        """`arguments` replace the default teams (alpha and beta) when given."""
         self.binary, self.port, self.data = binary, port, data
+        self.arguments = arguments if arguments is not None else [
+            "--team", f"alpha={ALPHA_TOKEN}", "--team", f"beta={BETA_TOKEN}"]
         self.output = collections.deque(maxlen=100)
         self.process = None
 
     def start(self, timeout=30):
         env = dict(os.environ, SWIFT_BACKTRACE="enable=yes,interactive=no,color=no")
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--data", self.data,
-             "--team", f"alpha={ALPHA_TOKEN}", "--team", f"beta={BETA_TOKEN}"],
+            [self.binary, "--port", str(self.port), "--data", self.data] + self.arguments,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True)
         listening = threading.Event()
@@ -487,6 +489,7 @@ class Run:
         self.base = f"http://127.0.0.1:{self.port}"
         self.browser = None
         self.tabs = {}
+        self.nodes = []
 
     def open(self, name, url):
         tab = Tab(self.browser.devtools, name, url)
@@ -660,6 +663,41 @@ class Run:
         tab.call("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
         time.sleep(0.3)
 
+    def check_cluster(self):
+        """Two nodes of a cluster on one PostgreSQL (LIVE_POSTGRES_URL), a tab on each: both edit and
+        converge; node one is killed with SIGKILL and its tab, given both addresses, moves to node two,
+        resumes, and sends what was typed meanwhile once."""
+        url = os.environ.get("LIVE_POSTGRES_URL")
+        if not url:
+            print("browser-test:   (LIVE_POSTGRES_URL is not set: the cluster check is skipped)")
+            return
+        team, token = f"web-{os.getpid()}-{int(time.time())}", "token-cluster-test-0003"
+        ports = [free_port(), free_port()]
+        origins = sum((["--origin", f"http://127.0.0.1:{port}"] for port in ports), [])
+        for port in ports:
+            node = Server(self.options.server, port, tempfile.mkdtemp(prefix="live-board-node-"),
+                          ["--postgres", url, "--team", f"{team}={token}"] + origins)
+            self.nodes.append(node)
+            node.start()
+        e = self.open("E", f"http://127.0.0.1:{ports[0]}/?team={team}&nodes=127.0.0.1:{ports[1]}#token={token}")
+        f = self.open("F", f"http://127.0.0.1:{ports[1]}/?team={team}&nodes=127.0.0.1:{ports[0]}#token={token}")
+        for tab in (e, f):
+            tab.wait("document.querySelector('#status')?.dataset.state === 'connected'", "connecting", timeout=20)
+        add_item(e, "Added on node one")
+        add_item(f, "Added on node two")
+        row_selector(f, "Added on node one")
+        row_selector(e, "Added on node two")
+        converged([e, f], "on two nodes")
+
+        self.nodes[0].kill()
+        e.wait("document.querySelector('#status')?.dataset.state !== 'connected'", "noticing node one is gone", timeout=15)
+        add_item(e, "Typed while moving")
+        e.wait("document.querySelector('#status')?.dataset.state === 'connected'", "reconnecting to node two", timeout=20)
+        end = converged([e, f], "after node one was killed", timeout=30)
+        texts = [r["text"] for r in end["rows"]]
+        expect(texts.count("Typed while moving") == 1 and texts.count("Added on node one") == 1
+               and texts.count("Added on node two") == 1, f"unexpected rows: {texts}")
+
     def check_screenshots(self):
         d = self.tabs["D"]
         folder = self.options.docs or tempfile.mkdtemp(prefix="live-board-shots-")
@@ -689,6 +727,7 @@ class Run:
             ("a refused token, then a pasted share link", self.check_refused),
             ("inline title edit, phone layout", self.check_title_and_layout),
             ("screenshots", self.check_screenshots),
+            ("two tabs on two cluster nodes, one node killed", self.check_cluster),
         ]
         passed = failed = 0
         try:
@@ -719,15 +758,19 @@ class Run:
                     print(f"browser-test: tab {tab.name} logged:\n  " + "\n  ".join(problems))
             except Exception:
                 pass
-        print("browser-test: the server's last output:")
-        for line in self.server.output:
-            print("  | " + line)
+        for name, server in [("the server", self.server)] + [(f"node {i + 1}", n) for i, n in enumerate(self.nodes)]:
+            print(f"browser-test: {name}'s last output:")
+            for line in server.output:
+                print("  | " + line)
 
     def cleanup(self):
         if self.browser:
             self.browser.close()
         self.server.kill()
         shutil.rmtree(self.data, ignore_errors=True)
+        for node in self.nodes:
+            node.kill()
+            shutil.rmtree(node.data, ignore_errors=True)
 
 
 def main():

@@ -16,7 +16,7 @@ for (const global of ["document", "window", "location", "localStorage", "session
   assert(!new RegExp("\\b" + global + "\\b").test(section.replace(/\/\/.*$/gm, "")), "the logic section uses " + global);
 }
 const names = ["applyListPatch", "planListPatch", "createOutbox", "pendingOverlay", "backoffDelay", "cidFromBytes",
-  "isCid", "readLocation", "parseShareInput", "socketURL", "shareLink", "tokenKey", "queueKey"];
+  "isCid", "readLocation", "parseShareInput", "socketURL", "nodeHosts", "shareLink", "tokenKey", "queueKey"];
 const L = new Function(section + "\nreturn {" + names.join(", ") + "};")();
 
 let passed = 0, failed = 0;
@@ -211,6 +211,11 @@ test("cidFromBytes: 16 bytes make 22 characters of [A-Za-z0-9_-]", () => {
   assert.strictEqual(L.cidFromBytes(new Uint8Array(16)), "AAAAAAAAAAAAAAAAAAAAAA");
   assert.strictEqual(L.cidFromBytes(new Uint8Array(16).fill(255)), "_____________________w");
   assert(!L.isCid("short") && !L.isCid("has space in it 12345") && !L.isCid("x".repeat(33)));
+});
+
+test("nodeHosts: the page's own host first, then the cluster's other nodes, each once", () => {
+  assert.deepStrictEqual(L.nodeHosts("?team=alpha", "a:1"), ["a:1"]);
+  assert.deepStrictEqual(L.nodeHosts("?team=alpha&nodes=b:2,a:1,%20c:3%20,,bad/host", "a:1"), ["a:1", "b:2", "c:3"]);
 });
 
 test("readLocation and parseShareInput", () => {

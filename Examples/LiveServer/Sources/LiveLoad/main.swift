@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import LiveServerCore
+import LoadSupport
 import Logging
 import Synchronization
 
@@ -65,10 +66,7 @@ guard options.clients > 0, options.actions > 0, options.senders > 0, options.win
 }
 options.senders = min(options.senders, options.clients)
 
-var limit = rlimit()
-getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-limit.rlim_cur = limit.rlim_max
-setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+raiseOpenFileLimit()
 
 var logger = Logger(label: "live-load")
 logger.logLevel = .error
@@ -147,7 +145,7 @@ final class LoadClient: Sendable {
 let child = Locked<Process?>(nil)
 
 /// Ends the server child, if any, then this program with `status`.
-func finish(_ status: Int32) -> Never {
+@Sendable func finish(_ status: Int32) -> Never {
     child.withLock { process in
         if let process, process.isRunning {
             process.terminate()
@@ -158,14 +156,7 @@ func finish(_ status: Int32) -> Never {
 }
 
 // A SIGTERM or SIGINT (`timeout`, Ctrl-C) ends the server child too, instead of leaving it running.
-let signalQueue = DispatchQueue(label: "live-load.signals")
-let signalSources = [SIGTERM, SIGINT].map { number in
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-    source.setEventHandler { finish(1) }
-    source.resume()
-    return source
-}
+let signalSources = onTerminationSignals { finish(1) }
 
 func waitUntil(_ what: String, within seconds: Double, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
@@ -181,10 +172,6 @@ func waitUntil(_ what: String, within seconds: Double, _ condition: () -> Bool) 
 /// The send times of the actions, by reference number.
 final class SendTimes: Sendable {
     let value = Locked<[Int: ContinuousClock.Instant]>([:])
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 /// One run's figures, a row of the table.
@@ -221,41 +208,21 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
         var iterator = ports.makeAsyncIterator()
         port = await iterator.next() ?? 0
     } else {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("live-server")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            print("live-load: \(binary.path) is missing: build both (swift build -c release), or pass --in-process")
-            exit(2)
-        }
+        guard let binary = siblingServer() else { exit(2) }
         // A fresh data folder, removed at the end: the board starts as a new team's, with a new token.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-load-\(getpid())").path
         dataDirectory = folder
         token = AccessPolicy.newToken()
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--port", String(options.port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
-                             "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : [])
-        // The server's port comes from its "listening on" line (with --port 0, the default, it picks one).
-        let output = Pipe()
-        let listening = Locked<String>("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            listening.withLock { $0 += text }
-        }
-        process.standardOutput = output
-        try process.run()
-        serverProcess = process
-        child.withLock { $0 = process }
-        try await waitUntil("the server's listening line", within: 60) {
-            listening.withLock { $0.contains("listening on") } || !process.isRunning
-        }
-        guard let line = listening.withLock({ $0 }).split(separator: "\n").first(where: { $0.contains("listening on") }),
-              let range = line.range(of: #":(\d+)/"#, options: .regularExpression),
-              let number = Int(line[range].dropFirst().dropLast())
+        // With --port 0 (the default) the server picks a port and names it in its "listening on" line.
+        guard let (process, number) = try await startServer(binary, arguments: [
+            "--port", String(options.port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
+            "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : []))
         else {
             print("live-load: the server did not start (see its standard error above)")
             finish(1)
         }
+        serverProcess = process
+        child.withLock { $0 = process }
         port = number
     }
 
@@ -376,9 +343,7 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
         latencies.append(seconds(latest - sentAt) * 1_000)
     }
     latencies.sort()
-    func percentile(_ p: Double) -> Double {
-        latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-    }
+    func percentile(_ p: Double) -> Double { LoadSupport.percentile(latencies, p) }
     func delta(_ key: String) -> Int { (after[key] ?? 0) - (before[key] ?? 0) }
 
     let sendSeconds = seconds(sent - started)

@@ -44,12 +44,31 @@ if options.showsHelp {
 }
 
 let opened: DataFolder.Opened
-do {
-    opened = try DataFolder(path: options.dataDirectory).open(options) { warning in
-        FileHandle.standardError.write(Data("live-server: warning: \(warning)\n".utf8))
+if let url = options.postgresURL {
+    // A node of a cluster: the boards are replicas of their logs in the database.
+    let log: BoardLog
+    do {
+        log = try BoardLog(url: url)
+    } catch {
+        fail("--postgres: \(error)", status: 2)
     }
-} catch {
-    fail("\(error)", status: 1)
+    let node = ClusterNode(log: log)
+    do {
+        try await node.start()
+        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node)
+    } catch let error as DataFolderError {
+        fail("\(error)", status: 1)
+    } catch {
+        fail("the database at \(url) cannot be used: \(ClusterNode.describe(error))", status: 1)
+    }
+} else {
+    do {
+        opened = try DataFolder(path: options.dataDirectory).open(options) { warning in
+            FileHandle.standardError.write(Data("live-server: warning: \(warning)\n".utf8))
+        }
+    } catch {
+        fail("\(error)", status: 1)
+    }
 }
 let server = opened.server
 
@@ -59,7 +78,7 @@ let host = options.host
 let shownHost = host.contains(":") ? "[\(host)]" : host
 let app = server.application(host: host, port: options.port, logger: logger) { port in
     let base = "http://\(shownHost):\(port)/"
-    say("listening on \(base) (data: \(options.dataDirectory); teams: \(server.teams.keys.sorted().joined(separator: ", ")))")
+    say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(server.teams.keys.sorted().joined(separator: ", ")))")
     for (team, token) in opened.newTokens {
         say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
     }

@@ -46,6 +46,17 @@ public struct AccessPolicy: Sendable {
         return Self.constantTimeEqual(Self.digest(of: token), expected)
     }
 
+    /// The page's `Content-Security-Policy`: its scripts and styles from this server only, and its
+    /// WebSockets to this server or to those of ``extraOrigins`` (the other nodes of a cluster, whose
+    /// addresses the page may be given: `http://node2:8082` allows `ws://node2:8082`).
+    public var contentSecurityPolicy: String {
+        let sockets = extraOrigins.sorted().map { origin in
+            origin.hasPrefix("https://") ? "wss://" + origin.dropFirst(8) : "ws://" + origin.dropFirst(7)
+        }
+        return "default-src 'self'; connect-src " + (["'self'"] + sockets).joined(separator: " ")
+            + "; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
+    }
+
     /// Whether a WebSocket upgrade with this `Origin` header may proceed, for a request that named
     /// `authority` (its `Host`): no origin or a `ws://`/`wss://` one (not a browser page), the request's
     /// own origin (`http://` or `https://` and the same host and port), or one of ``extraOrigins``.

@@ -56,6 +56,41 @@ public struct DataFolder {
     /// - Throws: ``DataFolderError`` when a file cannot be read or written, or what a journal throws
     ///   (its folder is used by another process, a damaged record that is not a torn tail).
     public func open(_ options: ServerOptions, warn: (String) -> Void) throws -> Opened {
+        let (teams, newTokens) = try registeredTeams(options)
+        var boards: [String: TeamBoard] = [:]
+        for (name, _) in teams {
+            let journal = try FileJournal<Board, BoardAction>(directory: journalDirectory(team: name))
+            boards[name] = try TeamBoard(
+                journal: journal, initial: Self.newBoard(named: name), snapshotEvery: options.snapshotEvery,
+                warn: { warn("team \(name): \($0)") })
+        }
+        return Opened(server: server(boards: boards, teams: teams, options), newTokens: newTokens)
+    }
+
+    /// Opens the folder's teams as ``open(_:warn:)`` does, with each team's board a replica of its log in
+    /// `node`'s database (made, for a new team, from the same first board as a file journal's).
+    ///
+    /// - Throws: ``DataFolderError`` as ``open(_:warn:)``, or what the database answers.
+    public func open(_ options: ServerOptions, node: ClusterNode) async throws -> Opened {
+        let (teams, newTokens) = try registeredTeams(options)
+        var boards: [String: TeamBoard] = [:]
+        for (name, _) in teams {
+            boards[name] = try await node.open(name, initial: Self.newBoard(named: name), snapshotEvery: options.snapshotEvery)
+        }
+        return Opened(server: server(boards: boards, teams: teams, options), newTokens: newTokens)
+    }
+
+    private func server(boards: [String: TeamBoard], teams: [(name: String, digest: [UInt8])], _ options: ServerOptions) -> LiveServer {
+        LiveServer(
+            boards: boards,
+            access: AccessPolicy(
+                tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }),
+                extraOrigins: Set(options.origins)),
+            exposesStats: options.exposesStats, patchInterval: options.patchInterval,
+            sendsWholeBoard: options.sendsWholeBoard)
+    }
+
+    private func registeredTeams(_ options: ServerOptions) throws -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)]) {
         do {
             try FileManager.default.createDirectory(atPath: path + "/boards", withIntermediateDirectories: true)
         } catch {
@@ -91,23 +126,12 @@ public struct DataFolder {
         }
         if changed { try writeRegistry(registry) }
 
-        var boards: [String: TeamBoard] = [:]
-        var digests: [String: [UInt8]] = [:]
-        for entry in registry.teams {
+        return (try registry.teams.map { entry in
             guard ServerOptions.isTeamName(entry.name), let digest = Self.bytes(hex: entry.tokenSHA256), digest.count == 32 else {
                 throw DataFolderError(message: "\(registryPath): team \"\(entry.name.prefix(40))\" has a bad name or token digest")
             }
-            let journal = try FileJournal<Board, BoardAction>(directory: journalDirectory(team: entry.name))
-            boards[entry.name] = try TeamBoard(
-                journal: journal, initial: Self.newBoard(named: entry.name), snapshotEvery: options.snapshotEvery,
-                warn: { warn("team \(entry.name): \($0)") })
-            digests[entry.name] = digest
-        }
-        let server = LiveServer(
-            boards: boards, access: AccessPolicy(tokenDigests: digests, extraOrigins: Set(options.origins)),
-            exposesStats: options.exposesStats, patchInterval: options.patchInterval,
-            sendsWholeBoard: options.sendsWholeBoard)
-        return Opened(server: server, newTokens: newTokens)
+            return (entry.name, digest)
+        }, newTokens)
     }
 
     /// The first board of a new team: the two demo teams get a few items, others start empty.

@@ -101,6 +101,7 @@ public struct LiveServer: Sendable {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
+        let policy = access.contentSecurityPolicy
         router.head("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"])
         }
@@ -108,7 +109,7 @@ public struct LiveServer: Sendable {
             Response(
                 status: .ok,
                 headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                          .init("Content-Security-Policy")!: "default-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+                          .init("Content-Security-Policy")!: policy,
                           .init("Referrer-Policy")!: "no-referrer"],
                 body: .init(byteBuffer: ByteBuffer(string: Page.html)))
         }

@@ -44,6 +44,9 @@ public struct ServerOptions: Equatable, Sendable {
     public var snapshotEvery = 1_000
     /// Whether `--help` was given.
     public var showsHelp = false
+    /// The PostgreSQL database of a cluster (`--postgres URL`): boards are replicas of its logs instead of
+    /// files under the data folder (which still holds the teams).
+    public var postgresURL: String?
 
     /// Creates the defaults.
     public init() {}
@@ -52,6 +55,7 @@ public struct ServerOptions: Equatable, Sendable {
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
                            [--patch-interval-ms N] [--snapshot-every N] [--stats] [--send-whole-board]
+                           [--postgres postgres://USER@HOST:PORT/DATABASE]
           --host H              address to listen on (default 127.0.0.1)
           --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
           --data DIR            where teams and boards are kept (default ./live-data, or LIVE_DATA)
@@ -65,8 +69,11 @@ public struct ServerOptions: Equatable, Sendable {
           --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
           --stats               let clients ask for the server's counters (for live-load)
           --send-whole-board    send the whole board on every change instead of patches (live-load's baseline)
-        Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used,
-        2 for a bad argument or a port that cannot be listened on.
+          --postgres URL        join a cluster: keep the boards in this PostgreSQL database (also
+                                LIVE_POSTGRES), shared with the other nodes; every node must be given the
+                                same teams and tokens
+        Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder or the database cannot
+        be used, 2 for a bad argument or a port that cannot be listened on.
         """
 
     /// Reads `arguments` (without the program's name) and `environment`; arguments win over the
@@ -77,6 +84,7 @@ public struct ServerOptions: Equatable, Sendable {
         var options = ServerOptions()
         if let port = environment["PORT"] { options.port = try number(port, for: "PORT", in: 0...65_535) }
         if let data = environment["LIVE_DATA"], !data.isEmpty { options.dataDirectory = data }
+        if let url = environment["LIVE_POSTGRES"], !url.isEmpty { options.postgresURL = url }
         if let teams = environment["LIVE_TEAMS"] {
             for entry in teams.split(separator: ",") where !entry.isEmpty {
                 options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
@@ -100,6 +108,12 @@ public struct ServerOptions: Equatable, Sendable {
                 options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
             case "--stats": options.exposesStats = true
             case "--send-whole-board": options.sendsWholeBoard = true
+            case "--postgres":
+                let url = try value(argument)
+                guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                    throw UsageError("--postgres must be a postgres:// URL (got \"\(url.prefix(64))\")")
+                }
+                options.postgresURL = url
             case "--help", "-h": options.showsHelp = true
             default: throw UsageError("unknown argument \"\(argument.prefix(64))\" (see --help)")
             }

@@ -25,7 +25,7 @@ public final class TeamBoard: Sendable {
     /// The latest views, by version, so a client that reconnects is sent a patch from the version it has.
     let recentViews: RecentViews
     private let viewsSubscription: Subscription
-    private let writer: CommandWriter
+    private let writer: any BoardWriting
 
     /// Opens a team's board from `journal`: its newest snapshot and the commands after it, reduced without
     /// effects. A journal that holds nothing yet is given `initial` as its first snapshot (version 0), so
@@ -38,7 +38,7 @@ public final class TeamBoard: Sendable {
     ///     this many).
     ///   - warn: Called with each warning the journal gave when it was read (a torn tail cut back).
     /// - Throws: What the journal throws when it cannot be read or written.
-    public init(
+    public convenience init(
         journal: any ActionJournal<Board, BoardAction>, initial: @autoclosure () -> Board,
         snapshotEvery: Int = 1_000, warn: (String) -> Void = { _ in }
     ) throws {
@@ -52,6 +52,13 @@ public final class TeamBoard: Sendable {
         } else {
             board = contents.replayed(onto: initial())
         }
+        self.init(board: board) { store in
+            CommandWriter(board: board, journal: journal, store: store, snapshotEvery: snapshotEvery)
+        }
+    }
+
+    /// A board at `board`, whose commands go through the writer `makeWriter` makes for its store.
+    init(board: Board, writer makeWriter: (Store<Board>) -> any BoardWriting) {
         store = Store(board)
         view = store.scope(\.view)
         id = board.id
@@ -59,8 +66,11 @@ public final class TeamBoard: Sendable {
         let recentViews = RecentViews()
         self.recentViews = recentViews
         viewsSubscription = view.observe { recentViews.add($0) }
-        writer = CommandWriter(board: board, journal: journal, store: store, snapshotEvery: snapshotEvery)
+        writer = makeWriter(store)
     }
+
+    /// The writer, when the board is a replica of a PostgreSQL log (see ``ClusterNode``).
+    var replica: ReplicaWriter? { writer as? ReplicaWriter }
 
     /// A board kept in memory only (a ``MemoryJournal``): for tests and demos; nothing survives the process.
     public convenience init(_ board: Board) {
@@ -125,11 +135,19 @@ final class RecentViews: Sendable {
     func view(at version: Int) -> BoardView? { views.withLock { $0[version] } }
 }
 
+/// Where a ``TeamBoard`` sends its commands: it answers each one, and keeps the board's store.
+protocol BoardWriting: Sendable {
+    /// Hands over `command`; `reply` is called once with its outcome.
+    func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void)
+    /// Refuses commands from now on (a file journal writes its closing snapshot).
+    func close() throws
+}
+
 /// Takes commands from any task, applies them to a copy of the board, journals the accepted ones with
 /// one sync per batch, then dispatches them to the store and answers them (see ``TeamBoard``).
 ///
 /// Batches run one at a time on the writer's own serial queue, since a sync blocks its thread.
-final class CommandWriter: Sendable {
+final class CommandWriter: BoardWriting {
     struct Request: Sendable {
         var command: BoardCommand
         var id: String?

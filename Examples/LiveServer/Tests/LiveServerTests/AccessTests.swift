@@ -61,6 +61,14 @@ struct AccessTests {
         }
     }
 
+    @Test("the page may open WebSockets to its own server and to the other nodes named with --origin only")
+    func contentSecurityPolicy() {
+        let alone = AccessPolicy(tokens: [:]).contentSecurityPolicy
+        #expect(alone.contains("connect-src 'self';"))
+        let cluster = AccessPolicy(tokens: [:], extraOrigins: ["http://node2:8082", "HTTPS://Board.example"]).contentSecurityPolicy
+        #expect(cluster.contains("connect-src 'self' ws://node2:8082 wss://board.example;"))
+    }
+
     @Test("a hello frame with the right token opens the board; a wrong one gets an unauthorized error and close 1008")
     func helloFrame() async throws {
         try await withServer(Self.server()) { server, port in

@@ -10,7 +10,8 @@ struct ProcessTests {
 
     @Test("a bad port or argument is one line on standard error and exit status 2",
           arguments: [(["--port", "abc"], [String: String]()), (["--port", "99999"], [:]), (["--port", "-1"], [:]),
-                      ([], ["PORT": "99999"]), (["--team", "x=short"], [:]), (["--frobnicate"], [:])])
+                      ([], ["PORT": "99999"]), (["--team", "x=short"], [:]), (["--frobnicate"], [:]),
+                      (["--postgres", "mysql://db/x"], [:]), (["--postgres", "postgres://127.0.0.1/db"], [:])])
     func badArguments(arguments: [String], environment: [String: String]) async throws {
         try await withDataFolder { folder in
             let server = try ServerProcess(arguments + ["--data", folder], environment: environment)
@@ -21,6 +22,20 @@ struct ProcessTests {
             #expect(lines.count == 1, "\(server.stderr)")
             #expect(lines.first?.hasPrefix("live-server: ") == true)
             #expect(server.stdout.isEmpty)
+        }
+    }
+
+    @Test("a database that cannot be reached is one line on standard error and exit status 1")
+    func unreachableDatabase() async throws {
+        try await withDataFolder { folder in
+            let server = try ServerProcess(
+                ["--postgres", "postgres://postgres@127.0.0.1:1/postgres", "--data", folder, "--team", "alpha=\(Self.token)"])
+            defer { server.stop() }
+            let (status, _) = try await server.exit(within: 30)
+            #expect(status == 1)
+            let lines = server.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(server.stderr)")
+            #expect(lines.first?.contains("cannot be used: no connection") == true, "\(server.stderr)")
         }
     }
 

@@ -1,0 +1,349 @@
+import Foundation
+import PostgresJournal
+import PostgresNIO
+import Stillwater
+import Synchronization
+
+/// The PostgreSQL log of the cluster's boards: one log per team, named by the team.
+public typealias BoardLog = PostgresJournal<Board, BoardAction>
+
+/// A node of a cluster: its boards are replicas of logs in one PostgreSQL database, shared with the other
+/// nodes.
+///
+/// A node applies the log in sequence order to its own stores, and a command (its own clients' too) only
+/// when it reads it back from the log, so every node reduces the same actions in the same order and every
+/// replica is equal. It learns of appends by `LISTEN`; it reads what it lacks from the table, so a missed
+/// notification or a lost connection costs a read, never an action. It also asks for each log's head
+/// every ``pollInterval``, for a board that went quiet right after a missed notification.
+public final class ClusterNode: Sendable {
+    /// How often each board's head is read when no notification came.
+    public static let pollInterval = Duration.seconds(2)
+
+    /// The log.
+    public let log: BoardLog
+    private let boards: Mutex<[String: ReplicaWriter]>
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// A node on `log` with no boards yet; ``open(_:initial:snapshotEvery:)`` adds them.
+    public init(log: BoardLog) {
+        self.log = log
+        boards = Mutex([:])
+    }
+
+    /// Makes the log's tables unless they exist and starts listening for appends.
+    ///
+    /// - Throws: What the database answers (it cannot be reached, say).
+    public func start() async throws {
+        try await log.prepare()
+        let events = log.events()
+        let started = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in events {
+                        switch event {
+                        case .appended(let name, let head): self.replica(name)?.advance(to: head)
+                        case .listening: await self.readHeads()
+                        case .lost: break
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.pollInterval)
+                        await self.readHeads()
+                    }
+                }
+            }
+        }
+        task.withLock { $0 = started }
+    }
+
+    /// Opens the board of team `name`: the log's newest snapshot (or `initial`, stored as its first) and
+    /// the actions after it.
+    ///
+    /// - Throws: What the database answers.
+    public func open(_ name: String, initial: @autoclosure () -> Board, snapshotEvery: Int) async throws -> TeamBoard {
+        var (position, board) = try await log.open(name, initial: initial())
+        while true {
+            let records = try await log.records(of: name, after: position)
+            guard !records.isEmpty else { break }
+            for record in records {
+                _ = board.accept(record.action.command, id: record.action.cid)
+                position = record.seq
+            }
+        }
+        let started = board, log = log
+        var made: ReplicaWriter?
+        let team = TeamBoard(board: started) { store in
+            let writer = ReplicaWriter(
+                name: name, board: started, position: position, log: log, store: store, snapshotEvery: snapshotEvery)
+            made = writer
+            return writer
+        }
+        boards.withLock { $0[name] = made! }
+        return team
+    }
+
+    /// Stops listening, refuses commands on every board, and closes the node's connections.
+    public func stop() async {
+        task.withLock { $0?.cancel() }
+        for board in boards.withLock({ Array($0.values) }) {
+            board.close()
+            await board.closeConnection()
+        }
+        await log.close()
+    }
+
+    /// A database error in one line: "no connection" when the database cannot be reached (refused,
+    /// closed, timed out), the server's message for an error it reported, else the error's kind.
+    public static func describe(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError {
+            return describe(error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError ?? PostgresJournalError("a transaction failed"))
+        }
+        guard let error = error as? PSQLError else { return String(String(describing: error).prefix(160)) }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+            return "no connection"
+        case .server:
+            return String((error.serverInfo?[.message] ?? "the database reported an error").prefix(160))
+        default:
+            return "\(error.code)"
+        }
+    }
+
+    private func replica(_ name: String) -> ReplicaWriter? { boards.withLock { $0[name] } }
+
+    /// Reads every board's head and catches up to it.
+    private func readHeads() async {
+        for (name, board) in boards.withLock({ $0 }) {
+            guard let head = try? await log.head(of: name) else { return }
+            board.advance(to: head)
+        }
+    }
+}
+
+/// A board's writer in a cluster: appends commands to the log and answers each once this node has read
+/// it back from the log and applied it.
+///
+/// One batch is appended at a time (one transaction: the commands that arrived meanwhile share it). Reads
+/// from the log run one at a time, in order, from the node's position to the newest head it heard of.
+final class ReplicaWriter: BoardWriting {
+    private struct Request {
+        var command: BoardCommand
+        var id: String?
+        var reply: @Sendable (CommandOutcome) -> Void
+    }
+
+    /// A command in the log whose sender waits for this node to apply it.
+    private struct Waiter {
+        var duplicate: Bool
+        var cid: String?
+        var reply: @Sendable (CommandOutcome) -> Void
+    }
+
+    private struct State {
+        /// The board with every action up to `position` applied: the store's state.
+        var board: Board
+        var position: Int64
+        /// The newest head heard of.
+        var target: Int64
+        var reading = false
+        var writing = false
+        var closed = false
+        var waiting: [Request] = []
+        var waiters: [Int64: [Waiter]] = [:]
+        /// The outcomes of the latest actions applied, by sequence number (for duplicates, and for
+        /// senders whose append returned after this node read it).
+        var outcomes: [Int64: CommandOutcome] = [:]
+        var snapshotMark: Int64
+    }
+
+    /// How many outcomes are kept.
+    static let keptOutcomes: Int64 = 20_000
+
+    private let name: String
+    private let log: BoardLog
+    private let appender: BoardLog.Appender
+    private let store: Store<Board>
+    private let snapshotEvery: Int64
+    private let state: Mutex<State>
+
+    init(name: String, board: Board, position: Int64, log: BoardLog, store: Store<Board>, snapshotEvery: Int) {
+        self.name = name
+        self.log = log
+        appender = log.makeAppender()
+        self.store = store
+        self.snapshotEvery = Int64(snapshotEvery)
+        state = Mutex(State(board: board, position: position, target: position, snapshotMark: position / Int64(snapshotEvery)))
+    }
+
+    /// The sequence number of the last action applied.
+    var position: Int64 { state.withLock { $0.position } }
+
+    func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void) {
+        let start: Bool? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.waiting.append(Request(command: command, id: id, reply: reply))
+            guard !state.writing else { return false }
+            state.writing = true
+            return true
+        }
+        switch start {
+        case nil: reply(.unavailable("the server is shutting down"))
+        case true?: Task { await self.writeBatches() }
+        case false?: break
+        }
+    }
+
+    func close() {
+        let waiting = state.withLock { state in
+            state.closed = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for request in waiting { request.reply(.unavailable("the server is shutting down")) }
+    }
+
+    /// Closes the connection appends use (after ``close()``).
+    func closeConnection() async { await appender.close() }
+
+    private func writeBatches() async {
+        while true {
+            let batch: [Request]? = state.withLock { state in
+                guard !state.waiting.isEmpty, !state.closed else {
+                    state.writing = false
+                    return nil
+                }
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            guard let batch else { return }
+            await write(batch)
+        }
+    }
+
+    private func write(_ batch: [Request]) async {
+        let results: [BoardLog.Appended]
+        do {
+            results = try await log.append(
+                batch.map { (cid: $0.id, action: BoardAction(command: $0.command, cid: $0.id)) }, to: name, using: appender)
+        } catch {
+            let message = "the board's database cannot be reached (\(ClusterNode.describe(error))); try again later"
+            for request in batch { request.reply(.unavailable(message)) }
+            return
+        }
+        var ready: [(@Sendable (CommandOutcome) -> Void, CommandOutcome)] = []
+        let newest = state.withLock { state -> Int64 in
+            for (request, result) in zip(batch, results) {
+                var duplicate = false
+                if case .duplicate = result { duplicate = true }
+                let waiter = Waiter(duplicate: duplicate, cid: request.id, reply: request.reply)
+                if result.seq <= state.position {
+                    ready.append((request.reply, Self.outcome(for: waiter, at: result.seq, in: state)))
+                } else {
+                    state.waiters[result.seq, default: []].append(waiter)
+                }
+            }
+            return results.map(\.seq).max() ?? 0
+        }
+        for (reply, outcome) in ready { reply(outcome) }
+        advance(to: newest)
+    }
+
+    /// Reads and applies the log up to `head` at least, unless a read is under way (it goes on to the
+    /// newest head heard of).
+    func advance(to head: Int64) {
+        let start = state.withLock { state -> Bool in
+            state.target = max(state.target, head)
+            guard !state.reading, !state.closed, state.position < state.target else { return false }
+            state.reading = true
+            return true
+        }
+        if start { Task { await self.read() } }
+    }
+
+    private func read() async {
+        while true {
+            let from: Int64? = state.withLock { state in
+                guard state.position < state.target else {
+                    state.reading = false
+                    return nil
+                }
+                return state.position
+            }
+            guard let from else { return }
+            let records: [BoardLog.Record]
+            do {
+                records = try await log.records(of: name, after: from)
+            } catch {
+                // The next notification, reconnection or poll starts again from the same position.
+                state.withLock { $0.reading = false }
+                return
+            }
+            guard !records.isEmpty else {
+                state.withLock { $0.reading = false }
+                return
+            }
+            apply(records, after: from)
+        }
+    }
+
+    /// Applies `records` (those after `position`, in order), one dispatch for them all, then answers
+    /// the senders waiting for them. Only the reading loop calls it.
+    private func apply(_ records: [BoardLog.Record], after position: Int64) {
+        var next = state.withLock { $0.board }
+        var accepted: [BoardAction] = []
+        var outcomes: [(Int64, CommandOutcome)] = []
+        var reached = position
+        for record in records {
+            guard record.seq == reached + 1 else { break }
+            let outcome = next.accept(record.action.command, id: record.action.cid)
+            if case .applied = outcome { accepted.append(record.action) }
+            outcomes.append((record.seq, outcome))
+            reached = record.seq
+        }
+        // The store first: a sender hears of its command after the board shows it.
+        switch accepted.count {
+        case 0: break
+        case 1: store.dispatch(accepted[0])
+        default: store.dispatch(BoardBatch(actions: accepted))
+        }
+        let board = next
+        var ready: [(@Sendable (CommandOutcome) -> Void, CommandOutcome)] = []
+        let snapshotDue = state.withLock { state -> Bool in
+            state.board = board
+            state.position = reached
+            for (seq, outcome) in outcomes {
+                state.outcomes[seq] = outcome
+                state.outcomes[seq - Self.keptOutcomes] = nil
+            }
+            for (seq, _) in outcomes {
+                guard let waiters = state.waiters.removeValue(forKey: seq) else { continue }
+                for waiter in waiters { ready.append((waiter.reply, Self.outcome(for: waiter, at: seq, in: state))) }
+            }
+            let mark = reached / snapshotEvery
+            guard mark > state.snapshotMark else { return false }
+            state.snapshotMark = mark
+            return true
+        }
+        for (reply, outcome) in ready { reply(outcome) }
+        if snapshotDue {
+            // Every node may write it; the first one stored wins, and a failure loses nothing (the log
+            // holds every action).
+            let log = log, name = name
+            Task { try? await log.writeSnapshot(board, seq: reached, of: name) }
+        }
+    }
+
+    /// What the sender of the action at `seq` is told, once it is applied.
+    private static func outcome(for waiter: Waiter, at seq: Int64, in state: State) -> CommandOutcome {
+        let recorded = state.outcomes[seq]
+        guard waiter.duplicate else { return recorded ?? .applied(version: state.board.version) }
+        switch recorded {
+        case .applied(let version)?, .duplicate(let version)?: return .duplicate(version: version)
+        case let other?: return other
+        case nil:
+            return .duplicate(version: waiter.cid.flatMap { state.board.recentCommands[$0] } ?? state.board.version)
+        }
+    }
+}

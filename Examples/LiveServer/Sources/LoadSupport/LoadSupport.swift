@@ -1,0 +1,74 @@
+import Foundation
+import LiveServerCore
+
+// What the load programs (live-load, live-cluster) share: starting `live-server` children, signals, figures.
+
+/// Raises this process's limit of open files to its hard limit (every client is a socket).
+public func raiseOpenFileLimit() {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+}
+
+/// Calls `handler` on SIGTERM or SIGINT (`timeout`, Ctrl-C) instead of ending at once, so the program can
+/// end its children first. Keep the returned sources for as long as the handler should run.
+public func onTerminationSignals(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+    let queue = DispatchQueue(label: "load.signals")
+    return [SIGTERM, SIGINT].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}
+
+/// A duration in seconds.
+public func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// The value below which the fraction `p` of `sorted` lies (0 for none).
+public func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+/// The `live-server` program beside this one, or `nil` (with a line on standard output) when it is missing.
+public func siblingServer() -> URL? {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("live-server")
+    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+        print("\(binary.path) is missing: build both (swift build)")
+        return nil
+    }
+    return binary
+}
+
+/// Starts `binary` with `arguments` and waits for its "listening on" line.
+///
+/// - Returns: The process and the port it listens on, or `nil` when it exited first or printed no such line
+///   within `seconds`.
+public func startServer(_ binary: URL, arguments: [String], within seconds: Double = 60) async throws -> (Process, Int)? {
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    let output = Pipe()
+    let text = Locked("")
+    output.fileHandleForReading.readabilityHandler = { handle in
+        let data = handle.availableData
+        text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    process.standardOutput = output
+    try process.run()
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while process.isRunning, ContinuousClock.now < deadline {
+        if let line = text.withLock({ $0 }).split(separator: "\n").first(where: { $0.contains("listening on") }),
+           let range = line.range(of: #":(\d+)/"#, options: .regularExpression),
+           let port = Int(line[range].dropFirst().dropLast()) {
+            return (process, port)
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    if process.isRunning { process.terminate() }
+    return nil
+}

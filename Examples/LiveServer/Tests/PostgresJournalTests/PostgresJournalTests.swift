@@ -1,0 +1,173 @@
+import Foundation
+import LiveServerCore
+import PostgresJournal
+import Testing
+
+// Against a real PostgreSQL: LIVE_POSTGRES_URL names it (`.ci/run` starts one with Tests/postgres.sh:
+// `bash Tests/postgres.sh start /tmp/pg 55432` prints the URL). Without it these tests are skipped.
+
+let databaseURL = ProcessInfo.processInfo.environment["LIVE_POSTGRES_URL"]
+
+/// A journal on the test database with a log name of its own.
+func testJournal() throws -> (BoardLog, String) {
+    (try BoardLog(url: databaseURL!, prefix: "test"), "log-" + UUID().uuidString.lowercased())
+}
+
+func action(_ command: BoardCommand, _ cid: String? = nil) -> (cid: String?, action: BoardAction) {
+    (cid, BoardAction(command: command, cid: cid))
+}
+
+@Suite("PostgresJournal, on a real PostgreSQL", .enabled(if: databaseURL != nil, "set LIVE_POSTGRES_URL"), .serialized)
+struct PostgresJournalTests {
+    @Test func appendsGetTheNextNumbersAndReadBackInOrder() async throws {
+        let (journal, log) = try testJournal()
+        try await journal.prepare()
+        let appender = journal.makeAppender()
+        let first = try await journal.append([action(.add(text: "a"), "c1"), action(.add(text: "b"))], to: log, using: appender)
+        let second = try await journal.append([action(.toggle(id: "i1"), "c2")], to: log, using: appender)
+        #expect(first == [.appended(1), .appended(2)])
+        #expect(second == [.appended(3)])
+        let records = try await journal.records(of: log, after: 0)
+        #expect(records.map(\.seq) == [1, 2, 3])
+        #expect(records.map(\.cid) == ["c1", nil, "c2"])
+        #expect(records.map(\.action.command) == [.add(text: "a"), .add(text: "b"), .toggle(id: "i1")])
+        // A gap read: only what comes after, at most `limit`.
+        #expect(try await journal.records(of: log, after: 1, limit: 1).map(\.seq) == [2])
+        #expect(try await journal.head(of: log) == 3)
+        #expect(try await journal.head(of: log + "-none") == 0)
+        await appender.close()
+        await journal.close()
+    }
+
+    @Test func aRetriedCommandIdIsAnsweredFromTheTableNotAppendedAgain() async throws {
+        let (journal, log) = try testJournal()
+        try await journal.prepare()
+        let appender = journal.makeAppender(), other = journal.makeAppender()
+        _ = try await journal.append([action(.add(text: "a"), "same")], to: log, using: appender)
+        let again = try await journal.append(
+            [action(.add(text: "b"), "new"), action(.add(text: "a"), "same"), action(.add(text: "b"), "new")], to: log, using: other)
+        #expect(again == [.appended(2), .duplicate(1), .duplicate(2)])
+        #expect(try await journal.records(of: log, after: 0).count == 2)
+        await appender.close()
+        await other.close()
+        await journal.close()
+    }
+
+    @Test func concurrentAppendersGetOneGaplessOrder() async throws {
+        let (journal, log) = try testJournal()
+        try await journal.prepare()
+        let appenders = (0..<4).map { _ in journal.makeAppender() }
+        let seqs = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for (index, appender) in appenders.enumerated() {
+                group.addTask {
+                    var seqs: [Int64] = []
+                    for round in 0..<25 {
+                        let results = try await journal.append(
+                            [action(.add(text: "x"), "a\(index)-\(round)"), action(.add(text: "y"))], to: log, using: appender)
+                        seqs += results.map(\.seq)
+                    }
+                    return seqs
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(seqs.sorted() == Array(1...200))
+        #expect(try await journal.records(of: log, after: 0).map(\.seq) == Array(1...200))
+        for appender in appenders { await appender.close() }
+        await journal.close()
+    }
+
+    @Test func everyAppendIsNotified() async throws {
+        let (journal, log) = try testJournal()
+        try await journal.prepare()
+        var events = journal.events().makeAsyncIterator()
+        #expect(await events.next() == .listening)
+        let appender = journal.makeAppender()
+        _ = try await journal.append([action(.add(text: "a")), action(.add(text: "b"))], to: log, using: appender)
+        _ = try await journal.append([action(.add(text: "c"))], to: log, using: appender)
+        // A batch of duplicates only appends nothing and notifies nothing.
+        #expect(await events.next() == .appended(log: log, head: 2))
+        #expect(await events.next() == .appended(log: log, head: 3))
+        await appender.close()
+        await journal.close()
+    }
+
+    @Test func aNewLogStartsFromItsInitialStateAndLaterFromItsNewestSnapshot() async throws {
+        let (journal, log) = try testJournal()
+        try await journal.prepare()
+        let board = Board(title: "First", texts: ["one"])
+        let (seq, state) = try await journal.open(log, initial: board)
+        #expect(seq == 0 && state == board)
+        // A second open agrees on the stored first board (another node's initial state is not used).
+        let (again, stored) = try await journal.open(log, initial: Board(title: "Other"))
+        #expect(again == 0 && stored.id == board.id)
+        var later = board
+        later.title = "Later"
+        try await journal.writeSnapshot(later, seq: 0, of: log)  // already there: the first one stays
+        try await journal.writeSnapshot(later, seq: 5, of: log)
+        try await journal.writeSnapshot(later, seq: 9, of: log)
+        #expect(try await journal.snapshotSeqs(of: log) == [5, 9])
+        let (newest, newestState) = try await journal.open(log, initial: board)
+        #expect(newest == 9 && newestState.title == "Later")
+        await journal.close()
+    }
+
+    @Test func aDatabaseThatCannotBeReachedFailsAtOnce() async throws {
+        let journal = try BoardLog(url: "postgres://postgres@127.0.0.1:1/postgres")
+        let appender = journal.makeAppender()
+        let start = ContinuousClock.now
+        await #expect(throws: (any Error).self) {
+            _ = try await journal.append([action(.add(text: "a"))], to: "x", using: appender)
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func twoNodesApplyEveryCommandFromTheLogInOneOrder() async throws {
+        let url = databaseURL!
+        let log = "team-" + UUID().uuidString.prefix(8).lowercased()
+        let first = ClusterNode(log: try BoardLog(url: url)), second = ClusterNode(log: try BoardLog(url: url))
+        try await first.start()
+        try await second.start()
+        let board = Board(title: "Both", texts: ["one", "two"])
+        let a = try await first.open(log, initial: board, snapshotEvery: 10)
+        let b = try await second.open(log, initial: Board(title: "Never used"), snapshotEvery: 10)
+        #expect(a.id == b.id)
+        // Commands on both nodes at once; one refers to an item the other node adds.
+        async let x = a.perform(.add(text: "from a"), id: "a1")
+        async let y = b.perform(.rename(id: "i1", text: "renamed on b"), id: "b1")
+        let (outcomeA, outcomeB) = await (x, y)
+        guard case .applied = outcomeA, case .applied = outcomeB else {
+            Issue.record("\(outcomeA) \(outcomeB)")
+            return
+        }
+        for index in 0..<25 { _ = await (index % 2 == 0 ? a : b).perform(.toggle(id: "i2"), id: "t\(index)") }
+        // A retried id on the other node is answered, not applied again.
+        let retried = await b.perform(.add(text: "from a"), id: "a1")
+        guard case .duplicate = retried else {
+            Issue.record("a retried id gave \(retried)")
+            return
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while a.store.state.value != b.store.state.value, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(a.store.state.value == b.store.state.value)
+        #expect(a.store.state.value.items.filter { $0.text == "from a" }.count == 1)
+        #expect(a.store.state.value.items.first?.text == "renamed on b")
+        #expect(a.store.state.value.items[1].done == true)  // 25 toggles
+        // A third node started later begins at the newest snapshot and reads the tail.
+        let third = ClusterNode(log: try BoardLog(url: url))
+        try await third.start()
+        let c = try await third.open(log, initial: Board(title: "Never used"), snapshotEvery: 10)
+        #expect(c.store.state.value == a.store.state.value)
+        // Snapshots are written after every 10 actions, by whichever node gets there first.
+        var snapshots: [Int64] = []
+        for _ in 0..<100 {
+            snapshots = try await first.log.snapshotSeqs(of: log)
+            if snapshots.last ?? 0 >= 20 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(snapshots.last ?? 0 >= 20)
+        for node in [first, second, third] { await node.stop() }
+    }
+}
