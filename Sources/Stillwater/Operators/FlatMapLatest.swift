@@ -28,9 +28,11 @@ extension ObservableType {
     ) -> Observable<Inner.Value> {
         Observable.recipe({ observer in
             let node = FlatMapLatestNode<Value, Inner>(transform, observer)
+            // An outer event is handled on the sending thread when no other event is being handled, else
+            // queued behind.
             node.outer.replace(with: self.subscribe(Observer(
-                next: { [node] in node.outerNext($0) },
-                end: { [node] in node.outerEnd($0) }
+                next: { [node] in node.serializer.submit(.outer(.next($0))) },
+                end: { [node] in node.serializer.submit(.outer($0.event())) }
             )))
             return Subscription(node)
         })
@@ -64,17 +66,6 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, Sendab
         serializer.handler = SerializerHandler { [owner] work in owner.machine.receive(work) }
     }
 
-    /// An outer value: handled on this thread when no other event is being handled, else queued.
-    @inlinable
-    func outerNext(_ value: Value) {
-        serializer.submit(.outer(.next(value)))
-    }
-
-    @inlinable
-    func outerEnd(_ termination: Termination) {
-        serializer.submit(.outer(termination.event()))
-    }
-
     @usableFromInline
     func cancel() {
         outer.cancel()
@@ -84,16 +75,13 @@ final class FlatMapLatestNode<Value, Inner: ObservableType>: Cancellable, Sendab
 }
 
 /// The state of one `flatMapLatest` subscription, run by one thread at a time: the serializer's runner.
-/// (Its `var`s are `@exclusivity(unchecked)`: only that thread touches them, so the runtime's dynamic
-/// exclusivity check, which costs a thread-local lookup per access, would check nothing.)
+/// (So its `var`s skip the runtime's exclusivity check, which would check nothing.)
 ///
 /// `state` says what runs: the outer stream and perhaps an inner one, until the result ends. Inner
 /// streams are numbered (`generation`); an event of an older one is dropped, so a replaced stream's values
 /// are never delivered, even if it sends from another thread as it is replaced.
 @usableFromInline
 final class FlatMapLatestMachine<Value, Inner: ObservableType> {
-    @usableFromInline typealias Node = FlatMapLatestNode<Value, Inner>
-
     @usableFromInline
     enum State {
         /// Running: whether the outer stream has completed, and whether an inner stream runs.
@@ -109,16 +97,18 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
     @usableFromInline @exclusivity(unchecked) var delivering = false
     /// Let go of when the result ends.
     @usableFromInline @exclusivity(unchecked) var transform: InPlaceClosure<Value, Inner>?
-    /// The observer's two closures. `next` is called where it lies (``InPlaceClosure``), not copied, so
-    /// a value costs no reference counting of the observer.
+    /// The observer's closures; `next` is called where it lies, not copied.
     @usableFromInline @exclusivity(unchecked) var next: InPlaceClosure<Inner.Value, Void>?
     @usableFromInline @exclusivity(unchecked) var end: ((Termination) -> Void)?
     /// A cycle (the node's serializer's handler holds this machine) broken when the handler is let go
     /// of: when the result ends or is cancelled.
-    @usableFromInline let node: Node
+    @usableFromInline let node: FlatMapLatestNode<Value, Inner>
 
     @inlinable
-    init(_ transform: @escaping (Value) -> Inner, _ observer: Observer<Inner.Value>, node: Node) {
+    init(
+        _ transform: @escaping (Value) -> Inner, _ observer: Observer<Inner.Value>,
+        node: FlatMapLatestNode<Value, Inner>
+    ) {
         self.transform = InPlaceClosure(transform)
         next = InPlaceClosure(observer.next)
         end = observer.end
@@ -164,7 +154,8 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
         }
         let link = FlatMapLatestLink(machine: self, generation: generation)
         node.subscribingThread.store(currentThread(), ordering: .relaxed)
-        let subscription = stream.attach(Observer(next: { [link] in link.next($0) }, end: { [link] in link.end($0) }))
+        let subscription = stream.attach(Observer(
+            next: { [link] in link.send(.next($0)) }, end: { [link] in link.send($0.event()) }))
         node.subscribingThread.store(0, ordering: .relaxed)
         guard case .active(_, let stillRunning) = state, node.serializer.isOpen else {
             subscription?.cancel()
@@ -226,67 +217,4 @@ final class FlatMapLatestMachine<Value, Inner: ObservableType> {
         guard let end = end.take() else { return }
         end(termination)
     }
-}
-
-/// What the serializer's handler of a `flatMapLatest` holds: the machine, whose transform and observer
-/// it lets go of when the handler is let go of. That happens on the serializer's runner (the one thread
-/// that touches the machine), when the result ends or is cancelled.
-@usableFromInline
-final class FlatMapLatestOwner<Value, Inner: ObservableType> {
-    @usableFromInline let machine: FlatMapLatestMachine<Value, Inner>
-
-    @inlinable
-    init(_ machine: FlatMapLatestMachine<Value, Inner>) {
-        self.machine = machine
-    }
-
-    deinit {
-        machine.transform = nil
-        machine.next = nil
-        machine.end = nil
-    }
-}
-
-/// What an inner stream of a `flatMapLatest` is subscribed with: its number and the machine. On the
-/// thread subscribing it (the serializer's runner, inside the machine) an event is handled in place; from
-/// anywhere else it goes through the serializer. A source may keep it after a cancel; it then keeps the
-/// machine, but not the transform and the observer (``FlatMapLatestOwner``).
-@usableFromInline
-final class FlatMapLatestLink<Value, Inner: ObservableType> {
-    @usableFromInline let node: FlatMapLatestNode<Value, Inner>
-    @usableFromInline let machine: FlatMapLatestMachine<Value, Inner>
-    @usableFromInline let generation: Int
-
-    @inlinable
-    init(machine: FlatMapLatestMachine<Value, Inner>, generation: Int) {
-        node = machine.node
-        self.machine = machine
-        self.generation = generation
-    }
-
-    @inlinable
-    func next(_ value: Inner.Value) {
-        send(.next(value))
-    }
-
-    @inlinable
-    func end(_ termination: Termination) {
-        send(termination.event())
-    }
-
-    @inlinable
-    func send(_ event: Event<Inner.Value>) {
-        if node.subscribingThread.load(ordering: .relaxed) == currentThread() {
-            machine.receiveInPlace(generation, event)
-        } else {
-            node.serializer.submit(.inner(generation, event))
-        }
-    }
-}
-
-/// What reaches a `flatMapLatest` node: an outer event, or an event of the inner stream of a generation.
-@usableFromInline
-enum FlatMapLatestWork<Outer, InnerValue> {
-    case outer(Event<Outer>)
-    case inner(Int, Event<InnerValue>)
 }
