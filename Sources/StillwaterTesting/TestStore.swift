@@ -31,10 +31,10 @@ import Darwin
 ///     }
 /// }
 /// @Test func searchWaitsForTheTypingToStop() async {
-///     let store = TestStore<Search, SearchAction>(initialState: Search())
-///     store.send(.query("sw")) { $0.query = "sw" }
+///     let store = TestStore(initialState: Search(), actions: SearchAction.self)
+///     await store.send(.query("sw")) { $0.query = "sw" }
 ///     store.scheduler.advance(by: .milliseconds(200))
-///     store.send(.query("swift")) { $0.query = "swift" }
+///     await store.send(.query("swift")) { $0.query = "swift" }
 ///     store.scheduler.advance(by: .milliseconds(300))
 ///     await store.receive(.results(["swiftui"])) { $0.results = ["swiftui"] }
 ///     await store.finish()
@@ -121,7 +121,7 @@ where Action.State == State {
     ///         return .none
     ///     }
     /// }
-    /// let store = TestStore<Int, Ping>(initialState: 0)
+    /// let store = TestStore(initialState: 0, actions: Ping.self)
     /// store.timeout = .seconds(30)
     /// print(store.timeout)
     /// // Prints "30.0 seconds"
@@ -183,6 +183,42 @@ where Action.State == State {
             onEffectError: { errors.append($0) })
     }
 
+    /// A test store starting at `initialState`, for actions of type `actions`: the spelling that needs no
+    /// generic arguments.
+    ///
+    /// ```swift
+    /// struct Counter: Equatable { var count = 0 }
+    /// enum CounterAction: Action, Equatable {
+    ///     case increment
+    ///     func reduce(_ state: inout Counter) { state.count += 1 }
+    /// }
+    /// let store = TestStore(initialState: Counter(), actions: CounterAction.self)
+    /// await store.send(.increment) { $0.count = 1 }
+    /// print(store.state.count)
+    /// // Prints "1"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before the first action.
+    ///   - actions: The type of the actions the test sends (`CounterAction.self`).
+    ///   - configure: Changes the effects' dependencies (the fakes of the test); see
+    ///     ``init(initialState:dependencies:middleware:fileID:filePath:line:column:)``.
+    ///   - middleware: Middleware to run before the store's own recording (which is last).
+    ///   - fileID: The file ID of the place a failure found at the test store's release is reported.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public convenience init(
+        initialState: State, actions: Action.Type,
+        dependencies configure: (_ dependencies: inout Dependencies) -> Void = { _ in },
+        middleware: [Middleware<State>] = [],
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) {
+        self.init(initialState: initialState, dependencies: configure, middleware: middleware,
+                  fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
     deinit {
         // An effect's failure nobody handled is reported whatever the mode: it would be lost otherwise.
         reportEffectErrors(at: (origin.fileID, origin.filePath, origin.line, origin.column))
@@ -220,7 +256,11 @@ where Action.State == State {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) rethrows {
-        let location = (fileID, filePath, line, column)
+        try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
+    }
+
+    /// The work of both `send`s: dispatches `action` and checks the step it made.
+    private func sendNow(_ action: Action, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
         reportEffectErrors(at: location)
         let exhaustive = exhaustivity == .on
         let pending = book.withLock { book in
@@ -260,6 +300,30 @@ where Action.State == State {
         }
         try check(sent, assert, exhaustive: exhaustive, what: "sending \(Self.name(action))", at: location)
         reportEffectErrors(at: location)
+    }
+
+    /// Sends `action` and asserts how it changed the state, as the synchronous
+    /// ``send(_:assert:fileID:filePath:line:column:)`` does; the form an `async` test calls:
+    /// `await store.send(.increment) { $0.count = 1 }`.
+    ///
+    /// Before it returns, the effects' tasks have run as far as they can without the test's help (see
+    /// "Time" in the ``TestStore`` overview): a `run` effect that sleeps on ``scheduler`` has scheduled its
+    /// wake-up, so the test can advance the clock at once.
+    ///
+    /// - Parameters:
+    ///   - action: The action to dispatch.
+    ///   - assert: Turns the state before the action into the expected state after it; `nil` when the
+    ///     action changes nothing.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public func send(
+        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) async rethrows {
+        try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
     }
 
     /// Waits for the next action an effect sent, asserts it equals `expected`, and asserts how it changed
@@ -341,9 +405,9 @@ where Action.State == State {
     ///         }
     ///     }
     /// }
-    /// let store = TestStore<String, Autosave>(initialState: "")
+    /// let store = TestStore(initialState: "", actions: Autosave.self)
     /// store.exhaustivity = .off
-    /// store.send(.edit("draft")) { $0 = "draft" }     // its timer waits on store.scheduler
+    /// await store.send(.edit("draft")) { $0 = "draft" }     // its timer waits on store.scheduler
     /// await store.finish()                            // returns after about 50 ms, not 1 s
     /// print(store.state, store.scheduler.pendingWorkCount)
     /// // Prints "draft 1"
