@@ -39,6 +39,14 @@ public final class Store<State> {
     /// one (see `Store.startStreamHoldingOne`).
     @usableFromInline @exclusivity(unchecked) var spareSink: EffectRecord?
 
+    /// Deliverer only: the ``StoreTask`` group of the effects started now, or whether they belong to the
+    /// dispatch in progress (whose group is ``rootGroup``, made late); `nil` and `false` outside both.
+    @usableFromInline @exclusivity(unchecked) var effectGroup: EffectGroup?
+    @usableFromInline @exclusivity(unchecked) var effectGroupIsRoot = false
+    /// Deliverer only: the group of the dispatch in progress, made when its first effect outlives its
+    /// start.
+    @usableFromInline @exclusivity(unchecked) var rootGroup: EffectGroup?
+
     /// The store's running effects and its dependencies.
     @usableFromInline let effects: EffectRuntime
 
