@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 import Synchronization
 #if canImport(Glibc)
@@ -141,8 +142,9 @@ where Action.State == State {
     ///
     /// - Parameters:
     ///   - initialState: The state before the first action.
-    ///   - configure: Changes the effects' dependencies (the fakes of the test); their `scheduler` is
-    ///     already ``scheduler``.
+    ///   - configure: Changes the dependencies of the reduces and effects (the fakes of the test); their
+    ///     `scheduler` is already ``scheduler``, `date` is fixed at 1 January 1970 (`.constant`) and `uuid`
+    ///     counts from zero (`.incrementing`), so what a reduce stamps into the state is the same every run.
     ///   - middleware: Middleware to run before the store's own recording (which is last).
     ///   - fileID: The file ID of the place a failure found at the test store's release is reported;
     ///     the caller's unless given.
@@ -159,6 +161,8 @@ where Action.State == State {
         let scheduler = TestScheduler()
         var dependencies = Dependencies()
         dependencies.scheduler = scheduler
+        dependencies.date = .constant(Date(timeIntervalSince1970: 0))
+        dependencies.uuid = .incrementing
         configure(&dependencies)
         let book = self.book
         let errors = self.errors

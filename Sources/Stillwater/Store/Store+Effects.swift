@@ -141,7 +141,7 @@ extension Store {
     @inlinable
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
-        storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
+        storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0, dependencies: effects.dependencies) }
         guard !effect.isNone, !suppressesEffects else { return }
         if inlineBudget > 0 {
             switch effect.kind {
