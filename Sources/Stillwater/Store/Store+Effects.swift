@@ -142,6 +142,7 @@ extension Store {
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
         storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0, dependencies: effects.dependencies) }
+        if !childScopes.isEmpty { cancelDepartedChildren() }
         guard !effect.isNone, !suppressesEffects else { return }
         if inlineBudget > 0 {
             switch effect.kind {
@@ -280,6 +281,12 @@ extension Store {
         case .cancel(let id):
             cancelEffects(id)
             onFinish?()
+        case .child(let id, let isPresent, let inner):
+            if childScopes[id] == nil { childScopes[id] = isPresent }
+            start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
+        case .report(let error):
+            effects.onError(error)
+            onFinish?()
         }
     }
 
@@ -313,6 +320,16 @@ extension Store {
                 sequence.looping = false
                 return
             }
+        }
+    }
+
+    /// Deliverer only: cancels the effects of the child features that are no longer in the state.
+    @usableFromInline
+    func cancelDepartedChildren() {
+        let state: Any = self.state.value
+        for (id, isPresent) in childScopes where !isPresent(state) {
+            childScopes[id] = nil
+            cancelEffects(id)
         }
     }
 
