@@ -52,10 +52,12 @@ import Darwin
 ///
 /// Time: the store's `dependencies.scheduler` is ``scheduler``, a ``TestScheduler``, so an effect that
 /// waits (a debounce, a timer, `scheduler.sleep(for:)`) waits in virtual time, until the test advances
-/// the clock. A stream effect that waits (`Observable.timer`, `debounce` on `dependencies.scheduler`)
-/// schedules its wait during the `send` that starts it, so the test can advance at once. A `run` effect
-/// that calls `scheduler.sleep(for:)` schedules its wait from its task, a moment later: wait until
-/// `scheduler.pendingWorkCount` shows it before advancing, or the advance may pass before the sleep began.
+/// the clock. The tasks of `run` effects run on an executor the test store drives: `send`, `receive` and
+/// `finish` run them on the test's thread, as far as they can go, before they return or wait. So a `run`
+/// effect that calls `scheduler.sleep(for:)` has scheduled its wake-up when `send` returns, and after an
+/// advance, `receive` runs the woken task itself: no real time passes for work the test can run, and a
+/// loaded machine cannot make the test late. Only a task that awaits something outside the test (a real
+/// network call, `Task.sleep`) is waited for in real time, up to ``timeout``.
 /// Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
@@ -132,6 +134,8 @@ where Action.State == State {
         set { timeoutBox.withLock { $0 = newValue } }
     }
 
+    /// Where the effects' tasks run: the store's own calls run their jobs on the test's thread.
+    private let executor: TestEffectExecutor
     private let book = Keeper()
     private let errors = ErrorLog()
     private let exhaustivityBox = Mutex(Exhaustivity.on)
@@ -163,6 +167,9 @@ where Action.State == State {
         dependencies.scheduler = scheduler
         dependencies.date = .constant(Date(timeIntervalSince1970: 0))
         dependencies.uuid = .incrementing
+        let executor = TestEffectExecutor()
+        dependencies.taskExecutor = executor
+        self.executor = executor
         configure(&dependencies)
         let book = self.book
         let errors = self.errors
@@ -303,6 +310,9 @@ where Action.State == State {
             return
         }
         try check(sent, assert, exhaustive: exhaustive, what: "sending \(Self.name(action))", at: location)
+        // The effects' tasks run as far as they can: a sleep on the scheduler is scheduled, a request to a
+        // fake answered, before the test goes on.
+        executor.runUntilIdle()
         reportEffectErrors(at: location)
     }
 
@@ -438,10 +448,12 @@ where Action.State == State {
         let stopsWhenStalled = exhaustivity == .off
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
+        executor.runUntilIdle()
         var last = progress()
         var unchangedSince = ContinuousClock.now
         while last.running > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(1))
+            // Real time passes only for work the test cannot run (a task awaiting something outside).
+            if !executor.runUntilIdle() { try? await Task.sleep(for: .milliseconds(1)) }
             let current = progress()
             if current != last {
                 (last, unchangedSince) = (current, ContinuousClock.now)
@@ -495,6 +507,8 @@ where Action.State == State {
         let exhaustive = exhaustivity == .on
         let deadline = ContinuousClock.now + timeout
         while true {
+            // What the test can run, it runs: the effects' tasks waiting on the executor.
+            executor.runUntilIdle()
             let found: Step?? = book.withLock { book in
                 if exhaustive {
                     return book.received.isEmpty ? nil : .some(book.received.removeFirst())
@@ -571,5 +585,29 @@ final class ErrorLog: Sendable {
             defer { errors.removeAll() }
             return errors
         }
+    }
+}
+
+/// The executor of a test store's effect tasks (`.run`): it keeps their jobs until the test store runs
+/// them, on the test's thread, in the order they came. So a task that sleeps on the test scheduler, or
+/// awaits a fake, moves only when `send`, `receive` or `finish` runs it, never behind the test's back and
+/// never late: what the test could run, it runs before it waits for anything in real time.
+final class TestEffectExecutor: TaskExecutor, Sendable {
+    private let jobs = Mutex<[UnownedJob]>([])
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+    }
+
+    /// Runs the waiting jobs, and the jobs they make waiting, until none is left; returns whether any ran.
+    @discardableResult
+    func runUntilIdle() -> Bool {
+        var ran = false
+        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            ran = true
+        }
+        return ran
     }
 }

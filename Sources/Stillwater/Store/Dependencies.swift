@@ -189,6 +189,20 @@ extension Dependencies {
     }
 }
 
+/// The key of ``Dependencies/taskExecutor``.
+enum TaskExecutorKey: DependencyKey {
+    static var defaultValue: (any TaskExecutor)? { nil }
+}
+
+extension Dependencies {
+    /// The executor the tasks of ``Effect/run(priority:_:catch:)`` effects prefer; `nil` (the global
+    /// executor) unless set. `TestStore` sets one it drives, so a test runs effects' tasks itself.
+    package var taskExecutor: (any TaskExecutor)? {
+        get { self[TaskExecutorKey.self] }
+        set { self[TaskExecutorKey.self] = newValue }
+    }
+}
+
 extension Scheduler {
     /// Suspends the calling task until `duration` has passed on this scheduler's clock.
     ///

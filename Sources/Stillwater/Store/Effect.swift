@@ -164,7 +164,7 @@ public struct Effect<Output> {
         catch handler: (@Sendable (_ error: any Error, _ send: Send<Output>) async -> Void)? = nil
     ) -> Effect where Output: Sendable {
         Effect(.run({ sink, dependencies, onError in
-            Task(priority: priority) {
+            Task(executorPreference: dependencies.taskExecutor, priority: priority) {
                 let send = Send<Output> { sink.send($0) }
                 do {
                     try await operation(send, dependencies)
