@@ -32,7 +32,7 @@
 ///
 /// - Note: The store runs the effects of an effect action however it arrives: by `store.dispatch(_:)`
 ///   with its own type or as any `Action` (generic code, `any Action<State>`), through middleware, from
-///   another effect, from a stream bound to the store (`bind(to:)`, `dispatch(to:_:)`) and from a
+///   another effect, from a stream bound to the store (`bind(to:)`) and from a
 ///   ``ScopedStore``. Only ``History/replay(_:into:)`` reduces it without its effects, because the
 ///   actions they sent were recorded themselves. Calling ``Action/reduce(_:)`` (which ``reduce(into:)``
 ///   provides) yourself changes the state and drops the effect.
