@@ -42,7 +42,7 @@ import Darwin
 /// }
 /// ```
 ///
-/// Exhaustive by default (``Exhaustivity/on``): a ``send(_:assert:fileID:filePath:line:column:)`` or
+/// Exhaustive by default (``Exhaustivity/on``): a `send(_:assert:)` or
 /// ``receive(_:timeout:assert:fileID:filePath:line:column:)`` whose closure does not describe the
 /// change exactly fails, with the lines that differ between the expected and the actual state; an action
 /// an effect sent must be received before the next send; and ``finish(timeout:fileID:filePath:line:column:)``
@@ -317,7 +317,7 @@ where Action.State == State {
     }
 
     /// Sends `action` and asserts how it changed the state, as the synchronous
-    /// ``send(_:assert:fileID:filePath:line:column:)`` does; the form an `async` test calls:
+    /// `send(_:assert:)` does; the form an `async` test calls:
     /// `await store.send(.increment) { $0.count = 1 }`.
     ///
     /// Before it returns, the effects' tasks have run as far as they can without the test's help (see
@@ -341,7 +341,7 @@ where Action.State == State {
     }
 
     /// Waits for the next action an effect sent, asserts it equals `expected`, and asserts how it changed
-    /// the state, as ``send(_:assert:fileID:filePath:line:column:)`` does.
+    /// the state, as `send(_:assert:)` does.
     ///
     /// With ``Exhaustivity/off`` the actions received before one equal to `expected` are skipped.
     ///
