@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "counter", targets: ["Counter"]),
         .executable(name: "action-handles", targets: ["ActionHandles"]),
         .executable(name: "view-model-binding", targets: ["ViewModelBinding"]),
+        .executable(name: "child-features", targets: ["ChildFeatures"]),
         .executable(name: "todo", targets: ["Todo"]),
         .executable(name: "todo-fuzz", targets: ["TodoFuzz"]),
     ],
@@ -30,6 +31,7 @@ let package = Package(
         .executableTarget(name: "ActionHandles", dependencies: ["Stillwater"], path: "Playgrounds/ActionHandles"),
         .executableTarget(
             name: "ViewModelBinding", dependencies: ["Stillwater"], path: "Playgrounds/ViewModelBinding"),
+        .executableTarget(name: "ChildFeatures", dependencies: ["Stillwater"], path: "Playgrounds/ChildFeatures"),
         .target(name: "TodoCore", dependencies: ["Stillwater"], path: "Playgrounds/Todo/TodoCore", swiftSettings: fuzzFlags),
         .executableTarget(name: "Todo", dependencies: ["TodoCore", "Stillwater"], path: "Playgrounds/Todo/App"),
         .executableTarget(

@@ -137,7 +137,7 @@ final class Screen {
         if style == .handles {
             subscriptions = [
                 onToggle.map { AppAction.toggle($0) }.bind(to: store),
-                onClear.dispatch(to: store) { AppAction.clearDone },
+                onClear.map { AppAction.clearDone }.bind(to: store),
             ]
         }
         subscriptions.append(store.observe { [unowned self] state in render(state) })

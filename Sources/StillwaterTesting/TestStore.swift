@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 import Synchronization
 #if canImport(Glibc)
@@ -31,17 +32,17 @@ import Darwin
 ///     }
 /// }
 /// @Test func searchWaitsForTheTypingToStop() async {
-///     let store = TestStore<Search, SearchAction>(initialState: Search())
-///     store.send(.query("sw")) { $0.query = "sw" }
+///     let store = TestStore(initialState: Search(), actions: SearchAction.self)
+///     await store.send(.query("sw")) { $0.query = "sw" }
 ///     store.scheduler.advance(by: .milliseconds(200))
-///     store.send(.query("swift")) { $0.query = "swift" }
+///     await store.send(.query("swift")) { $0.query = "swift" }
 ///     store.scheduler.advance(by: .milliseconds(300))
 ///     await store.receive(.results(["swiftui"])) { $0.results = ["swiftui"] }
 ///     await store.finish()
 /// }
 /// ```
 ///
-/// Exhaustive by default (``Exhaustivity/on``): a ``send(_:assert:fileID:filePath:line:column:)`` or
+/// Exhaustive by default (``Exhaustivity/on``): a `send(_:assert:)` or
 /// ``receive(_:timeout:assert:fileID:filePath:line:column:)`` whose closure does not describe the
 /// change exactly fails, with the lines that differ between the expected and the actual state; an action
 /// an effect sent must be received before the next send; and ``finish(timeout:fileID:filePath:line:column:)``
@@ -51,10 +52,12 @@ import Darwin
 ///
 /// Time: the store's `dependencies.scheduler` is ``scheduler``, a ``TestScheduler``, so an effect that
 /// waits (a debounce, a timer, `scheduler.sleep(for:)`) waits in virtual time, until the test advances
-/// the clock. A stream effect that waits (`Observable.timer`, `debounce` on `dependencies.scheduler`)
-/// schedules its wait during the `send` that starts it, so the test can advance at once. A `run` effect
-/// that calls `scheduler.sleep(for:)` schedules its wait from its task, a moment later: wait until
-/// `scheduler.pendingWorkCount` shows it before advancing, or the advance may pass before the sleep began.
+/// the clock. The tasks of `run` effects run on an executor the test store drives: `send`, `receive` and
+/// `finish` run them on the test's thread, as far as they can go, before they return or wait. So a `run`
+/// effect that calls `scheduler.sleep(for:)` has scheduled its wake-up when `send` returns, and after an
+/// advance, `receive` runs the woken task itself: no real time passes for work the test can run, and a
+/// loaded machine cannot make the test late. Only a task that awaits something outside the test (a real
+/// network call, `Task.sleep`) is waited for in real time, up to ``timeout``.
 /// Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
@@ -121,7 +124,7 @@ where Action.State == State {
     ///         return .none
     ///     }
     /// }
-    /// let store = TestStore<Int, Ping>(initialState: 0)
+    /// let store = TestStore(initialState: 0, actions: Ping.self)
     /// store.timeout = .seconds(30)
     /// print(store.timeout)
     /// // Prints "30.0 seconds"
@@ -131,6 +134,8 @@ where Action.State == State {
         set { timeoutBox.withLock { $0 = newValue } }
     }
 
+    /// Where the effects' tasks run: the store's own calls run their jobs on the test's thread.
+    private let executor: TestEffectExecutor
     private let book = Keeper()
     private let errors = ErrorLog()
     private let exhaustivityBox = Mutex(Exhaustivity.on)
@@ -141,8 +146,9 @@ where Action.State == State {
     ///
     /// - Parameters:
     ///   - initialState: The state before the first action.
-    ///   - configure: Changes the effects' dependencies (the fakes of the test); their `scheduler` is
-    ///     already ``scheduler``.
+    ///   - configure: Changes the dependencies of the reduces and effects (the fakes of the test); their
+    ///     `scheduler` is already ``scheduler``, `date` is fixed at 1 January 1970 (`.constant`) and `uuid`
+    ///     counts from zero (`.incrementing`), so what a reduce stamps into the state is the same every run.
     ///   - middleware: Middleware to run before the store's own recording (which is last).
     ///   - fileID: The file ID of the place a failure found at the test store's release is reported;
     ///     the caller's unless given.
@@ -159,6 +165,11 @@ where Action.State == State {
         let scheduler = TestScheduler()
         var dependencies = Dependencies()
         dependencies.scheduler = scheduler
+        dependencies.date = .constant(Date(timeIntervalSince1970: 0))
+        dependencies.uuid = .incrementing
+        let executor = TestEffectExecutor()
+        dependencies.taskExecutor = executor
+        self.executor = executor
         configure(&dependencies)
         let book = self.book
         let errors = self.errors
@@ -181,6 +192,42 @@ where Action.State == State {
         self.store = Store(
             initialState, dependencies: dependencies, middleware: middleware + [recording],
             onEffectError: { errors.append($0) })
+    }
+
+    /// A test store starting at `initialState`, for actions of type `actions`: the spelling that needs no
+    /// generic arguments.
+    ///
+    /// ```swift
+    /// struct Counter: Equatable { var count = 0 }
+    /// enum CounterAction: Action, Equatable {
+    ///     case increment
+    ///     func reduce(_ state: inout Counter) { state.count += 1 }
+    /// }
+    /// let store = TestStore(initialState: Counter(), actions: CounterAction.self)
+    /// await store.send(.increment) { $0.count = 1 }
+    /// print(store.state.count)
+    /// // Prints "1"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before the first action.
+    ///   - actions: The type of the actions the test sends (`CounterAction.self`).
+    ///   - configure: Changes the effects' dependencies (the fakes of the test); see
+    ///     ``init(initialState:dependencies:middleware:fileID:filePath:line:column:)``.
+    ///   - middleware: Middleware to run before the store's own recording (which is last).
+    ///   - fileID: The file ID of the place a failure found at the test store's release is reported.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public convenience init(
+        initialState: State, actions: Action.Type,
+        dependencies configure: (_ dependencies: inout Dependencies) -> Void = { _ in },
+        middleware: [Middleware<State>] = [],
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) {
+        self.init(initialState: initialState, dependencies: configure, middleware: middleware,
+                  fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     deinit {
@@ -220,7 +267,11 @@ where Action.State == State {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) rethrows {
-        let location = (fileID, filePath, line, column)
+        try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
+    }
+
+    /// The work of both `send`s: dispatches `action` and checks the step it made.
+    private func sendNow(_ action: Action, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
         reportEffectErrors(at: location)
         let exhaustive = exhaustivity == .on
         let pending = book.withLock { book in
@@ -259,11 +310,38 @@ where Action.State == State {
             return
         }
         try check(sent, assert, exhaustive: exhaustive, what: "sending \(Self.name(action))", at: location)
+        // The effects' tasks run as far as they can: a sleep on the scheduler is scheduled, a request to a
+        // fake answered, before the test goes on.
+        executor.runUntilIdle()
         reportEffectErrors(at: location)
     }
 
+    /// Sends `action` and asserts how it changed the state, as the synchronous
+    /// `send(_:assert:)` does; the form an `async` test calls:
+    /// `await store.send(.increment) { $0.count = 1 }`.
+    ///
+    /// Before it returns, the effects' tasks have run as far as they can without the test's help (see
+    /// "Time" in the ``TestStore`` overview): a `run` effect that sleeps on ``scheduler`` has scheduled its
+    /// wake-up, so the test can advance the clock at once.
+    ///
+    /// - Parameters:
+    ///   - action: The action to dispatch.
+    ///   - assert: Turns the state before the action into the expected state after it; `nil` when the
+    ///     action changes nothing.
+    ///   - fileID: The file ID of the place a failure is reported; the caller's unless given.
+    ///   - filePath: The path of that file.
+    ///   - line: The line of that place.
+    ///   - column: The column of that place.
+    public func send(
+        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+        line: UInt = #line, column: UInt = #column
+    ) async rethrows {
+        try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
+    }
+
     /// Waits for the next action an effect sent, asserts it equals `expected`, and asserts how it changed
-    /// the state, as ``send(_:assert:fileID:filePath:line:column:)`` does.
+    /// the state, as `send(_:assert:)` does.
     ///
     /// With ``Exhaustivity/off`` the actions received before one equal to `expected` are skipped.
     ///
@@ -341,9 +419,9 @@ where Action.State == State {
     ///         }
     ///     }
     /// }
-    /// let store = TestStore<String, Autosave>(initialState: "")
+    /// let store = TestStore(initialState: "", actions: Autosave.self)
     /// store.exhaustivity = .off
-    /// store.send(.edit("draft")) { $0 = "draft" }     // its timer waits on store.scheduler
+    /// await store.send(.edit("draft")) { $0 = "draft" }     // its timer waits on store.scheduler
     /// await store.finish()                            // returns after about 50 ms, not 1 s
     /// print(store.state, store.scheduler.pendingWorkCount)
     /// // Prints "draft 1"
@@ -370,10 +448,12 @@ where Action.State == State {
         let stopsWhenStalled = exhaustivity == .off
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
+        executor.runUntilIdle()
         var last = progress()
         var unchangedSince = ContinuousClock.now
         while last.running > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(1))
+            // Real time passes only for work the test cannot run (a task awaiting something outside).
+            if !executor.runUntilIdle() { try? await Task.sleep(for: .milliseconds(1)) }
             let current = progress()
             if current != last {
                 (last, unchangedSince) = (current, ContinuousClock.now)
@@ -427,6 +507,8 @@ where Action.State == State {
         let exhaustive = exhaustivity == .on
         let deadline = ContinuousClock.now + timeout
         while true {
+            // What the test can run, it runs: the effects' tasks waiting on the executor.
+            executor.runUntilIdle()
             let found: Step?? = book.withLock { book in
                 if exhaustive {
                     return book.received.isEmpty ? nil : .some(book.received.removeFirst())
@@ -503,5 +585,29 @@ final class ErrorLog: Sendable {
             defer { errors.removeAll() }
             return errors
         }
+    }
+}
+
+/// The executor of a test store's effect tasks (`.run`): it keeps their jobs until the test store runs
+/// them, on the test's thread, in the order they came. So a task that sleeps on the test scheduler, or
+/// awaits a fake, moves only when `send`, `receive` or `finish` runs it, never behind the test's back and
+/// never late: what the test could run, it runs before it waits for anything in real time.
+final class TestEffectExecutor: TaskExecutor, Sendable {
+    private let jobs = Mutex<[UnownedJob]>([])
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+    }
+
+    /// Runs the waiting jobs, and the jobs they make waiting, until none is left; returns whether any ran.
+    @discardableResult
+    func runUntilIdle() -> Bool {
+        var ran = false
+        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            ran = true
+        }
+        return ran
     }
 }

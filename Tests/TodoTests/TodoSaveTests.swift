@@ -41,14 +41,14 @@ struct TodoSaveTests {
         let log = StorageLog()
         let store = makeStore(log)
         let (one, two, three) = (list("milk", "eggs"), list("milk", "eggs", "tea"), list("eggs", "tea"))
-        store.send(.changed(one)) {
+        await store.send(.changed(one)) {
             $0.pending = one
             $0.status = .waiting
         }
         store.scheduler.advance(by: .milliseconds(300))
-        store.send(.changed(two)) { $0.pending = two }
+        await store.send(.changed(two)) { $0.pending = two }
         store.scheduler.advance(by: .milliseconds(399))
-        store.send(.changed(three)) { $0.pending = three }
+        await store.send(.changed(three)) { $0.pending = three }
         store.scheduler.advance(by: .milliseconds(399))
         #expect(log.writes.isEmpty, "nothing is written while changes keep coming within the delay")
         store.scheduler.advance(by: .milliseconds(1))
@@ -68,7 +68,7 @@ struct TodoSaveTests {
         let log = StorageLog { _ in .failure(error) }
         let store = makeStore(log)
         let changed = list("milk", "eggs")
-        store.send(.changed(changed)) {
+        await store.send(.changed(changed)) {
             $0.pending = changed
             $0.status = .waiting
         }
@@ -81,7 +81,7 @@ struct TodoSaveTests {
 
         // The failure stays shown while the next change waits.
         let next = list("milk", "eggs", "tea")
-        store.send(.changed(next)) { $0.pending = next }
+        await store.send(.changed(next)) { $0.pending = next }
         #expect(store.state.problem == "not saved: \(error)")
         store.scheduler.advance(by: .milliseconds(400))
         await store.receive(.finished(next, .failure(error)))
@@ -100,7 +100,7 @@ struct TodoSaveTests {
             answers.withLock { $0 += 1; return $0 } == 1 ? .success(.merged(merge)) : .success(.saved)
         }
         let store = makeStore(log)
-        store.send(.changed(ours)) {
+        await store.send(.changed(ours)) {
             $0.pending = ours
             $0.status = .waiting
         }
@@ -115,7 +115,7 @@ struct TodoSaveTests {
         #expect(merge.list.items.count == 3)
 
         // The session adopts the merged list: that change is what the merge wrote, so it needs no save.
-        store.send(.changed(merge.list)) {
+        await store.send(.changed(merge.list)) {
             $0.merged = nil
             $0.renumbered = [:]
             $0.onDisk = merge.list
@@ -126,7 +126,7 @@ struct TodoSaveTests {
         // The notice stays until a later change is saved without a merge.
         var next = merge.list
         TodoAction.toggle(id: 1).reduce(&next)
-        store.send(.changed(next)) {
+        await store.send(.changed(next)) {
             $0.pending = next
             $0.status = .waiting
         }
@@ -145,12 +145,12 @@ struct TodoSaveTests {
         let log = StorageLog()
         let store = makeStore(log)
         let changed = list("milk", "eggs")
-        store.send(.changed(changed)) {
+        await store.send(.changed(changed)) {
             $0.pending = changed
             $0.status = .waiting
         }
         store.scheduler.advance(by: .milliseconds(100))
-        store.send(.flush)
+        await store.send(.flush)
         await store.receive(.finished(changed, .success(.saved))) {
             $0.pending = nil
             $0.status = .saved
@@ -161,13 +161,13 @@ struct TodoSaveTests {
         store.scheduler.advance(by: .seconds(1))
         #expect(log.writes == [changed], "the cancelled wait writes nothing")
 
-        store.send(.flush)      // nothing pending: nothing to do
+        await store.send(.flush)      // nothing pending: nothing to do
         #expect(log.writes == [changed])
         await store.finish()
     }
 
     @Test("a save that ends while a newer change waits leaves that change pending and the status waiting")
-    func finishedBehindNewerChange() {
+    func finishedBehindNewerChange() async {
         let (older, newer) = (list("milk", "eggs"), list("milk", "eggs", "tea"))
         var state = TodoSaveState(file: file, onDisk: start, delay: .milliseconds(400))
         state.pending = newer
@@ -185,8 +185,8 @@ struct TodoSaveTests {
         let store = TestStore<TodoSaveState, TodoSaveAction>(initialState: TodoSaveState(file: nil, onDisk: nil)) {
             $0.todoStorage = log.storage
         }
-        store.send(.changed(list("milk")))
-        store.send(.flush)
+        await store.send(.changed(list("milk")))
+        await store.send(.flush)
         #expect(!store.state.hasUnsavedChanges)
         #expect(log.writes.isEmpty)
         await store.finish()
@@ -198,11 +198,11 @@ struct TodoSaveTests {
         let store = makeStore(log)
         let changed = list("milk", "eggs")
         let other = TodoFile(path: "/nonexistent-folder/other.json")
-        store.send(.changed(changed)) {
+        await store.send(.changed(changed)) {
             $0.pending = changed
             $0.status = .waiting
         }
-        store.send(.savedElsewhere(other, changed)) {
+        await store.send(.savedElsewhere(other, changed)) {
             $0.file = other
             $0.onDisk = changed
             $0.pending = nil

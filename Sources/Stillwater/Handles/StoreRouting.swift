@@ -41,8 +41,10 @@ extension ObservableType where Value: Action {
 
 extension ObservableType {
     /// Dispatches into `store` the action that `makeAction` builds from each value of this stream: a
-    /// shorthand for `map(makeAction).bind(to: store)`.
+    /// shorthand for `map(makeAction).bind(to: store)`. Deprecated: the two did the same thing twice; write
+    /// the `map` and the `bind` (see <doc:WhichStoreAPI>).
     ///
+    /// <!-- doc-test: skip a deprecated spelling; the replacement is bind(to:) above -->
     /// ```swift
     /// struct Counter { var count = 0 }
     /// struct Add: Action {
@@ -60,6 +62,7 @@ extension ObservableType {
     ///
     /// - Returns: The routing's subscription; releasing it ends the routing. It keeps `store` alive while
     ///   the routing lasts.
+    @available(*, deprecated, message: "Use map(_:).bind(to:), which does the same: onAdd.map { Add(amount: $0) }.bind(to: store)")
     public func dispatch<A: Action>(to store: Store<A.State>, _ makeAction: @escaping (Value) -> A) -> Subscription {
         observe { store.dispatchAny(makeAction($0)) }
     }

@@ -1,4 +1,6 @@
 import Dispatch
+import Foundation
+import Synchronization
 
 /// A key that names one dependency of a store's effects, and the value effects get when nobody set one.
 ///
@@ -84,6 +86,120 @@ extension Dependencies {
     public var scheduler: any Scheduler {
         get { self[SchedulerKey.self] }
         set { self[SchedulerKey.self] = newValue }
+    }
+}
+
+/// Where a reduce or an effect reads the current date: `dependencies.date.now`. The real clock unless set;
+/// a test fixes it with ``constant(_:)`` (`TestStore` does, at 1 January 1970).
+///
+/// ```swift
+/// import Foundation
+///
+/// let dependencies = Dependencies { $0.date = .constant(Date(timeIntervalSince1970: 60)) }
+/// print(dependencies.date.now.timeIntervalSince1970)
+/// // Prints "60.0"
+/// ```
+public struct DateGenerator: Sendable {
+    private let read: @Sendable () -> Date
+
+    /// A generator whose ``now`` is what `now` returns each time it is read.
+    public init(_ now: @escaping @Sendable () -> Date) {
+        read = now
+    }
+
+    /// The current date, as this generator tells it.
+    public var now: Date { read() }
+
+    /// The system's clock: `Date()`.
+    public static var live: DateGenerator { DateGenerator { Date() } }
+
+    /// Always `date`.
+    public static func constant(_ date: Date) -> DateGenerator {
+        DateGenerator { date }
+    }
+}
+
+/// Where a reduce or an effect gets new identifiers: `dependencies.uuid()`. Random (`UUID()`) unless set;
+/// a test makes them predictable with ``incrementing`` (`TestStore` does).
+///
+/// ```swift
+/// import Foundation
+///
+/// let dependencies = Dependencies { $0.uuid = .incrementing }
+/// print(dependencies.uuid(), dependencies.uuid())
+/// // Prints "00000000-0000-0000-0000-000000000000 00000000-0000-0000-0000-000000000001"
+/// ```
+///
+/// Safe from any thread; an incrementing generator hands out each identifier once, whoever asks.
+public struct UUIDGenerator: Sendable {
+    private let make: @Sendable () -> UUID
+
+    /// A generator that calls `make` for each new identifier.
+    public init(_ make: @escaping @Sendable () -> UUID) {
+        self.make = make
+    }
+
+    /// A new identifier.
+    public func callAsFunction() -> UUID { make() }
+
+    /// Random identifiers: `UUID()`.
+    public static var live: UUIDGenerator { UUIDGenerator { UUID() } }
+
+    /// 00000000-0000-0000-0000-000000000000, then …0001, …0002 and so on (the count in the last 12
+    /// hexadecimal digits): each value made from it counts on its own, from zero.
+    public static var incrementing: UUIDGenerator {
+        let counter = UUIDCounter()
+        return UUIDGenerator { counter.next() }
+    }
+}
+
+/// The count behind ``UUIDGenerator/incrementing``.
+private final class UUIDCounter: Sendable {
+    private let count = Atomic<UInt64>(0)
+
+    func next() -> UUID {
+        let value = count.wrappingAdd(1, ordering: .relaxed).oldValue
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            for index in 0..<8 { raw[15 - index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
+        }
+        return UUID(uuid: bytes)
+    }
+}
+
+enum DateKey: DependencyKey {
+    static var defaultValue: DateGenerator { .live }
+}
+
+enum UUIDKey: DependencyKey {
+    static var defaultValue: UUIDGenerator { .live }
+}
+
+extension Dependencies {
+    /// The current date for reduces and effects (``DateGenerator``): the system clock unless set.
+    public var date: DateGenerator {
+        get { self[DateKey.self] }
+        set { self[DateKey.self] = newValue }
+    }
+
+    /// New identifiers for reduces and effects (``UUIDGenerator``): random unless set.
+    public var uuid: UUIDGenerator {
+        get { self[UUIDKey.self] }
+        set { self[UUIDKey.self] = newValue }
+    }
+}
+
+/// The key of ``Dependencies/taskExecutor``.
+enum TaskExecutorKey: DependencyKey {
+    static var defaultValue: (any TaskExecutor)? { nil }
+}
+
+extension Dependencies {
+    /// The executor the tasks of ``Effect/run(priority:_:catch:)`` effects prefer; `nil` (the global
+    /// executor) unless set. `TestStore` sets one it drives, so a test runs effects' tasks itself.
+    package var taskExecutor: (any TaskExecutor)? {
+        get { self[TaskExecutorKey.self] }
+        set { self[TaskExecutorKey.self] = newValue }
     }
 }
 

@@ -57,6 +57,13 @@ public struct Effect<Output> {
         case concatenate([Effect])
         indirect case cancellable(EffectID, cancelInFlight: Bool, Effect)
         case cancel(EffectID)
+        /// The effect of a child feature (``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)``,
+        /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)``): cancellable by the id, and cancelled
+        /// by the store once `isPresent` says the child left the store's state.
+        indirect case child(EffectID, isPresent: (Any) -> Bool, Effect)
+        /// A mistake to hand to the store's `onEffectError` handler (a child action for a child that is
+        /// gone).
+        case report(any Error)
     }
 
     @usableFromInline let kind: Kind
@@ -157,7 +164,7 @@ public struct Effect<Output> {
         catch handler: (@Sendable (_ error: any Error, _ send: Send<Output>) async -> Void)? = nil
     ) -> Effect where Output: Sendable {
         Effect(.run({ sink, dependencies, onError in
-            Task(priority: priority) {
+            Task(executorPreference: dependencies.taskExecutor, priority: priority) {
                 let send = Send<Output> { sink.send($0) }
                 do {
                     try await operation(send, dependencies)
@@ -253,6 +260,8 @@ public struct Effect<Output> {
         case .cancellable(let id, let cancelInFlight, let effect):
             return Effect<T>(.cancellable(id, cancelInFlight: cancelInFlight, effect.map(transform)))
         case .cancel(let id): return Effect<T>(.cancel(id))
+        case .child(let id, let isPresent, let effect): return Effect<T>(.child(id, isPresent: isPresent, effect.map(transform)))
+        case .report(let error): return Effect<T>(.report(error))
         }
     }
 }

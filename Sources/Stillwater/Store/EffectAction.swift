@@ -32,7 +32,7 @@
 ///
 /// - Note: The store runs the effects of an effect action however it arrives: by `store.dispatch(_:)`
 ///   with its own type or as any `Action` (generic code, `any Action<State>`), through middleware, from
-///   another effect, from a stream bound to the store (`bind(to:)`, `dispatch(to:_:)`) and from a
+///   another effect, from a stream bound to the store (`bind(to:)`) and from a
 ///   ``ScopedStore``. Only ``History/replay(_:into:)`` reduces it without its effects, because the
 ///   actions they sent were recorded themselves. Calling ``Action/reduce(_:)`` (which ``reduce(into:)``
 ///   provides) yourself changes the state and drops the effect.
@@ -49,9 +49,51 @@ public protocol EffectAction<State>: Action {
     /// Runs under the store's lock, like ``Action/reduce(_:)``: it must not read its store, and it
     /// should only describe effects, not run them; the store starts them after the reduce.
     func reduce(into state: inout State) -> Effect<Output>
+
+    /// Changes `state` in place, reading the store's `dependencies` (a clock's time, a new id), and
+    /// returns the work to run afterwards. The store calls this one; implement it instead of
+    /// ``reduce(into:)`` when the reduce needs a dependency, so a test can fix what it reads.
+    ///
+    /// ```swift
+    /// import Foundation
+    ///
+    /// struct Note: Equatable { var id: UUID; var created: Date }
+    /// enum Notes: EffectAction {
+    ///     case add
+    ///     func reduce(into notes: inout [Note], dependencies: Dependencies) -> Effect<Notes> {
+    ///         notes.append(Note(id: dependencies.uuid(), created: dependencies.date.now))
+    ///         return .none
+    ///     }
+    /// }
+    /// let store = Store([Note](), dependencies: Dependencies {
+    ///     $0.uuid = .incrementing
+    ///     $0.date = .constant(Date(timeIntervalSince1970: 0))
+    /// })
+    /// store.dispatch(Notes.add)
+    /// print(store.state.value[0].id, store.state.value[0].created.timeIntervalSince1970)
+    /// // Prints "00000000-0000-0000-0000-000000000000 0.0"
+    /// ```
+    ///
+    /// The reduce stays a function of the state, the action and the dependencies: a dependency read
+    /// here should only give values (`date.now`, `uuid()`), not do work; work belongs in the effect.
+    /// Runs under the store's lock, like ``reduce(into:)``.
+    func reduce(into state: inout State, dependencies: Dependencies) -> Effect<Output>
 }
 
 extension EffectAction {
+    /// Calls ``reduce(into:)``: the dependencies are not read.
+    @inlinable
+    public func reduce(into state: inout State, dependencies: Dependencies) -> Effect<Output> {
+        reduce(into: &state)
+    }
+
+    /// Calls ``reduce(into:dependencies:)`` with the default dependencies (every key's default value):
+    /// for an action that implements only that one, when it is reduced outside a store.
+    @inlinable
+    public func reduce(into state: inout State) -> Effect<Output> {
+        reduce(into: &state, dependencies: Dependencies())
+    }
+
     /// Changes `state` with ``reduce(into:)`` and drops the effect it returns (see the note on
     /// ``EffectAction``).
     @inlinable

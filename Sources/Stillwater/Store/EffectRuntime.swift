@@ -152,7 +152,8 @@ final class EffectRuntime: @unchecked Sendable {
     /// Deliverer only: whether an action `record`'s effect sent may be reduced.
     @usableFromInline
     func isLive(_ record: EffectRecord) -> Bool {
-        !record.isCancelled.load(ordering: .acquiring) && isLive(record.tokens)
+        if let group = record.group, group.completion.isCancelled.load(ordering: .acquiring) { return false }
+        return !record.isCancelled.load(ordering: .acquiring) && isLive(record.tokens)
     }
 
     /// How many effects are running (those that outlived their start and have not ended).
@@ -238,6 +239,27 @@ final class EffectRuntime: @unchecked Sendable {
         return victims.map(\.record)
     }
 
+    /// Any thread: stops the running effects of the group of `completion` (a ``StoreTask/cancel()``).
+    /// Their `onFinish` is not run: what would come next belongs to the cancelled group too.
+    func cancel(group completion: EffectGroupCompletion) {
+        let victims = registry.withLock { registry -> [(record: EffectRecord, stopper: Stopper?, order: UInt64)] in
+            var victims: [(record: EffectRecord, stopper: Stopper?, order: UInt64)] = []
+            for (key, entry) in registry.running {
+                guard let group = entry.record.group, group.completion === completion,
+                      entry.record.phase.compareExchange(
+                        expected: EffectRecord.registered, desired: EffectRecord.done,
+                        ordering: .acquiringAndReleasing).exchanged else { continue }
+                victims.append(entry)
+                registry.running[key] = nil
+            }
+            return victims
+        }
+        for victim in victims {
+            victim.record.isCancelled.store(true, ordering: .releasing)
+            victim.stopper?.stop()
+        }
+    }
+
     /// Any thread, once: the store is gone; stops every running effect and refuses new ones.
     @usableFromInline
     func cancelAll() {
@@ -283,11 +305,22 @@ class EffectRecord: @unchecked Sendable {
     /// concatenation, or the count of a merge.
     @usableFromInline
     nonisolated(unsafe) let onFinish: (() -> Void)?
+    /// The ``StoreTask`` group the effect belongs to, and with it the actions it sends and their effects.
+    /// Set on the deliverer: when the record is made, and (for a record of the dispatch in progress,
+    /// ``groupIsRoot``) just before it is registered, so before another thread can see it in the registry.
+    @usableFromInline
+    @exclusivity(unchecked) var group: EffectGroup?
+    /// Whether the record was made by the dispatch in progress on the deliverer (``Store/dispatch(_:)-(E)``),
+    /// whose group is made only when one of its effects outlives its start.
+    @usableFromInline
+    @exclusivity(unchecked) var groupIsRoot: Bool
 
     @usableFromInline
-    init(tokens: [CancelToken], onFinish: (() -> Void)?) {
+    init(tokens: [CancelToken], onFinish: (() -> Void)?, groupIsRoot: Bool, group: EffectGroup?) {
         self.tokens = tokens
         self.onFinish = onFinish
+        self.groupIsRoot = groupIsRoot
+        self.group = group
     }
 }
 
@@ -325,15 +358,19 @@ final class EffectSequence<Output> {
     @usableFromInline let children: [Effect<Output>]
     @usableFromInline let tokens: [CancelToken]
     @usableFromInline let onFinish: (() -> Void)?
+    /// The group its children start in (the dispatch's group, made at once: a later child starts after
+    /// the dispatch).
+    @usableFromInline let group: EffectGroup?
     @usableFromInline var next = 0
     @usableFromInline var looping = false
     @usableFromInline var childEnded = false
 
     @inlinable
-    init(_ children: [Effect<Output>], tokens: [CancelToken], onFinish: (() -> Void)?) {
+    init(_ children: [Effect<Output>], tokens: [CancelToken], onFinish: (() -> Void)?, group: EffectGroup?) {
         self.children = children
         self.tokens = tokens
         self.onFinish = onFinish
+        self.group = group
     }
 }
 

@@ -27,9 +27,60 @@ extension Store {
     /// print(store.state.value)
     /// // Prints "[\"ping\", \"pong\"]"
     /// ```
+    ///
+    /// - Returns: The action's effects, with the effects of the actions they send: `await` its
+    ///   ``StoreTask/finish()`` to wait for them all to end, or ``StoreTask/cancel()`` them. Already
+    ///   finished (and costing nothing) when every effect ended during the dispatch.
     @inlinable
-    public func dispatch<E: EffectAction>(_ action: E) where E.State == State {
-        dispatchAny(action)
+    @discardableResult
+    public func dispatch<E: EffectAction>(_ action: E) -> StoreTask where E.State == State {
+        Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
+            if core.queue.tryAcquire() {
+                if chain == nil { inlineBudget = Self.inlineDepthLimit }
+                effectGroupIsRoot = true
+                perform(action)
+                effectGroupIsRoot = false
+                inlineBudget = 0
+                // The actions the effects sent during the dispatch are reduced here, in the group.
+                core.finishDelivering()
+                return StoreTask(rootGroup.take()?.completion)
+            }
+            // Queued behind another thread's work: the group exists before the action is reduced.
+            let group = EffectGroup(runtime: effects)
+            if core.queue.enqueue(.perform({ [self] in
+                effectGroup = group
+                perform(action)
+                effectGroup = nil
+            })) {
+                core.finishDelivering()
+            }
+            return StoreTask(group.completion)
+        }
+    }
+
+    /// Deliverer only: the group of the effects started now, made at once if they belong to the dispatch
+    /// in progress (its ``rootGroup``): for a record about to outlive its start, or a concatenation whose
+    /// later children start after the dispatch.
+    @inlinable
+    func lastingGroup() -> EffectGroup? {
+        guard effectGroupIsRoot else { return effectGroup }
+        if let rootGroup { return rootGroup }
+        let group = EffectGroup(runtime: effects)
+        rootGroup = group
+        return group
+    }
+
+    /// Deliverer only, before `record` is registered: moves it from the dispatch in progress to that
+    /// dispatch's group, unless it already ended.
+    @inlinable
+    func keepGroup(of record: EffectRecord) {
+        if record.groupIsRoot, record.phase.load(ordering: .acquiring) != EffectRecord.done {
+            record.groupIsRoot = false
+            let outer = effectGroupIsRoot
+            effectGroupIsRoot = true
+            record.group = lastingGroup()
+            effectGroupIsRoot = outer
+        }
     }
 
     /// Dispatches `action` so that it starts its effects if it is an ``EffectAction``, whatever its
@@ -90,7 +141,8 @@ extension Store {
     @inlinable
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
-        storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
+        storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0, dependencies: effects.dependencies) }
+        if !childScopes.isEmpty { cancelDepartedChildren() }
         guard !effect.isNone, !suppressesEffects else { return }
         if inlineBudget > 0 {
             switch effect.kind {
@@ -135,6 +187,7 @@ extension Store {
                 queueHeldOutput(action, of: sink, ahead: true)
             } else {
                 sink.startEnded(in: self)
+                keepGroup(of: sink)
                 _ = effects.settle(sink, stopper: stopper)
                 inlineBudget -= 1
                 performEffectOutput(action, from: sink)
@@ -143,6 +196,7 @@ extension Store {
             }
         }
         sink.startEnded(in: self)
+        keepGroup(of: sink)
         _ = effects.settle(sink, stopper: stopper)
     }
 
@@ -170,7 +224,19 @@ extension Store {
     @inlinable
     func performEffectOutput<A: Action>(_ action: A, from record: EffectRecord) where A.State == State {
         guard effects.isLive(record) else { return }
-        perform(action)
+        // The action's own effects join the group of the effect that sent it. Without groups (the
+        // usual case) only a flag moves: no reference is counted.
+        let outerIsRoot = effectGroupIsRoot
+        effectGroupIsRoot = record.groupIsRoot
+        if record.group == nil && effectGroup == nil {
+            perform(action)
+        } else {
+            let outer = effectGroup
+            effectGroup = record.group
+            perform(action)
+            effectGroup = outer
+        }
+        effectGroupIsRoot = outerIsRoot
     }
 
     /// Any thread: runs `body` as the deliverer, now or queued.
@@ -194,7 +260,7 @@ extension Store {
         case .none:
             onFinish?()
         case .send(let action):
-            dispatchEffectOutput(action, from: EffectRecord(tokens: tokens, onFinish: nil))
+            dispatchEffectOutput(action, from: EffectRecord(tokens: tokens, onFinish: nil, groupIsRoot: effectGroupIsRoot, group: effectGroup))
             onFinish?()
         case .source(let source):
             startStream(source, tokens: tokens, onFinish: onFinish)
@@ -208,12 +274,18 @@ extension Store {
                 start(child, tokens: tokens, onFinish: countdown.map { countdown in { countdown.childFinished() } })
             }
         case .concatenate(let children):
-            startSequence(EffectSequence(children, tokens: tokens, onFinish: onFinish))
+            startSequence(EffectSequence(children, tokens: tokens, onFinish: onFinish, group: lastingGroup()))
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancelEffects(id) }
             start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
         case .cancel(let id):
             cancelEffects(id)
+            onFinish?()
+        case .child(let id, let isPresent, let inner):
+            if childScopes[id] == nil { childScopes[id] = isPresent }
+            start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
+        case .report(let error):
+            effects.onError(error)
             onFinish?()
         }
     }
@@ -223,6 +295,9 @@ extension Store {
     /// its `onFinish`, so a long list of effects that end at once costs no stack and no copying.
     @inlinable
     func startSequence<Output: Action>(_ sequence: EffectSequence<Output>) where Output.State == State {
+        let (outer, outerIsRoot) = (effectGroup, effectGroupIsRoot)
+        (effectGroup, effectGroupIsRoot) = (sequence.group, false)
+        defer { (effectGroup, effectGroupIsRoot) = (outer, outerIsRoot) }
         sequence.looping = true
         while true {
             // A cancel of the concatenation's own ids stops what has not started yet.
@@ -248,6 +323,16 @@ extension Store {
         }
     }
 
+    /// Deliverer only: cancels the effects of the child features that are no longer in the state.
+    @usableFromInline
+    func cancelDepartedChildren() {
+        let state: Any = self.state.value
+        for (id, isPresent) in childScopes where !isPresent(state) {
+            childScopes[id] = nil
+            cancelEffects(id)
+        }
+    }
+
     @inlinable
     func cancelEffects(_ id: EffectID) {
         for record in effects.cancel(id) {
@@ -264,6 +349,7 @@ extension Store {
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
         sink.startEnded(in: self)
+        keepGroup(of: sink)
         if !effects.settle(sink, stopper: .subscription(subscription)) {
             onFinish?()
         }
@@ -279,6 +365,7 @@ extension Store {
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let task = launch(sink, effects.dependencies, effects.onError)
         sink.startEnded(in: self)
+        keepGroup(of: sink)
         if !effects.settle(sink, stopper: .task(task)) {
             onFinish?()
         }
@@ -356,7 +443,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
         runtime = store.effects
         starterThread = currentThread()
         origin = store
-        super.init(tokens: tokens, onFinish: onFinish)
+        super.init(tokens: tokens, onFinish: onFinish, groupIsRoot: store.effectGroupIsRoot, group: store.effectGroup)
     }
 
     /// Whether this sink can serve another start: its effect ended during its start, nothing of it is
@@ -365,8 +452,12 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     var isReusable: Bool {
         phase.load(ordering: .relaxed) == EffectRecord.done
             && startState.load(ordering: .relaxed) == EffectRuntime.startOver
-            && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil
+            && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil && !holdsGroup
     }
+
+    /// Whether the record holds a group (which a spare sink must not keep alive).
+    @inlinable
+    var holdsGroup: Bool { group != nil }
 
     /// Starting thread, for a reusable sink: ready for a new start, as if just made.
     @inlinable
@@ -376,6 +467,8 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
         startState.store(EffectRuntime.startRunning, ordering: .relaxed)
         starterThread = currentThread()
         isStarting = true
+        groupIsRoot = origin.effectGroupIsRoot
+        group = origin.effectGroup
         heldCount = 0
         reducedCount = 0
     }

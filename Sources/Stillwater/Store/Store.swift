@@ -39,6 +39,18 @@ public final class Store<State> {
     /// one (see `Store.startStreamHoldingOne`).
     @usableFromInline @exclusivity(unchecked) var spareSink: EffectRecord?
 
+    /// Deliverer only: the ``StoreTask`` group of the effects started now, or whether they belong to the
+    /// dispatch in progress (whose group is ``rootGroup``, made late); `nil` and `false` outside both.
+    @usableFromInline @exclusivity(unchecked) var effectGroup: EffectGroup?
+    @usableFromInline @exclusivity(unchecked) var effectGroupIsRoot = false
+    /// Deliverer only: the group of the dispatch in progress, made when its first effect outlives its
+    /// start.
+    @usableFromInline @exclusivity(unchecked) var rootGroup: EffectGroup?
+
+    /// Deliverer only: the child features (rows of a `forEach`, an `ifLet`) that started effects, by the
+    /// id of those effects, with the test of whether the child is still in the state.
+    @usableFromInline @exclusivity(unchecked) var childScopes: [EffectID: (Any) -> Bool] = [:]
+
     /// The store's running effects and its dependencies.
     @usableFromInline let effects: EffectRuntime
 

@@ -49,14 +49,14 @@ struct StoreRoutingTests {
         withExtendedLifetime(routing) {}
     }
 
-    @Test("dispatch(to:) builds the action from each call")
+    @Test("map(_:).bind(to:) builds the action from each call")
     func dispatchShorthand() {
         let store = Store(Todos())
         let onClear = ActionHandle<Void>()
         let onToggle = ActionHandle<Int>()
         let routes = [
-            onToggle.dispatch(to: store) { TodoAction.toggle($0) },
-            onClear.dispatch(to: store) { TodoAction.clear },
+            onToggle.map { TodoAction.toggle($0) }.bind(to: store),
+            onClear.map { TodoAction.clear }.bind(to: store),
         ]
         onToggle(3)
         onToggle(4)
@@ -89,7 +89,7 @@ struct StoreRoutingTests {
     func manyThreads() {
         let store = Store(Todos())
         let onToggle = ActionHandle<Int>()
-        let routing = onToggle.dispatch(to: store) { TodoAction.toggle($0) }
+        let routing = onToggle.map { TodoAction.toggle($0) }.bind(to: store)
         let counts = Recorder(store.scope(\.toggles))
         DispatchQueue.concurrentPerform(iterations: 4) { lane in
             for index in 0..<2_500 { onToggle(lane * 2_500 + index) }
@@ -104,7 +104,7 @@ struct StoreRoutingTests {
     func reentrantCall() {
         let store = Store(Todos())
         let onToggle = ActionHandle<Int>()
-        let routing = onToggle.dispatch(to: store) { TodoAction.toggle($0) }
+        let routing = onToggle.map { TodoAction.toggle($0) }.bind(to: store)
         let log = Shared<[String]>([])
         let a = store.scope(\.toggles).observe { toggles in
             log.value.append("A\(toggles)")
@@ -122,7 +122,7 @@ struct StoreRoutingTests {
         let onToggle = ActionHandle<Int>()
         var store: Store<Todos>? = Store(Todos())
         weak let weakStore = store
-        let routing = onToggle.dispatch(to: store!) { TodoAction.toggle($0) }
+        let routing = onToggle.map { TodoAction.toggle($0) }.bind(to: store!)
         store = nil
         #expect(weakStore != nil)
         onToggle(1)

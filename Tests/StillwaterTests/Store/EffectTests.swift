@@ -71,12 +71,12 @@ struct EffectTests {
         #expect(plain.state.value.log == ["1", "2", "3"])
     }
 
-    @Test("a stream bound to the store, or routed with dispatch(to:), starts each effect action's effects")
+    @Test("a stream bound to the store, plain or mapped, starts each effect action's effects")
     func routedEffectActions() {
         let store = Store(EffectLog())
         let handle = ActionHandle<String>()
         let bound = handle.map { name in Step(name) { .send(Step(name + " echo")) } }.bind(to: store)
-        let routed = handle.dispatch(to: store) { name in Step("routed " + name) { .send(Step("routed echo")) } }
+        let routed = handle.map { name in Step("routed " + name) { .send(Step("routed echo")) } }.bind(to: store)
         handle("a")
         #expect(store.state.value.log == ["a", "a echo", "routed a", "routed echo"])
         bound.cancel()

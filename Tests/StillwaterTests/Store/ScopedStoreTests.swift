@@ -50,7 +50,7 @@ enum AppFeatureAction: EffectAction, Equatable, Sendable {
 @Suite("ScopedStore")
 struct ScopedStoreTests {
     @Test("a scoped store dispatches into its parent, whose effects for the child come back embedded")
-    func dispatchesIntoParent() {
+    func dispatchesIntoParent() async {
         let seen = Shared<[AppFeatureAction?]>([])
         let logger = Middleware<AppFeature> { _, action, next in
             seen.value.append(action as? AppFeatureAction)
@@ -65,7 +65,7 @@ struct ScopedStoreTests {
     }
 
     @Test("a scoped store's observers are told only when its part changed")
-    func deduplicated() {
+    func deduplicated() async {
         let store = Store(AppFeature())
         let left = store.scope(state: \.left, action: AppFeatureAction.left)
         let recorder = Recorder(left.state.map(\.count))
@@ -84,7 +84,7 @@ struct ScopedStoreTests {
     }
 
     @Test("scopes nest, and a scoped store keeps its parent alive")
-    func nestedAndLifetime() {
+    func nestedAndLifetime() async {
         struct Root: Equatable { var app = AppFeature() }
         enum RootAction: EffectAction {
             case app(AppFeatureAction)
@@ -112,7 +112,7 @@ struct ScopedStoreTests {
     func childTestedAlone() async {
         let store = TestStore<CounterFeature, CounterFeatureAction>(initialState: CounterFeature())
         store.timeout = patient
-        store.send(.increment) { $0.count = 1 }
+        await store.send(.increment) { $0.count = 1 }
         await store.receive(.fact("1 is odd: true")) { $0.fact = "1 is odd: true" }
         await store.finish()
     }

@@ -87,9 +87,9 @@ struct TestStoreTests {
     @Test("send and receive assert every change; a 300 ms debounce takes no real time")
     func debouncedSearch() async {
         let store = makeStore()
-        store.send(.typed("sw")) { $0.query = "sw" }
+        await store.send(.typed("sw")) { $0.query = "sw" }
         store.scheduler.advance(by: .milliseconds(200))
-        store.send(.typed("swift")) { $0.query = "swift" }
+        await store.send(.typed("swift")) { $0.query = "swift" }
         store.scheduler.advance(by: .milliseconds(299))
         #expect(store.scheduler.pendingWorkCount == 1)
         store.scheduler.advance(by: .milliseconds(1))
@@ -103,7 +103,7 @@ struct TestStoreTests {
     @Test("an effect's error, caught by the effect, arrives as an action")
     func caughtError() async {
         let store = makeStore()
-        store.send(.search("boom"))
+        await store.send(.search("boom"))
         await store.receive(.failed("TestError(9)")) { $0.failure = "TestError(9)" }
         await store.finish()
     }
@@ -111,7 +111,7 @@ struct TestStoreTests {
     @Test("receive(where:) matches an action by a predicate")
     func predicate() async {
         let store = makeStore()
-        store.send(.save)
+        await store.send(.save)
         await store.receive(where: { $0 == .saved }) { $0.saved = 1 }
         await store.finish()
     }
@@ -119,8 +119,8 @@ struct TestStoreTests {
     @Test("cancelling effects by id leaves nothing running")
     func cancelling() async {
         let store = makeStore()
-        store.send(.typed("sw")) { $0.query = "sw" }
-        store.send(.clear) { $0.query = "" }
+        await store.send(.typed("sw")) { $0.query = "sw" }
+        await store.send(.clear) { $0.query = "" }
         store.scheduler.advance(by: .seconds(1))
         await store.finish()
         #expect(store.scheduler.pendingWorkCount == 0)
@@ -157,31 +157,31 @@ struct TestStoreTests {
         DispatchQueue.global().async { raw.dispatch(RaceAction.slow) }
         entered.wait()
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { proceed.signal() }
-        store.send(.fast) { $0 = 11 }           // reduced after .slow, which another thread dispatched
+        await store.send(.fast) { $0 = 11 }           // reduced after .slow, which another thread dispatched
         await store.receive(.slow) { $0 = 1 }
         await store.finish()
     }
 
     @Test("a send that a middleware drops fails at once, saying so")
-    func droppedSend() {
+    func droppedSend() async {
         let dropFast = Middleware<Int> { _, action, next in
             if let action = action as? RaceAction, action == .fast { return }
             next(action)
         }
         let store = TestStore<Int, RaceAction>(initialState: 0, middleware: [dropFast])
-        withKnownIssue {
-            store.send(.fast)
+        await withKnownIssue {
+            await store.send(.fast)
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("a middleware dropped it")
         }
-        store.send(.slow) { $0 = 1 }
+        await store.send(.slow) { $0 = 1 }
     }
 
     @Test("a wrong assertion fails with the lines of the expected and actual state that differ")
     func wrongMutation() async {
         let store = makeStore()
-        withKnownIssue {
-            store.send(.typed("sw")) { $0.query = "swift" }
+        await withKnownIssue {
+            await store.send(.typed("sw")) { $0.query = "swift" }
         } matching: { issue in
             let text = issue.comments.map(\.rawValue).joined()
             return text.contains("is not the expected one") && text.contains("− ")
@@ -196,9 +196,9 @@ struct TestStoreTests {
     @Test("a change without an assertion fails")
     func missingAssertion() async {
         let store = makeStore()
-        withKnownIssue {
-            store.send(.save)
-            store.send(.typed("x"))
+        await withKnownIssue {
+            await store.send(.save)
+            await store.send(.typed("x"))
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("but no assertion says how")
                 || issue.comments.map(\.rawValue).joined().contains("not asserted before sending")
@@ -211,7 +211,7 @@ struct TestStoreTests {
     @Test("receiving another action than the one sent back fails")
     func wrongReceive() async {
         let store = makeStore()
-        store.send(.save)
+        await store.send(.save)
         await withKnownIssue {
             await store.receive(.results([]))
         } matching: { issue in
@@ -223,27 +223,27 @@ struct TestStoreTests {
     @Test("receiving when no effect sends anything fails after the timeout, naming the running effects")
     func receiveTimesOut() async {
         let store = makeStore()
-        store.send(.typed("sw")) { $0.query = "sw" }
+        await store.send(.typed("sw")) { $0.query = "sw" }
         await withKnownIssue {
             await store.receive(.search("sw"), timeout: .milliseconds(20))
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("1 effect(s) still running; advance the scheduler")
         }
-        store.send(.clear) { $0.query = "" }
+        await store.send(.clear) { $0.query = "" }
         await store.finish()
     }
 
     @Test("finish fails while an effect still runs or a received action was not asserted")
     func finishIsExhaustive() async {
         let store = makeStore()
-        store.send(.typed("sw")) { $0.query = "sw" }
+        await store.send(.typed("sw")) { $0.query = "sw" }
         await withKnownIssue {
             await store.finish(timeout: .milliseconds(10))
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("1 effect(s) still running")
         }
         let other = makeStore()
-        other.send(.save)
+        await other.send(.save)
         try? await Task.sleep(for: .milliseconds(20))
         await withKnownIssue {
             await other.finish()
@@ -253,10 +253,10 @@ struct TestStoreTests {
     }
 
     @Test("a test store released without finish fails while an effect still runs")
-    func releaseIsExhaustive() {
-        withKnownIssue {
+    func releaseIsExhaustive() async {
+        await withKnownIssue {
             let store = makeStore()
-            store.send(.typed("sw")) { $0.query = "sw" }
+            await store.send(.typed("sw")) { $0.query = "sw" }
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("released with 1 effect(s) still running")
         }
@@ -272,8 +272,8 @@ struct TestStoreTests {
         }
         let store = TestStore<SearchFeature, Failing>(initialState: SearchFeature())
         store.timeout = patient
-        withKnownIssue {
-            store.send(.go)
+        await withKnownIssue {
+            await store.send(.go)
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("An effect failed with TestError(4)")
         }
@@ -284,10 +284,10 @@ struct TestStoreTests {
     func nonExhaustive() async {
         let store = makeStore()
         store.exhaustivity = .off
-        store.send(.typed("sw"))
+        await store.send(.typed("sw"))
         store.scheduler.advance(by: .milliseconds(300))
         await store.receive(.results(["swui", "sw-nio"])) { $0.results = ["swui", "sw-nio"] }
-        store.send(.typed("more"))
+        await store.send(.typed("more"))
         await store.finish(timeout: .milliseconds(10))
         #expect(store.state.query == "more")
     }
@@ -297,7 +297,7 @@ struct TestStoreTests {
     func nonExhaustiveFinishOnVirtualTime(action: Waiting) async {
         let store = TestStore<Int, Waiting>(initialState: 0)
         store.exhaustivity = .off
-        store.send(action)
+        await store.send(action)
         let start = ContinuousClock.now
         // Far below the timeout even when the other suites running meanwhile starve this task for seconds
         // (the whole suite took 32 s on a loaded CI machine, where it takes 7 s on an idle one).
@@ -311,8 +311,8 @@ struct TestStoreTests {
     func nonExhaustiveFinishWaitsForTasks() async {
         let store = TestStore<Int, Waiting>(initialState: 0)
         store.exhaustivity = .off
-        store.send(.timer)
-        store.send(.work)
+        await store.send(.timer)
+        await store.send(.work)
         // The task's 300 ms sleep can end many seconds late while the full suite runs on two cores.
         await store.finish(timeout: .seconds(300))
         #expect(store.state == 1)
@@ -322,7 +322,7 @@ struct TestStoreTests {
     @Test("exhaustive finish reports an effect waiting on the scheduler as running, and says to advance it")
     func exhaustiveFinishOnVirtualTime() async {
         let store = TestStore<Int, Waiting>(initialState: 0)
-        store.send(.timer)
+        await store.send(.timer)
         await withKnownIssue {
             await store.finish(timeout: .milliseconds(100))
         } matching: { issue in
@@ -350,7 +350,7 @@ struct TestStoreTests {
         }
         let store = TestStore<Int, Nap>(initialState: 0)
         store.timeout = patient
-        store.send(.nap)
+        await store.send(.nap)
         #expect(await eventually { store.scheduler.pendingWorkCount == 1 })
         store.scheduler.advance(by: .seconds(9))
         await withKnownIssue {
@@ -362,7 +362,7 @@ struct TestStoreTests {
     }
 
     @Test("the diff marks the lines only in the expected state with − and those only in the actual one with +, − first")
-    func diffLines() {
+    func diffLines() async {
         let expected = SearchFeature(query: "a", results: ["x"])
         let actual = SearchFeature(query: "b", results: ["x"])
         let text = StateDiffProbe.lines(expected, actual)
@@ -374,7 +374,7 @@ struct TestStoreTests {
     }
 
     @Test("a 20 000-line state with one changed line gives a diff of that line and a few around it")
-    func bigStateDiff() {
+    func bigStateDiff() async {
         let expected = BigState(values: Array(0..<20_000))
         var actual = expected
         actual.values[12_345] = -1
@@ -388,7 +388,7 @@ struct TestStoreTests {
     }
 
     @Test("two big states that differ everywhere are listed unaligned, cut short, instead of aligned at n·m cost")
-    func dissimilarStateDiff() {
+    func dissimilarStateDiff() async {
         let expected = BigState(values: Array(0..<3_000))
         let actual = BigState(values: Array(100_000..<103_000))
         let text = StateDiffProbe.lines(expected, actual)
@@ -400,7 +400,7 @@ struct TestStoreTests {
     }
 
     @Test("equal dictionaries and sets in the states are shown in one order: only the changed entry differs")
-    func unorderedDiff() {
+    func unorderedDiff() async {
         var expected = Scores()
         var actual = Scores()
         for index in 0..<50 {
@@ -418,7 +418,7 @@ struct TestStoreTests {
     }
 
     @Test("an object that holds a dictionary and refers to itself is dumped once, not forever")
-    func cyclicDiff() {
+    func cyclicDiff() async {
         let first = Loop(tags: ["a": 1, "b": 2])
         let second = Loop(tags: ["a": 1, "b": 3])
         let lines = StateDiffProbe.lines(first, second).split(separator: "\n")
@@ -427,7 +427,7 @@ struct TestStoreTests {
     }
 
     @Test("a failure between states whose dumps are the same says so, instead of showing no changed line")
-    func sameDumpDiff() {
+    func sameDumpDiff() async {
         let text = StateDiffProbe.lines(Unequal(), Unequal())
         #expect(text.contains("the dumps of the two states are the same"))
     }
@@ -494,7 +494,7 @@ final class TestStoreXCTests: XCTestCase {
             $0.searchClient = SearchClient(search: { [$0] })
         }
         store.timeout = patient
-        store.send(.typed("a")) { $0.query = "a" }
+        await store.send(.typed("a")) { $0.query = "a" }
         store.scheduler.advance(by: .milliseconds(300))
         await store.receive(.search("a"))
         await store.receive(.results(["a"])) { $0.results = ["a"] }
