@@ -309,11 +309,11 @@ class EffectRecord: @unchecked Sendable {
     /// Set on the deliverer: when the record is made, and (for a record of the dispatch in progress,
     /// ``groupIsRoot``) just before it is registered, so before another thread can see it in the registry.
     @usableFromInline
-    @exclusivity(unchecked) var group: EffectGroup?
+    @exclusivity(unchecked) final var group: EffectGroup?
     /// Whether the record was made by the dispatch in progress on the deliverer (``Store/dispatch(_:)-(E)``),
     /// whose group is made only when one of its effects outlives its start.
     @usableFromInline
-    @exclusivity(unchecked) var groupIsRoot: Bool
+    @exclusivity(unchecked) final var groupIsRoot: Bool
 
     @usableFromInline
     init(tokens: [CancelToken], onFinish: (() -> Void)?, groupIsRoot: Bool, group: EffectGroup?) {
