@@ -172,12 +172,10 @@ extension Store {
         defer {
             if sink.isReusable && isKnownUniquelyReferenced(&sink) { spareSink = sink }
         }
-        var held: Output?
-        let subscription = withUnsafeMutablePointer(to: &held) { slot in
-            sink.heldSlot = UnsafeMutableRawPointer(slot)
-            defer { sink.heldSlot = nil }
-            return source.attach(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
-        }
+        sink.holdsOne = true
+        let subscription = source.attach(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
+        sink.holdsOne = false
+        let held = sink.held.take()
         // `nil`: the stream left nothing to cancel.
         let stopper = subscription.map(EffectRuntime.Stopper.subscription)
         if let action = held {
@@ -429,14 +427,15 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     /// actions wait, after it queued them, so an action sent later is queued after them.
     @usableFromInline let startState = Atomic<UInt8>(EffectRuntime.startRunning)
     /// How many actions were held back, and how many of those were reduced so far. (The actions are
-    /// in the queued work: a field of type `Output` would make the class's deinit, which is not
-    /// specialized, look up type metadata every time.)
+    /// in the queued work.)
     @usableFromInline @exclusivity(unchecked) var heldCount = 0
     @usableFromInline @exclusivity(unchecked) var reducedCount = 0
     /// Starting thread, during a start that may keep one action for itself
-    /// (``Store/startStreamHoldingOne(_:)``): where the starter keeps it (an `Output?` on its stack),
-    /// and whether it holds one.
-    @usableFromInline @exclusivity(unchecked) var heldSlot: UnsafeMutableRawPointer?
+    /// (``Store/startStreamHoldingOne(_:)``): whether the sink may hold one, and the one it holds.
+    /// (A sink is used again for the next such start, so the type metadata lookups its deinit makes for
+    /// this field are rare.)
+    @usableFromInline @exclusivity(unchecked) var holdsOne = false
+    @usableFromInline @exclusivity(unchecked) var held: Output?
 
     @inlinable
     init(_ store: Store<State>, tokens: [CancelToken], onFinish: (() -> Void)?) {
@@ -484,19 +483,18 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
         if currentThread() == starterThread && isStarting {
             guard startState.load(ordering: .acquiring) == EffectRuntime.startWaiting else {
                 let store = origin
-                if let heldSlot {
-                    let slot = heldSlot.assumingMemoryBound(to: Output?.self)
-                    if slot.pointee == nil {
+                if holdsOne {
+                    if held == nil {
                         if !store.storage.core.queue.hasPending {
-                            slot.pointee = action
+                            held = action
                             return
                         }
                     } else {
                         // A second action: the first is queued ahead of what was queued after it.
                         heldCount += 1
-                        store.queueHeldOutput(slot.pointee.take().unsafelyUnwrapped, of: self, ahead: store.storage.core.queue.hasPending)
+                        store.queueHeldOutput(held.take().unsafelyUnwrapped, of: self, ahead: store.storage.core.queue.hasPending)
                     }
-                    self.heldSlot = nil
+                    holdsOne = false
                 }
                 heldCount += 1
                 store.queueHeldOutput(action, of: self)
