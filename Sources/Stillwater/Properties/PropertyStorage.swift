@@ -142,11 +142,11 @@ final class RootStorage<Value>: MutablePropertyStorage, Sendable {
 
 /// A property that never changes: it sends its value to each subscriber, and nothing more.
 ///
-/// `@unchecked Sendable`: it holds a `Value` that need not be `Sendable`, never changed; the `Property`
-/// that exposes it is `Sendable` only when `Value` is.
+/// The value need not be `Sendable` (the `Property` that exposes it is `Sendable` only when `Value` is),
+/// so it is kept under a lock, which makes sharing it safe; a read takes the lock once.
 @usableFromInline
-final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
-    @usableFromInline let value: Value
+final class ConstantStorage<Value>: PropertyStorage, Sendable {
+    @usableFromInline let constant: Lock<Value>
     @usableFromInline let scopes = ScopeCache()
     /// A constant never delivers after subscribing; its scopes still need a deliverer for their own
     /// subscribers, so it has an idle one.
@@ -154,8 +154,11 @@ final class ConstantStorage<Value>: PropertyStorage, @unchecked Sendable {
 
     @usableFromInline
     init(_ value: Value) {
-        self.value = value
+        constant = Lock(value)
     }
+
+    @usableFromInline
+    var value: Value { constant.withLock { $0 } }
 
     @usableFromInline
     var derivation: DerivedCell<Value> { rootDerivation }

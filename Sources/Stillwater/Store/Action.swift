@@ -131,11 +131,11 @@ public struct LiftedAction<Root, Base: Action>: Action {
     /// The action that reduces the part.
     public let base: Base
     /// Where the part lives in `Root`.
-    public let path: WritableKeyPath<Root, Base.State>
+    public let path: WritableKeyPath<Root, Base.State> & Sendable
 
     /// Lifts `base` to reduce the part of `Root` at `path`.
     @inlinable
-    public init(_ base: Base, at path: WritableKeyPath<Root, Base.State>) {
+    public init(_ base: Base, at path: WritableKeyPath<Root, Base.State> & Sendable) {
         self.base = base
         self.path = path
     }
@@ -147,8 +147,7 @@ public struct LiftedAction<Root, Base: Action>: Action {
     }
 }
 
-// Key paths are immutable values; only their type lacks a Sendable conformance.
-extension LiftedAction: @unchecked Sendable where Base: Sendable {}
+extension LiftedAction: Sendable where Base: Sendable {}
 
 extension Action {
     /// This action, acting on the part of a larger state at `path`.
@@ -165,7 +164,7 @@ extension Action {
     /// // Prints "1"
     /// ```
     @inlinable
-    public func lifted<Root>(to path: WritableKeyPath<Root, State>) -> LiftedAction<Root, Self> {
+    public func lifted<Root>(to path: WritableKeyPath<Root, State> & Sendable) -> LiftedAction<Root, Self> {
         LiftedAction(self, at: path)
     }
 }

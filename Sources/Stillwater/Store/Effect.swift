@@ -274,28 +274,27 @@ public struct Effect<Output> {
 /// copied and destroyed through runtime calls instead of a few instructions.
 @usableFromInline
 struct EffectID: Hashable, Sendable {
-    /// `@unchecked Sendable`: the value is `Hashable & Sendable` (see `init`); `AnyHashable` only lacks
-    /// the conformance.
+    /// The value, kept `Sendable`; compared and hashed as an `AnyHashable` of it.
     @usableFromInline
-    final class Box: @unchecked Sendable {
-        let value: AnyHashable
-        init(_ value: AnyHashable) { self.value = value }
+    final class Box: Sendable {
+        let value: any Hashable & Sendable
+        init(_ value: any Hashable & Sendable) { self.value = value }
     }
 
     let box: Box
 
     init(_ value: some Hashable & Sendable) {
-        box = Box(AnyHashable(value))
+        box = Box(value)
     }
 
     @usableFromInline
     static func == (lhs: EffectID, rhs: EffectID) -> Bool {
-        lhs.box === rhs.box || lhs.box.value == rhs.box.value
+        lhs.box === rhs.box || AnyHashable(lhs.box.value) == AnyHashable(rhs.box.value)
     }
 
     @usableFromInline
     func hash(into hasher: inout Hasher) {
-        hasher.combine(box.value)
+        hasher.combine(AnyHashable(box.value))
     }
 }
 
@@ -329,9 +328,7 @@ protocol EffectSink<Output>: Sendable {
 }
 
 /// A sink of a mapped effect: changes each action, then sends it on.
-///
-/// `@unchecked Sendable`: `base` is `Sendable`, and `transform` is a `@Sendable` function.
-final class MappedSink<Source, Target>: EffectSink, @unchecked Sendable {
+final class MappedSink<Source, Target>: EffectSink, Sendable {
     let base: any EffectSink<Target>
     let transform: @Sendable (Source) -> Target
 

@@ -145,7 +145,7 @@ final class EffectRuntime: @unchecked Sendable {
     /// Deliverer only: whether none of `tokens` was cancelled.
     @usableFromInline
     func isLive(_ tokens: [CancelToken]) -> Bool {
-        for token in tokens where token.isCancelled { return false }
+        for token in tokens where token.isCancelled.load(ordering: .relaxed) { return false }
         return true
     }
 
@@ -220,7 +220,7 @@ final class EffectRuntime: @unchecked Sendable {
     @usableFromInline
     func cancel(_ id: EffectID) -> [EffectRecord] {
         guard let token = tokens.removeValue(forKey: id)?.token else { return [] }
-        token.isCancelled = true
+        token.isCancelled.store(true, ordering: .relaxed)
         let victims = registry.withLock { registry -> [(record: EffectRecord, stopper: Stopper?, order: UInt64)] in
             var victims: [(record: EffectRecord, stopper: Stopper?, order: UInt64)] = []
             for (key, entry) in registry.running where entry.record.tokens.contains(where: { $0 === token }) {
@@ -378,11 +378,12 @@ final class EffectSequence<Output> {
 /// the same token, and a cancel marks it. An action such an effect sent is reduced only while its tokens
 /// are not cancelled, even one already queued.
 ///
-/// `@unchecked Sendable`: `isCancelled` is read and written on the store's deliverer only.
+/// `isCancelled` is read and written on the store's deliverer only; it is atomic so that the type is
+/// checked `Sendable` (relaxed loads and stores cost what plain ones do).
 @usableFromInline
-final class CancelToken: @unchecked Sendable {
+final class CancelToken: Sendable {
     @usableFromInline let id: EffectID
-    @usableFromInline @exclusivity(unchecked) var isCancelled = false
+    @usableFromInline let isCancelled = Atomic<Bool>(false)
 
     @usableFromInline
     init(_ id: EffectID) { self.id = id }
