@@ -31,7 +31,7 @@ extension Observable where Value == Any {
             }
             var index = 0
             for (source, latest) in repeat (each sources, each node.latest) {
-                node.connect(source, to: latest, through: node.upstream[index])
+                node.connect(source, to: latest, through: node.core.upstream[index])
                 index += 1
             }
             return Subscription(node)
@@ -66,8 +66,8 @@ extension Observable where Value == Any {
             }
             let node = CombineLatestArrayNode(observer, count: sources.count)
             for (index, source) in sources.enumerated() {
-                let input = SerializedInput<Element>(node.serializer) { node.receive($0, at: index) }
-                input.connect(source, through: node.upstream[index])
+                let input = SerializedInput<Element>(node.core.serializer) { node.receive($0, at: index) }
+                input.connect(source, through: node.core.upstream[index])
             }
             return Subscription(node)
         }
@@ -75,21 +75,26 @@ extension Observable where Value == Any {
 }
 
 /// A `combineLatest` of sources of different types: the latest value of each in a box of its own type.
-final class CombineLatestNode<each Value>: CombiningNode<(repeat each Value)>, @unchecked Sendable {
+final class CombineLatestNode<each Value>: Cancellable, Sendable {
+    let core: CombiningCore<(repeat each Value)>
     let latest: (repeat DelivererBox<(each Value)?>)
 
     init(_ observer: Observer<(repeat each Value)>) {
         let boxes = (repeat emptyBox(of: (each Value).self))
         latest = boxes
-        super.init(observer, count: packCount(repeat each boxes))
+        core = CombiningCore(observer, count: packCount(repeat each boxes))
     }
 
-    var sourceCount: Int { upstream.count }
+    var sourceCount: Int { core.upstream.count }
 
     func connect<Source: ObservableType>(
         _ source: Source, to latest: DelivererBox<Source.Value?>, through slot: SubscriptionSlot
     ) {
-        SerializedInput<Source.Value>(serializer) { self.receive($0, into: latest) }.connect(source, through: slot)
+        SerializedInput<Source.Value>(core.serializer) { self.receive($0, into: latest) }.connect(source, through: slot)
+    }
+
+    func cancel() {
+        core.cancel()
     }
 
     /// The latest value of every source; each has one.
@@ -101,51 +106,61 @@ final class CombineLatestNode<each Value>: CombiningNode<(repeat each Value)>, @
     func receive<Element>(_ event: Event<Element>, into box: DelivererBox<Element?>) -> Bool {
         switch event {
         case .next(let value):
-            let complete = countValue(hadValue: box.value != nil)
+            let complete = core.countValue(hadValue: box.value != nil)
             box.value = value
-            if complete { observer?.next(current()) }
+            if complete { core.send(current()) }
             return true
         case .completed:
-            guard countCompletion(hadValue: box.value != nil) else { return true }
-            return end(.completed)
+            guard core.countCompletion(hadValue: box.value != nil) else { return true }
+            return core.end(.completed)
         case .error(let error):
-            return end(.failed(error))
+            return core.end(.failed(error))
         }
     }
 }
 
 /// A `combineLatest` of a collection of sources of one type: the latest values in one array.
-final class CombineLatestArrayNode<Element>: CombiningNode<[Element]>, @unchecked Sendable {
-    /// The latest value of each source, until every source has one.
-    @exclusivity(unchecked) var partial: [Element?]
-    /// The latest values, once every source has one; updated in place.
-    @exclusivity(unchecked) var values: [Element] = []
+final class CombineLatestArrayNode<Element>: Cancellable, Sendable {
+    struct Latest {
+        /// The latest value of each source, until every source has one.
+        var partial: [Element?]
+        /// The latest values, once every source has one; updated in place.
+        var values: [Element] = []
+    }
 
-    override init(_ observer: Observer<[Element]>, count: Int) {
-        partial = Array(repeating: nil, count: count)
-        super.init(observer, count: count)
+    let core: CombiningCore<[Element]>
+    /// Touched only as the serializer's work.
+    let latest: DelivererBox<Latest>
+
+    init(_ observer: Observer<[Element]>, count: Int) {
+        latest = DelivererBox(Latest(partial: Array(repeating: nil, count: count)))
+        core = CombiningCore(observer, count: count)
+    }
+
+    func cancel() {
+        core.cancel()
     }
 
     /// One event of the source at `index`, as the serializer's work.
     func receive(_ event: Event<Element>, at index: Int) -> Bool {
-        let hadValue = missing == 0 || partial[index] != nil
+        let hadValue = core.missing == 0 || latest.value.partial[index] != nil
         switch event {
         case .next(let value):
-            if missing == 0 {
-                values[index] = value
+            if core.missing == 0 {
+                latest.value.values[index] = value
             } else {
-                partial[index] = value
-                guard countValue(hadValue: hadValue) else { return true }
-                values = partial.map { $0! }
-                partial = []
+                latest.value.partial[index] = value
+                guard core.countValue(hadValue: hadValue) else { return true }
+                latest.value.values = latest.value.partial.map { $0! }
+                latest.value.partial = []
             }
-            observer?.next(values)
+            core.send(latest.value.values)
             return true
         case .completed:
-            guard countCompletion(hadValue: hadValue) else { return true }
-            return end(.completed)
+            guard core.countCompletion(hadValue: hadValue) else { return true }
+            return core.end(.completed)
         case .error(let error):
-            return end(.failed(error))
+            return core.end(.failed(error))
         }
     }
 }

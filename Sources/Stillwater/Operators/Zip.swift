@@ -28,13 +28,13 @@ extension Observable where Value == Any {
     ) -> Observable<(repeat (each Source).Value)> {
         Observable<(repeat (each Source).Value)>.recipe { observer in
             let node = ZipNode<repeat (each Source).Value>(observer)
-            guard node.upstream.count > 0 else {
+            guard node.core.upstream.count > 0 else {
                 observer.end(.completed)
                 return .empty
             }
             var index = 0
             for (source, lane) in repeat (each sources, each node.lanes) {
-                node.connect(source, to: lane, through: node.upstream[index])
+                node.connect(source, to: lane, through: node.core.upstream[index])
                 index += 1
             }
             return Subscription(node)
@@ -50,38 +50,43 @@ struct ZipLane<Element> {
 
 /// A `zip` of sources of different types: the waiting values of each in a queue of its own type.
 /// `missing` counts the sources with nothing waiting.
-final class ZipNode<each Value>: CombiningNode<(repeat each Value)>, @unchecked Sendable {
+final class ZipNode<each Value>: Cancellable, Sendable {
+    let core: CombiningCore<(repeat each Value)>
     let lanes: (repeat DelivererBox<ZipLane<each Value>>)
     /// Set when a value taken leaves a completed source with nothing waiting: no tuple can come after.
-    @exclusivity(unchecked) var isExhausted = false
+    let isExhausted = DelivererBox(false)
 
     init(_ observer: Observer<(repeat each Value)>) {
         let lanes = (repeat emptyLane(of: (each Value).self))
         self.lanes = lanes
-        super.init(observer, count: packCount(repeat each lanes))
+        core = CombiningCore(observer, count: packCount(repeat each lanes))
     }
 
     func connect<Source: ObservableType>(
         _ source: Source, to lane: DelivererBox<ZipLane<Source.Value>>, through slot: SubscriptionSlot
     ) {
-        SerializedInput<Source.Value>(serializer) { self.receive($0, into: lane) }.connect(source, through: slot)
+        SerializedInput<Source.Value>(core.serializer) { self.receive($0, into: lane) }.connect(source, through: slot)
+    }
+
+    func cancel() {
+        core.cancel()
     }
 
     /// One event of the source whose lane is `lane`, as the serializer's work.
     func receive<Element>(_ event: Event<Element>, into lane: DelivererBox<ZipLane<Element>>) -> Bool {
         switch event {
         case .next(let value):
-            _ = countValue(hadValue: !lane.value.waiting.isEmpty)
+            _ = core.countValue(hadValue: !lane.value.waiting.isEmpty)
             lane.value.waiting.append(value)
-            guard missing == 0 else { return true }
+            guard core.missing == 0 else { return true }
             let tuple = (repeat take(from: each lanes))
-            observer?.next(tuple)
-            return isExhausted ? end(.completed) : true
+            core.send(tuple)
+            return isExhausted.value ? core.end(.completed) : true
         case .completed:
             lane.value.isCompleted = true
-            return lane.value.waiting.isEmpty ? end(.completed) : true
+            return lane.value.waiting.isEmpty ? core.end(.completed) : true
         case .error(let error):
-            return end(.failed(error))
+            return core.end(.failed(error))
         }
     }
 
@@ -89,8 +94,8 @@ final class ZipNode<each Value>: CombiningNode<(repeat each Value)>, @unchecked 
     func take<Element>(from lane: DelivererBox<ZipLane<Element>>) -> Element {
         let value = lane.value.waiting.popFirst()!
         if lane.value.waiting.isEmpty {
-            missing += 1
-            if lane.value.isCompleted { isExhausted = true }
+            core.missing += 1
+            if lane.value.isCompleted { isExhausted.value = true }
         }
         return value
     }

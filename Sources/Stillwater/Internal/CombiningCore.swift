@@ -1,46 +1,60 @@
 /// What the nodes of `combineLatest` and `zip` share: their observer, the serializer of their sources
 /// (reached through a ``SerializedInput`` each), a slot per source, and the counts that decide when they
-/// send and when they end.
+/// send and when they end. A node (``ZipNode``, ``CombineLatestNode``, ``CombineLatestArrayNode``) holds
+/// one, beside its own per-source state.
 ///
-/// `@unchecked Sendable`: `observer`, `missing` and `active` are touched only as the serializer's work;
-/// the rest is constant.
-class CombiningNode<Output>: Cancellable, @unchecked Sendable {
-    /// The subscriber, until the end (which releases it).
-    @exclusivity(unchecked) var observer: Observer<Output>?
+/// The observer and the counts are touched only as the serializer's work (in a ``DelivererBox``); the
+/// rest is constant.
+final class CombiningCore<Output>: Sendable {
+    struct Counts {
+        /// The subscriber, until the end (which releases it).
+        var observer: Observer<Output>?
+        /// Sources without a value to use: that have not sent one yet (`combineLatest`), or whose buffer
+        /// is empty (`zip`).
+        var missing: Int
+        /// Sources that have not completed yet.
+        var active: Int
+    }
+
     let serializer = SerializedInput<Never>.makeSerializer()
     let upstream: [SubscriptionSlot]
-    /// Sources without a value to use: that have not sent one yet (`combineLatest`), or whose buffer is
-    /// empty (`zip`).
-    @exclusivity(unchecked) var missing: Int
-    /// Sources that have not completed yet.
-    @exclusivity(unchecked) var active: Int
+    let counts: DelivererBox<Counts>
 
     init(_ observer: Observer<Output>, count: Int) {
-        self.observer = observer
         upstream = (0..<count).map { _ in SubscriptionSlot() }
-        missing = count
-        active = count
+        counts = DelivererBox(Counts(observer: observer, missing: count, active: count))
+    }
+
+    /// Sources without a value to use. Serializer's work only.
+    var missing: Int {
+        get { counts.value.missing }
+        set { counts.value.missing = newValue }
+    }
+
+    /// Sends `value` to the observer, unless the combination ended. Serializer's work only.
+    func send(_ value: Output) {
+        counts.value.observer?.next(value)
     }
 
     /// Counts a value of a source that `hadValue` before; returns whether every source has one now.
     func countValue(hadValue: Bool) -> Bool {
-        if !hadValue { missing -= 1 }
-        return missing == 0
+        if !hadValue { counts.value.missing -= 1 }
+        return counts.value.missing == 0
     }
 
     /// Counts the completion of a source; returns whether the combination ends with it (every source
     /// completed, or this one completed without a value, so no tuple can ever come).
     func countCompletion(hadValue: Bool) -> Bool {
-        active -= 1
-        return active == 0 || !hadValue
+        counts.value.active -= 1
+        return counts.value.active == 0 || !hadValue
     }
 
     /// Stops listening to every source and sends `termination`; returns `false`, which closes the
     /// serializer.
     func end(_ termination: Termination) -> Bool {
         for slot in upstream { slot.cancel() }
-        let observer = self.observer
-        self.observer = nil
+        let observer = counts.value.observer
+        counts.value.observer = nil
         observer?.end(termination)
         return false
     }
