@@ -104,31 +104,32 @@ struct ObserveOnTests {
         withExtendedLifetime(subscription) {}
     }
 
-    @Test("the observe(on:) state machine asks for one drain at a time and refuses events after the end")
+    @Test("the observe(on:) machine passes every event on in order, and its end ends the stream")
     func stateMachine() {
-        var machine = ObserveOnState<Int>()
-        #expect(machine.enqueue(.next(1)) == 1)
-        #expect(machine.enqueue(.next(2)) == nil)
-        #expect(machine.next()?.value == 1)
-        #expect(machine.next()?.value == 2)
-        #expect(machine.next() == nil)
-        #expect(!machine.isDraining)
-        #expect(machine.enqueue(.completed) == 2)
-        #expect(machine.enqueue(.next(3)) == nil)
-        #expect(machine.next()?.isTerminal == true)
+        let machine = PassThroughMachine<Int>()
+        var step = TimedStep<Int>()
+        machine.receive(.next(1), &step)
+        machine.receive(.next(2), &step)
+        #expect(step.takeEvent()?.value == 1)
+        #expect(step.takeEvent()?.value == 2)
+        #expect(step.takeEvent() == nil)
+        #expect(!step.hasEnded)
+        machine.receive(.completed, &step)
+        #expect(step.hasEnded)
+        #expect(step.takeEvent()?.isTerminal == true)
     }
 
     @Test("a drain that never catches up keeps only about twice the events waiting")
     func drainBoundsStorage() {
-        var machine = ObserveOnState<Int>()
-        _ = machine.enqueue(.next(0))
+        let machine = PassThroughMachine<Int>()
+        var step = TimedStep<Int>()
+        machine.receive(.next(0), &step)
         var largest = 0
         for value in 1..<10_000 {
-            _ = machine.enqueue(.next(value))
-            #expect(machine.next()?.value == value - 1)
-            largest = max(largest, machine.storedCount)
+            machine.receive(.next(value), &step)
+            #expect(step.takeEvent()?.value == value - 1)
+            largest = max(largest, step.outbox.storedCount)
         }
-        #expect(machine.isDraining)
         #expect(largest <= 4)
     }
 }
