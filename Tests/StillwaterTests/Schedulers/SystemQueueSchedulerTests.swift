@@ -33,8 +33,11 @@ struct SystemQueueSchedulerTests {
             }
         }
         #expect(onMain)
-        let clocks = (DispatchQueue.main.now, MainActorScheduler().now)
-        #expect(clocks.1 - clocks.0 < .seconds(1))
+        // One clock: a reading of the queue's falls between two of the main actor scheduler's.
+        let before = MainActorScheduler().now
+        let queueNow = DispatchQueue.main.now
+        let after = MainActorScheduler().now
+        #expect(before <= queueNow && queueNow <= after)
     }
 
     @Test("cancelled queue work never runs and releases its closure at once", arguments: [false, true])
@@ -72,7 +75,9 @@ struct SystemQueueSchedulerTests {
         let repeating = queue.schedule(after: .zero, interval: .milliseconds(5)) { ticks.increment() }
         while ticks.value < 3 { try await Task.sleep(for: .milliseconds(5)) }
         repeating.cancel()
-        try await Task.sleep(for: .milliseconds(10))   // a tick already added as an operation may still run
+        // A tick already added as an operation may still run: wait for the operations added so far (the
+        // queue runs one at a time, in order).
+        await withCheckedContinuation { continuation in queue.addOperation { continuation.resume() } }
         let stopped = ticks.value
         try await Task.sleep(for: .milliseconds(30))
         #expect(ticks.value == stopped)
