@@ -12,7 +12,7 @@ import Stillwater
 /// // take(1) cancelled its subscription after the first value:
 /// // Prints "[0 ms ..< 1 ms]"
 /// ```
-public final class TestSource<Value>: ObservableType, Sendable {
+public final class TestSource<Value>: ObservableType {
     /// When one subscription to a ``TestSource`` began, and when its subscriber cancelled it.
     public struct Period: Equatable, Sendable, CustomStringConvertible {
         /// The virtual time of the subscription.
@@ -172,3 +172,5 @@ extension Marbles {
         return table
     }
 }
+
+extension TestSource: Sendable where Value: Sendable {}

@@ -73,19 +73,17 @@ public struct Observable<Value>: ObservableType {
     public func asObservable() -> Observable<Value> { self }
 }
 
-/// An `Observable` is `Sendable`, so a view model that holds one (`status: Observable<String>`) can be
-/// `Sendable` too.
+/// An `Observable` is `Sendable` when its `Value` is, so a view model that holds one
+/// (`status: Observable<String>`) can be `Sendable` too.
 ///
 /// Every source and operator of Stillwater is safe to subscribe to from any thread; a recipe of your own
 /// (``init(_:)`` or ``create(_:)``) must be as well, as it is whenever it captures only `Sendable` things.
-/// The conformance does not depend on `Value`: subscribing elsewhere hands the values to that thread, so
-/// keep streams of non-`Sendable` values on one thread.
+/// A stream of values that are not `Sendable` is not `Sendable` itself: the compiler keeps it, and the
+/// values it hands out, on the isolation it was made in.
 // @unchecked: an `Observable` is only its recipe, a closure that is not `@Sendable` (operators' recipes
-// capture their upstream and transforms). It is unconditional because Swift 6.3 cannot infer `Value` in
-// `Observable.merge(a, b)` or `Observable.concat(a, b)` once the conformance is conditional on
-// `Value: Sendable` (a static method named like an instance method of a conditionally `Sendable` type:
-// swiftlang/swift#80146).
-extension Observable: @unchecked Sendable {}
+// capture their upstream and transforms, which are not `@Sendable` either); the rule above is what makes
+// sharing it safe.
+extension Observable: @unchecked Sendable where Value: Sendable {}
 
 extension Observable {
     /// A stream whose subscribers are handed an emitter to send events through.

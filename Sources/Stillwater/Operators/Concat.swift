@@ -1,14 +1,29 @@
 extension ObservableType {
-    /// Sends the values of this stream, then, once it has completed, those of `other`.
+    /// This stream followed by another: call it as `concat(_:)`.
     ///
-    /// `other` is subscribed only after this stream has completed. An error of either ends the stream.
+    /// `a.concat(b)` sends the values of `a`, then, once it has completed, those of `b`. `b` is subscribed
+    /// only after `a` has completed; an error of either ends the stream.
     ///
     /// ```swift
     /// let subscription = Observable.of(1, 2).concat(Observable.of(3)).observe { print($0) }
     /// // Prints "1", "2", "3"
     /// ```
-    public func concat(_ other: some ObservableType<Value>) -> Observable<Value> {
-        Observable.concat([asObservable(), other.asObservable()])
+    // A property with a callable value rather than a method `concat(_:)`: with a method of that base name,
+    // Swift 6.3 cannot infer `Value` in `Observable.concat(a, b)` once `Observable` is `Sendable` only when
+    // `Value` is (swiftlang/swift#80146). The call site reads the same.
+    public var concat: Concatenating<Value> { Concatenating(asObservable()) }
+}
+
+/// The value of ``ObservableType/concat``: call it to follow the stream with another, as in
+/// `a.concat(b)`.
+public struct Concatenating<Value> {
+    let base: Observable<Value>
+
+    init(_ base: Observable<Value>) { self.base = base }
+
+    /// Sends the values of the stream, then, once it has completed, those of `other`.
+    public func callAsFunction(_ other: some ObservableType<Value>) -> Observable<Value> {
+        Observable<Value>.concat([base, other.asObservable()])
     }
 }
 

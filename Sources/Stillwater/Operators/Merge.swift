@@ -1,6 +1,8 @@
 extension ObservableType {
-    /// Sends the values of this stream and of `other` as they arrive; completes when both have completed,
-    /// fails as soon as either fails.
+    /// The merge of this stream with another: call it as `merge(with:)`.
+    ///
+    /// `a.merge(with: b)` sends the values of both streams as they arrive; it completes when both have
+    /// completed and fails as soon as either fails. It is `Observable.merge(a, b)`.
     ///
     /// ```swift
     /// let a = PublishSubject<String>()
@@ -10,8 +12,23 @@ extension ObservableType {
     /// b.send("b1")
     /// // Prints "a1", "b1"
     /// ```
-    public func merge(with other: some ObservableType<Value>) -> Observable<Value> {
-        Observable<Value>.merge([asObservable(), other.asObservable()])
+    // A property with a callable value rather than a method `merge(with:)`: with a method of that base
+    // name, Swift 6.3 cannot infer `Value` in `Observable.merge(a, b)` once `Observable` is `Sendable` only
+    // when `Value` is (swiftlang/swift#80146). The call site reads the same.
+    public var merge: Merging<Value> { Merging(asObservable()) }
+}
+
+/// The value of ``ObservableType/merge``: call it to merge the stream with another, as in
+/// `a.merge(with: b)`.
+public struct Merging<Value> {
+    let base: Observable<Value>
+
+    init(_ base: Observable<Value>) { self.base = base }
+
+    /// Sends the values of the stream and of `other` as they arrive; completes when both have completed,
+    /// fails as soon as either fails.
+    public func callAsFunction(with other: some ObservableType<Value>) -> Observable<Value> {
+        Observable<Value>.merge([base, other.asObservable()])
     }
 }
 

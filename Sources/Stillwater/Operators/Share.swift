@@ -30,7 +30,7 @@ extension ObservableType {
 
 /// The connection behind `share(replay:)`: one upstream subscription feeding an internal subject,
 /// counted by observers.
-final class SharedConnection<Value>: Sendable {
+final class SharedConnection<Value> {
     private struct State {
         var subject: SourceCore<Value>?
         var upstream: SubscriptionSlot?

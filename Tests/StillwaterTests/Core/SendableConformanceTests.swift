@@ -20,6 +20,22 @@ struct SendableConformanceTests {
         #expect(isSendable(ActionHandle<Void>.self))
         #expect(isSendable(ActionHandle<Int>.self))
         #expect(isSendable(Store<Int>.self))
+        #expect(isSendable(Observable<Int>.self))
+    }
+
+    @Test("Observable is Sendable only when its Value is; merge and concat still infer a non-Sendable Value")
+    func observableOfNonSendableValues() {
+        final class Box {     // not Sendable
+            let number: Int
+            init(_ number: Int) { self.number = number }
+        }
+        let a = Observable.just(Box(1))
+        let b = Observable.just(Box(2))
+        var seen: [Int] = []
+        let merged = Observable.merge(a, b).merge(with: a).observe { seen.append($0.number) }
+        let concatenated = Observable.concat(a, b).concat(a).observe { seen.append($0.number) }
+        #expect(seen == [1, 2, 1, 1, 2, 1])
+        withExtendedLifetime((merged, concatenated)) {}
     }
 
     @Test("subscriptions, emitters, history, dispatchers, async values and the test tools are Sendable")
