@@ -55,7 +55,9 @@ final class Serializer<Work>: @unchecked Sendable {
     /// Makes this thread the serializer's runner for one item of work done in place (not through the
     /// handler), and returns `true`; or returns `false` when another thread (or this one, further up the
     /// stack) is running the serializer. After `true`, do the work only if ``isOpen``, then call
-    /// ``endInPlace(keepOpen:)``. (A closure-taking form would cost a closure context per item.)
+    /// ``endInPlace(keepOpen:)``. For ``SerializedInput`` (`combineLatest`, `zip`), whose event of a
+    /// free serializer runs at once, not wrapped into the queue's type of work. (A closure-taking form
+    /// would cost a closure context per item.)
     @inlinable
     func tryBeginInPlace() -> Bool {
         guard queue.tryAcquire() else { return false }

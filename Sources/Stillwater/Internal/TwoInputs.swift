@@ -7,7 +7,7 @@ enum TwoInputsEvent<Primary, Secondary> {
 
 extension Observable {
     /// A stream of two inputs whose events reach one handler one at a time, through a ``Serializer``
-    /// (`sample`; `withLatestFrom` has its own node, `WithLatestFromNode`, which sends its values in place).
+    /// (`sample`, `withLatestFrom`).
     ///
     /// For each subscriber, `makeHandler` is handed the subscriber's observer and a `stop` that cancels
     /// both inputs; the handler it returns holds that subscription's state, and returns `false`

@@ -100,7 +100,8 @@ extension ObservableType {
     }
 
     /// The engine of `flatMap`, `concatMap` and `flatMapFirst`: runs at most `limit` inner streams at
-    /// once, in one serializer; a value that comes when `limit` run waits or is dropped.
+    /// once, in one serializer; a value that comes when `limit` run waits or is dropped. The serializer's
+    /// handler owns the subscription's ``MergeInnerMachine`` and does what it answers.
     func mergeInner<Inner: ObservableType>(
         limit: Int, whenFull: WhenInnersFull, _ transform: @escaping (Value) -> Inner
     ) -> Observable<Inner.Value> {
@@ -108,44 +109,33 @@ extension ObservableType {
             let outer = SubscriptionSlot()
             let inners = InnerSubscriptions()
             let route = WeakSerializer<MergeInnerWork<Value, Inner.Value>>()
-            var waiting = ConsumingQueue<Value>()
-            var running = 0
-            var lastID = 0
-            var outerDone = false
-            func start(_ value: Value) {
-                running += 1
-                lastID += 1
-                let id = lastID
-                inners.insert(transform(value).subscribe { route.submit(.inner(id, $0)) }, for: id)
+            var machine = MergeInnerMachine<Value>(limit: limit, whenFull: whenFull)
+            func perform(_ step: MergeInnerMachine<Value>.Step) -> Bool {
+                switch step {
+                case .none:
+                    return true
+                case .start(let value, let id):
+                    inners.insert(transform(value).subscribe { route.submit(.inner(id, $0)) }, for: id)
+                    return true
+                case .complete:
+                    observer.end(.completed)
+                    return false
+                }
             }
             let serializer = Serializer<MergeInnerWork<Value, Inner.Value>> { work in
                 switch work {
                 case .outer(.next(let value)):
-                    if running < limit {
-                        start(value)
-                    } else if whenFull == .wait {
-                        waiting.append(value)
-                    }
-                    return true
+                    return perform(machine.outerValue(value))
                 case .inner(_, .next(let value)):
                     observer.next(value)
                     return true
                 case .inner(let id, .completed):
                     inners.remove(id)
-                    running -= 1
-                    if let value = waiting.popFirst() {
-                        start(value)
-                        return true
-                    }
-                    guard outerDone && running == 0 else { return true }
-                    observer.end(.completed)
-                    return false
+                    return perform(machine.innerCompleted())
                 case .outer(.completed):
-                    outerDone = true
-                    guard running == 0 else { return true }
-                    observer.end(.completed)
-                    return false
+                    return perform(machine.outerCompleted())
                 case .outer(.error(let error)), .inner(_, .error(let error)):
+                    machine.fail()
                     outer.cancel()
                     inners.cancel()
                     observer.end(.failed(error))
@@ -171,45 +161,88 @@ extension ObservableType {
     }
 }
 
+/// The state of one `flatMap`, `concatMap` or `flatMapFirst` subscription: how many inner streams run,
+/// the values waiting for a place, whether the outer stream has completed. Each method takes one event
+/// and answers what to do; the serializer's handler holds the machine (one thread at a time) and does it.
+struct MergeInnerMachine<Value> {
+    enum State {
+        /// `running` inner streams run (at most the limit); `outerDone` once the outer stream completed.
+        case active(running: Int, outerDone: Bool)
+        /// The result has ended.
+        case finished
+    }
+
+    /// What the handler does next.
+    enum Step {
+        /// Nothing.
+        case none
+        /// Subscribes the stream of `value`, whose events carry `id`.
+        case start(Value, id: Int)
+        /// Completes the result: the outer stream and every inner stream have completed.
+        case complete
+    }
+
+    private(set) var state = State.active(running: 0, outerDone: false)
+    /// Values that came while `limit` inner streams ran, oldest first (``WhenInnersFull/wait`` only).
+    private(set) var waiting = ConsumingQueue<Value>()
+    /// The id of the last inner stream started.
+    private var lastID = 0
+    let limit: Int
+    let whenFull: WhenInnersFull
+
+    init(limit: Int, whenFull: WhenInnersFull) {
+        self.limit = limit
+        self.whenFull = whenFull
+    }
+
+    /// A value of the outer stream: start its stream if there is a place, else wait or drop it.
+    mutating func outerValue(_ value: Value) -> Step {
+        guard case .active(let running, let outerDone) = state else { return .none }
+        if running < limit { return start(value, running: running, outerDone: outerDone) }
+        if whenFull == .wait { waiting.append(value) }
+        return .none
+    }
+
+    /// An inner stream completed: start the oldest waiting value's stream in its place, or complete if
+    /// nothing else runs and the outer stream has completed.
+    mutating func innerCompleted() -> Step {
+        guard case .active(let running, let outerDone) = state else { return .none }
+        if let value = waiting.popFirst() { return start(value, running: running - 1, outerDone: outerDone) }
+        return settle(running: running - 1, outerDone: outerDone)
+    }
+
+    /// The outer stream completed: complete if no inner stream runs.
+    mutating func outerCompleted() -> Step {
+        guard case .active(let running, _) = state else { return .none }
+        return settle(running: running, outerDone: true)
+    }
+
+    /// The outer stream or an inner stream failed: the result ends.
+    mutating func fail() {
+        state = .finished
+        waiting = ConsumingQueue()
+    }
+
+    private mutating func start(_ value: Value, running: Int, outerDone: Bool) -> Step {
+        lastID += 1
+        state = .active(running: running + 1, outerDone: outerDone)
+        return .start(value, id: lastID)
+    }
+
+    private mutating func settle(running: Int, outerDone: Bool) -> Step {
+        guard outerDone && running == 0 else {
+            state = .active(running: running, outerDone: outerDone)
+            return .none
+        }
+        state = .finished
+        return .complete
+    }
+}
+
 /// What `mergeInner` does with a value that comes while its limit of inner streams run.
 enum WhenInnersFull {
     /// Keep it, and subscribe its stream when one of the running ones completes (`flatMap`, `concatMap`).
     case wait
     /// Drop it (`flatMapFirst`).
     case drop
-}
-
-/// What reaches a `flatMap` node: an outer event, or an event of the inner stream with an id.
-enum MergeInnerWork<Outer, InnerValue> {
-    case outer(Event<Outer>)
-    case inner(Int, Event<InnerValue>)
-}
-
-/// The subscriptions of the running inner streams of a `flatMap`, by id. After ``cancel()`` it cancels
-/// what it held and every subscription inserted later.
-final class InnerSubscriptions: Sendable {
-    private let state = Lock<(running: [Int: Subscription], isCancelled: Bool)>(([:], false))
-
-    func insert(_ subscription: Subscription, for id: Int) {
-        let cancelled = state.withLock { state in
-            if !state.isCancelled { state.running[id] = subscription }
-            return state.isCancelled
-        }
-        if cancelled { subscription.cancel() }
-    }
-
-    /// Forgets the subscription of an inner stream that completed.
-    func remove(_ id: Int) {
-        let removed = state.withLock { $0.running.removeValue(forKey: id) }
-        withExtendedLifetime(removed) {}
-    }
-
-    func cancel() {
-        let running = state.withLock { state in
-            state.isCancelled = true
-            defer { state.running = [:] }
-            return state.running
-        }
-        for subscription in running.values { subscription.cancel() }
-    }
 }

@@ -52,109 +52,79 @@ extension ObservableType {
         _ other: Other,
         resultSelector: @escaping (Value, Other.Value) -> Result
     ) -> Observable<Result> {
-        Observable<Result>.recipe({ observer in
-            let node = WithLatestFromNode<Value, Other.Value, Result>(resultSelector, observer)
-            // `other` first, so that a replaying one gives its value before this stream's first.
-            node.secondarySlot.subscribe(to: other, with: Observer(
-                next: { [node] in node.serializer.submit(.secondary(.next($0))) },
-                end: { [node] in node.serializer.submit(.secondary($0.event())) }))
-            node.primarySlot.subscribe(to: self, with: Observer(
-                next: { [node] in node.primaryNext($0) },
-                end: { [node] in node.serializer.submit(.primary($0.event())) }))
-            return Subscription(node)
-        })
-    }
-}
-
-/// One `withLatestFrom` subscription: a serializer for the events of both inputs, and their slots.
-///
-/// A value of this stream that arrives while nobody delivers is handled in place (``primaryNext(_:)``),
-/// without building an event for the serializer's queue; every other event goes through the queue.
-@usableFromInline
-final class WithLatestFromNode<Value, Other, Result>: Cancellable, @unchecked Sendable {
-    // @unchecked: the state is the deliverer's (see `state`); the rest is immutable, locked or atomic.
-    @usableFromInline typealias Work = TwoInputsEvent<Value, Other>
-
-    @usableFromInline let serializer: Serializer<Work>
-    @usableFromInline let primarySlot = SubscriptionSlot()
-    @usableFromInline let secondarySlot = SubscriptionSlot()
-    /// The selector, the observer and the latest value. The serializer's handler owns them, so they are
-    /// let go of when the result ends or is cancelled, even if the subscription is kept; the node reads
-    /// them unmanaged, as the deliverer while the handler is set, so that costs no reference counting.
-    @usableFromInline let state: Unmanaged<WithLatestFromState<Value, Other, Result>>
-
-    @inlinable
-    init(_ resultSelector: @escaping (Value, Other) -> Result, _ observer: Observer<Result>) {
-        let state = WithLatestFromState(resultSelector, observer, primarySlot, secondarySlot)
-        self.state = .passUnretained(state)
-        serializer = Serializer { [state] in state.receive($0) }
-    }
-
-    /// A value of this stream: sent on at once, in place, when nobody is delivering.
-    @inlinable
-    func primaryNext(_ value: Value) {
-        if serializer.tryBeginInPlace() {
-            if serializer.isOpen { state._withUnsafeGuaranteedRef { $0.send(value) } }
-            serializer.endInPlace(keepOpen: true)
-        } else {
-            serializer.submit(.primary(.next(value)))
+        // `other` first, so that a replaying one gives its value before this stream's first.
+        Observable.twoInputs(self, other, secondaryFirst: true) { observer, stop in
+            let machine = WithLatestFromMachine<Value, Other.Value, Result>(resultSelector, observer, stop)
+            return { machine.receive($0) }
         }
     }
-
-    @usableFromInline
-    func cancel() {
-        primarySlot.cancel()
-        secondarySlot.cancel()
-        serializer.cancel()
-    }
 }
 
-/// What a `withLatestFrom` subscription's serializer handler owns; see ``WithLatestFromNode/state``.
+/// The state of one `withLatestFrom` subscription, run by its serializer's handler, which alone holds
+/// it: one thread at a time touches it (so `state` skips the runtime's exclusivity check, which would
+/// check nothing). When the result ends or is cancelled, the serializer lets go of the handler, and so of
+/// the machine, the selector and the observer, even if the subscription is kept.
 @usableFromInline
-final class WithLatestFromState<Value, Other, Result> {
+final class WithLatestFromMachine<Value, Other, Result> {
+    @usableFromInline
+    enum State {
+        /// The other stream has sent nothing yet: this stream's values send nothing.
+        case waitingForOther
+        /// The other stream's latest value; kept after the other stream completes.
+        case latest(Other)
+        /// The observer has had its end.
+        case finished
+    }
+
+    @usableFromInline @exclusivity(unchecked) var state = State.waitingForOther
     @usableFromInline let resultSelector: (Value, Other) -> Result
     @usableFromInline let observer: Observer<Result>
-    @usableFromInline let primarySlot: SubscriptionSlot
-    @usableFromInline let secondarySlot: SubscriptionSlot
-    /// The other stream's latest value. The deliverer's.
-    @usableFromInline @exclusivity(unchecked) var latest: Other?
+    /// Cancels both inputs.
+    @usableFromInline let stop: () -> Void
 
     @inlinable
     init(
         _ resultSelector: @escaping (Value, Other) -> Result, _ observer: Observer<Result>,
-        _ primarySlot: SubscriptionSlot, _ secondarySlot: SubscriptionSlot
+        _ stop: @escaping () -> Void
     ) {
         self.resultSelector = resultSelector
         self.observer = observer
-        self.primarySlot = primarySlot
-        self.secondarySlot = secondarySlot
+        self.stop = stop
     }
 
-    /// Sends `value` with the latest value of the other stream, if it has sent one.
-    @inlinable @inline(__always)
-    func send(_ value: Value) {
-        if let other = latest { observer.next(resultSelector(value, other)) }
-    }
-
-    /// Handles one event as the deliverer; false once the result has ended. The end cancels both inputs.
+    /// Handles one event of either input; false once the result has ended.
     @inlinable
-    func receive(_ work: TwoInputsEvent<Value, Other>) -> Bool {
-        switch work {
+    func receive(_ event: TwoInputsEvent<Value, Other>) -> Bool {
+        switch event {
         case .primary(.next(let value)):
-            send(value)
-            return true
+            switch state {
+            case .waitingForOther: return true
+            case .latest(let other):
+                observer.next(resultSelector(value, other))
+                return true
+            case .finished: return false
+            }
         case .secondary(.next(let value)):
-            latest = value
+            if case .finished = state { return false }
+            state = .latest(value)
             return true
         case .secondary(.completed):
+            if case .finished = state { return false }
             return true
         case .primary(.completed):
-            observer.end(.completed)
+            finish(.completed)
         case .primary(.error(let error)), .secondary(.error(let error)):
-            observer.end(.failed(error))
+            finish(.failed(error))
         }
-        primarySlot.cancel()
-        secondarySlot.cancel()
         return false
+    }
+
+    /// Sends the result's end, once, and cancels both inputs.
+    @inlinable
+    func finish(_ termination: Termination) {
+        if case .finished = state { return }
+        state = .finished
+        observer.end(termination)
+        stop()
     }
 }

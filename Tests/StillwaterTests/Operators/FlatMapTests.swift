@@ -285,3 +285,95 @@ struct FlatMapFirstTests {
         withExtendedLifetime(subscription) {}
     }
 }
+
+@Suite("MergeInnerMachine")
+struct MergeInnerMachineTests {
+    /// A step as text, so that a sequence of them reads as one expectation.
+    func describe(_ step: MergeInnerMachine<String>.Step) -> String {
+        switch step {
+        case .none: "none"
+        case .start(let value, let id): "start \(value) #\(id)"
+        case .complete: "complete"
+        }
+    }
+
+    @Test("with waiting values, a full machine queues them and starts them in order as inner streams complete")
+    func waits() {
+        var machine = MergeInnerMachine<String>(limit: 2, whenFull: .wait)
+        var steps = ["a", "b", "c", "d"].map { describe(machine.outerValue($0)) }
+        #expect(steps == ["start a #1", "start b #2", "none", "none"])
+        #expect(machine.waiting.count == 2)
+        steps = [machine.innerCompleted(), machine.outerCompleted(), machine.innerCompleted()].map(describe)
+        #expect(steps == ["start c #3", "none", "start d #4"])
+        steps = [machine.innerCompleted(), machine.innerCompleted()].map(describe)
+        #expect(steps == ["none", "complete"], "completes when the outer and the last inner stream have")
+        guard case .finished = machine.state else {
+            Issue.record("expected finished, got \(machine.state)")
+            return
+        }
+        #expect(describe(machine.outerValue("e")) == "none", "a finished machine starts nothing")
+    }
+
+    @Test("with dropping, a full machine drops values, and starts again once an inner stream completed")
+    func drops() {
+        var machine = MergeInnerMachine<String>(limit: 1, whenFull: .drop)
+        let steps = [
+            machine.outerValue("a"), machine.outerValue("b"), machine.innerCompleted(), machine.outerValue("c"),
+        ].map(describe)
+        #expect(steps == ["start a #1", "none", "none", "start c #2"])
+        #expect(machine.waiting.isEmpty)
+    }
+
+    @Test("the outer stream's completion completes at once when no inner stream runs")
+    func completesWhenIdle() {
+        var machine = MergeInnerMachine<String>(limit: .max, whenFull: .wait)
+        #expect(describe(machine.outerValue("a")) == "start a #1")
+        #expect(describe(machine.innerCompleted()) == "none", "the outer stream may still send")
+        #expect(describe(machine.outerCompleted()) == "complete")
+    }
+
+    @Test("a failure ends the machine and forgets the waiting values")
+    func failure() {
+        var machine = MergeInnerMachine<String>(limit: 1, whenFull: .wait)
+        _ = machine.outerValue("a")
+        _ = machine.outerValue("b")
+        machine.fail()
+        #expect(machine.waiting.isEmpty)
+        #expect(describe(machine.innerCompleted()) == "none", "a waiting value never starts after a failure")
+        #expect(describe(machine.outerCompleted()) == "none")
+    }
+}
+
+@Suite("flatMap family, endings")
+struct FlatMapEndingTests {
+    @Test("an outer failure cancels the running inner streams, and the waiting values never start")
+    func outerFailureWithWaiting() {
+        let outer = PublishSubject<Int>()
+        let inners = (0..<3).map { _ in PublishSubject<Int>() }
+        let subscribed = Shared<[Int]>([])
+        let recorder = Recorder(outer.flatMap(maxConcurrent: 1) { index -> PublishSubject<Int> in
+            subscribed.value.append(index)
+            return inners[index]
+        })
+        for index in 0..<3 { outer.send(index) }
+        outer.fail(TestError(code: 6))
+        inners[0].complete()
+        #expect(recorder.events == [.error(TestError(code: 6))])
+        #expect(subscribed.value == [0])
+        #expect(inners[0].core.observerCount == 0)
+    }
+
+    @Test("the family completes at once when the outer stream completes after its inner stream did",
+          arguments: InnerOperator.allCases)
+    func completesAfterInner(operator: InnerOperator) {
+        let outer = PublishSubject<Int>()
+        let inner = PublishSubject<Int>()
+        let recorder = Recorder(`operator`.apply(outer) { _ in inner })
+        outer.send(1)
+        inner.send(10)
+        inner.complete()
+        #expect(!recorder.isCompleted)
+        outer.complete()
+        #expect(recorder.events == [.next(10), .completed])
+    }
+}

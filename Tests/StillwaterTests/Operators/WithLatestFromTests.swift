@@ -135,4 +135,113 @@ struct WithLatestFromTests {
         #expect(detector.overlaps == 0)
         withExtendedLifetime(subscription) {}
     }
+
+    @Test("values the observer sends to the other stream become the latest after the current delivery, in order")
+    func reentrantOrder() {
+        let taps = PublishSubject<Int>()
+        let other = PublishSubject<Int>()
+        let received = Shared<[String]>([])
+        let subscription = taps.withLatestFrom(other) { ($0, $1) }.observe { tap, latest in
+            received.value.append("\(tap):\(latest)")
+            if tap == 1 {
+                other.send(20)
+                // Waits in `taps` until the delivery of 1 is over; by then 20 and 30 have been taken.
+                taps.send(2)
+                other.send(30)
+            }
+            received.value.append("end \(tap)")
+        }
+        other.send(10)
+        taps.send(1)
+        taps.send(3)
+        #expect(received.value == ["1:10", "end 1", "2:30", "end 2", "3:30", "end 3"])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("a synchronous other stream that sends and completes during subscribe serves every value")
+    func synchronousOther() {
+        let recorder = Recorder(Observable.of(1, 2).withLatestFrom(Observable.of(10, 20)) { $0 + $1 })
+        #expect(recorder.events == [.next(21), .next(22), .completed])
+    }
+
+    @Test("the other stream's completion before its first value leaves every value unsent, until this stream ends")
+    func otherCompletesEmpty() {
+        let taps = PublishSubject<Int>()
+        let other = PublishSubject<Int>()
+        let recorder = Recorder(taps.withLatestFrom(other))
+        other.complete()
+        taps.send(1)
+        taps.send(2)
+        #expect(recorder.events.isEmpty)
+        #expect(taps.core.observerCount == 1, "the result goes on")
+        taps.complete()
+        #expect(recorder.events == [.completed])
+    }
+
+    @Test("the other stream's failure before its first value fails the result and cancels this stream")
+    func otherFailsFirst() {
+        let taps = PublishSubject<Int>()
+        let other = PublishSubject<Int>()
+        let recorder = Recorder(taps.withLatestFrom(other))
+        taps.send(1)
+        other.fail(TestError(code: 4))
+        taps.send(2)
+        other.send(5)
+        #expect(recorder.events == [.error(TestError(code: 4))])
+        #expect(taps.core.observerCount == 0)
+        #expect(other.core.observerCount == 0)
+    }
+
+    @Test("this stream's failure cancels the other stream, whose later values send nothing")
+    func failureCancelsOther() {
+        let taps = PublishSubject<Int>()
+        let other = BehaviorSubject(1)
+        let recorder = Recorder(taps.withLatestFrom(other))
+        taps.fail(TestError(code: 5))
+        other.send(2)
+        #expect(recorder.events == [.error(TestError(code: 5))])
+        #expect(other.core.observerCount == 0)
+    }
+
+    @Test("withLatestFrom lets go of its observer when cancelled, while the subscription is still kept")
+    func cancelReleasesObserver() {
+        let taps = PublishSubject<Int>()
+        let other = BehaviorSubject(0)
+        var token: Token? = Token()
+        weak let weakToken = token
+        let received = Shared<[Int]>([])
+        let subscription = taps.withLatestFrom(other) { $0 + $1 }.observe { [token] value in
+            received.value.append(value + token!.id)
+        }
+        token = nil
+        taps.send(1)
+        #expect(weakToken != nil, "the live subscription keeps its observer")
+        subscription.cancel()
+        #expect(weakToken == nil, "the cancelled subscription lets go of its observer")
+        taps.send(2)
+        #expect(received.value == [1])
+        withExtendedLifetime(subscription) {}
+    }
+
+    @Test("two threads sending to the two streams: every value is sent once, in order, with a latest value in order")
+    func twoSendingThreads() {
+        let taps = PublishSubject<Int>()
+        let other = PublishSubject<Int>()
+        let detector = OverlapDetector()
+        let received = Shared<[(tap: Int, latest: Int)]>([])
+        let subscription = taps.withLatestFrom(other) { ($0, $1) }.observe { pair in
+            detector.enter { received.value.append(pair) }
+        }
+        other.send(0)
+        let count = 20_000
+        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+            for value in 1...count { (lane == 0 ? other : taps).send(value) }
+        }
+        #expect(detector.overlaps == 0)
+        #expect(received.value.map(\.tap) == Array(1...count))
+        let latest = received.value.map(\.latest)
+        #expect(zip(latest, latest.dropFirst()).allSatisfy { $0 <= $1 }, "the other stream's values arrive in order")
+        #expect(latest.allSatisfy { (0...count).contains($0) })
+        withExtendedLifetime(subscription) {}
+    }
 }
