@@ -35,27 +35,31 @@ extension Store {
     @discardableResult
     public func dispatch<E: EffectAction>(_ action: E) -> StoreTask where E.State == State {
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
-            if core.queue.tryAcquire() {
-                if chain == nil { inlineBudget = Self.inlineDepthLimit }
-                effectGroupIsRoot = true
-                perform(action)
-                effectGroupIsRoot = false
-                inlineBudget = 0
-                // The actions the effects sent during the dispatch are reduced here, in the group.
-                core.finishDelivering()
-                return StoreTask(rootGroup.take()?.completion)
-            }
-            // Queued behind another thread's work: the group exists before the action is reduced.
-            let group = EffectGroup(runtime: effects)
-            if core.queue.enqueue(.perform({ [self] in
-                effectGroup = group
-                perform(action)
-                effectGroup = nil
-            })) {
-                core.finishDelivering()
-            }
-            return StoreTask(group.completion)
+            guard core.queue.tryAcquire() else { return dispatchQueued(action, on: core) }
+            if chain == nil { inlineBudget = Self.inlineDepthLimit }
+            effectGroupIsRoot = true
+            perform(action)
+            effectGroupIsRoot = false
+            inlineBudget = 0
+            // The actions the effects sent during the dispatch are reduced here, in the group.
+            core.finishDelivering()
+            return StoreTask(rootGroup.take()?.completion)
         }
+    }
+
+    /// ``dispatch(_:)-(E)`` behind another thread's work: the group exists before the action is reduced.
+    /// (A function of its own, so the dispatch that finds the queue idle stays small.)
+    @inlinable
+    func dispatchQueued<E: EffectAction>(_ action: E, on core: SourceCore<State>) -> StoreTask where E.State == State {
+        let group = EffectGroup(runtime: effects)
+        if core.queue.enqueue(.perform({ [self] in
+            effectGroup = group
+            perform(action)
+            effectGroup = nil
+        })) {
+            core.finishDelivering()
+        }
+        return StoreTask(group.completion)
     }
 
     /// Deliverer only: the group of the effects started now, made at once if they belong to the dispatch
@@ -160,6 +164,7 @@ extension Store {
     /// where the queue would have reduced it: next, before anything queued later.
     @inlinable
     func startStreamHoldingOne<Output: Action>(_ source: Observable<Output>) where Output.State == State {
+        assert(effectGroup == nil, "a stream effect holding its first action started where a group is current")
         // The sink of the last such effect, if it can serve again, saves an allocation.
         var sink: StoreSink<State, Output>
         if let spare = spareSink, type(of: spare) == StoreSink<State, Output>.self {
@@ -188,7 +193,7 @@ extension Store {
                 keepGroup(of: sink)
                 _ = effects.settle(sink, stopper: stopper)
                 inlineBudget -= 1
-                performEffectOutput(action, from: sink)
+                performStartOutput(action, from: sink)
                 inlineBudget += 1
                 return
             }
@@ -235,6 +240,16 @@ extension Store {
             effectGroup = outer
         }
         effectGroupIsRoot = outerIsRoot
+    }
+
+    /// Deliverer only, right after the start of `record`'s effect, where no group is current (see
+    /// ``inlineBudget``): reduces `action`, which the effect sent during its start, if the effect is still
+    /// live. Its effects join the group of the effects started here, which is the record's (the
+    /// dispatch's, made when first needed, or none), so no group moves.
+    @inlinable
+    func performStartOutput<A: Action>(_ action: A, from record: EffectRecord) where A.State == State {
+        guard effects.isLive(record) else { return }
+        perform(action)
     }
 
     /// Any thread: runs `body` as the deliverer, now or queued.
@@ -466,8 +481,9 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
         startState.store(EffectRuntime.startRunning, ordering: .relaxed)
         starterThread = currentThread()
         isStarting = true
+        // The sink holds no group (see `isReusable`), and none is current where a sink is used again
+        // (see `Store.inlineBudget`).
         groupIsRoot = origin.effectGroupIsRoot
-        group = origin.effectGroup
         heldCount = 0
         reducedCount = 0
     }
