@@ -74,17 +74,21 @@ extension Store {
         return group
     }
 
-    /// Deliverer only, before `record` is registered: moves it from the dispatch in progress to that
-    /// dispatch's group, unless it already ended.
+    /// Deliverer only, once the start of `record`'s effect ended: registers the record with `stopper`,
+    /// moved from the dispatch in progress to that dispatch's group, unless the effect already ended;
+    /// returns `false` then (the caller runs its `onFinish`). An effect that ended during its start
+    /// (a synchronous stream) costs one check here.
     @inlinable
-    func keepGroup(of record: EffectRecord) {
-        if record.groupIsRoot, record.phase.load(ordering: .acquiring) != EffectRecord.done {
+    func settle(_ record: EffectRecord, stopper: EffectRuntime.Stopper?) -> Bool {
+        if record.phase.load(ordering: .acquiring) == EffectRecord.done { return false }
+        if record.groupIsRoot {
             record.groupIsRoot = false
             let outer = effectGroupIsRoot
             effectGroupIsRoot = true
             record.group = lastingGroup()
             effectGroupIsRoot = outer
         }
+        return effects.settle(record, stopper: stopper)
     }
 
     /// Dispatches `action` so that it starts its effects if it is an ``EffectAction``, whatever its
@@ -190,8 +194,7 @@ extension Store {
                 queueHeldOutput(action, of: sink, ahead: true)
             } else {
                 sink.startEnded(in: self)
-                keepGroup(of: sink)
-                _ = effects.settle(sink, stopper: stopper)
+                _ = settle(sink, stopper: stopper)
                 inlineBudget -= 1
                 performStartOutput(action, from: sink)
                 inlineBudget += 1
@@ -199,8 +202,7 @@ extension Store {
             }
         }
         sink.startEnded(in: self)
-        keepGroup(of: sink)
-        _ = effects.settle(sink, stopper: stopper)
+        _ = settle(sink, stopper: stopper)
     }
 
     /// Any thread: dispatches an action an effect sent; it is reduced only if the effect is still live
@@ -362,8 +364,7 @@ extension Store {
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
         sink.startEnded(in: self)
-        keepGroup(of: sink)
-        if !effects.settle(sink, stopper: .subscription(subscription)) {
+        if !settle(sink, stopper: .subscription(subscription)) {
             onFinish?()
         }
     }
@@ -378,8 +379,7 @@ extension Store {
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let task = launch(sink, effects.dependencies, effects.onError)
         sink.startEnded(in: self)
-        keepGroup(of: sink)
-        if !effects.settle(sink, stopper: .task(task)) {
+        if !settle(sink, stopper: .task(task)) {
             onFinish?()
         }
     }
