@@ -35,27 +35,31 @@ extension Store {
     @discardableResult
     public func dispatch<E: EffectAction>(_ action: E) -> StoreTask where E.State == State {
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
-            if core.queue.tryAcquire() {
-                if chain == nil { inlineBudget = Self.inlineDepthLimit }
-                effectGroupIsRoot = true
-                perform(action)
-                effectGroupIsRoot = false
-                inlineBudget = 0
-                // The actions the effects sent during the dispatch are reduced here, in the group.
-                core.finishDelivering()
-                return StoreTask(rootGroup.take()?.completion)
-            }
-            // Queued behind another thread's work: the group exists before the action is reduced.
-            let group = EffectGroup(runtime: effects)
-            if core.queue.enqueue(.perform({ [self] in
-                effectGroup = group
-                perform(action)
-                effectGroup = nil
-            })) {
-                core.finishDelivering()
-            }
-            return StoreTask(group.completion)
+            guard core.queue.tryAcquire() else { return dispatchQueued(action, on: core) }
+            if chain == nil { inlineBudget = Self.inlineDepthLimit }
+            effectGroupIsRoot = true
+            perform(action)
+            effectGroupIsRoot = false
+            inlineBudget = 0
+            // The actions the effects sent during the dispatch are reduced here, in the group.
+            core.finishDelivering()
+            return StoreTask(rootGroup.take()?.completion)
         }
+    }
+
+    /// ``dispatch(_:)-(E)`` behind another thread's work: the group exists before the action is reduced.
+    /// (A function of its own, so the dispatch that finds the queue idle stays small.)
+    @inlinable
+    func dispatchQueued<E: EffectAction>(_ action: E, on core: SourceCore<State>) -> StoreTask where E.State == State {
+        let group = EffectGroup(runtime: effects)
+        if core.queue.enqueue(.perform({ [self] in
+            effectGroup = group
+            perform(action)
+            effectGroup = nil
+        })) {
+            core.finishDelivering()
+        }
+        return StoreTask(group.completion)
     }
 
     /// Deliverer only: the group of the effects started now, made at once if they belong to the dispatch
@@ -70,17 +74,21 @@ extension Store {
         return group
     }
 
-    /// Deliverer only, before `record` is registered: moves it from the dispatch in progress to that
-    /// dispatch's group, unless it already ended.
+    /// Deliverer only, once the start of `record`'s effect ended: registers the record with `stopper`,
+    /// moved from the dispatch in progress to that dispatch's group, unless the effect already ended;
+    /// returns `false` then (the caller runs its `onFinish`). An effect that ended during its start
+    /// (a synchronous stream) costs one check here.
     @inlinable
-    func keepGroup(of record: EffectRecord) {
-        if record.groupIsRoot, record.phase.load(ordering: .acquiring) != EffectRecord.done {
+    func settle(_ record: EffectRecord, stopper: EffectRuntime.Stopper?) -> Bool {
+        if record.phase.load(ordering: .acquiring) == EffectRecord.done { return false }
+        if record.groupIsRoot {
             record.groupIsRoot = false
             let outer = effectGroupIsRoot
             effectGroupIsRoot = true
             record.group = lastingGroup()
             effectGroupIsRoot = outer
         }
+        return effects.settle(record, stopper: stopper)
     }
 
     /// Dispatches `action` so that it starts its effects if it is an ``EffectAction``, whatever its
@@ -160,6 +168,7 @@ extension Store {
     /// where the queue would have reduced it: next, before anything queued later.
     @inlinable
     func startStreamHoldingOne<Output: Action>(_ source: Observable<Output>) where Output.State == State {
+        assert(effectGroup == nil, "a stream effect holding its first action started where a group is current")
         // The sink of the last such effect, if it can serve again, saves an allocation.
         var sink: StoreSink<State, Output>
         if let spare = spareSink, type(of: spare) == StoreSink<State, Output>.self {
@@ -185,17 +194,15 @@ extension Store {
                 queueHeldOutput(action, of: sink, ahead: true)
             } else {
                 sink.startEnded(in: self)
-                keepGroup(of: sink)
-                _ = effects.settle(sink, stopper: stopper)
+                _ = settle(sink, stopper: stopper)
                 inlineBudget -= 1
-                performEffectOutput(action, from: sink)
+                performStartOutput(action, from: sink)
                 inlineBudget += 1
                 return
             }
         }
         sink.startEnded(in: self)
-        keepGroup(of: sink)
-        _ = effects.settle(sink, stopper: stopper)
+        _ = settle(sink, stopper: stopper)
     }
 
     /// Any thread: dispatches an action an effect sent; it is reduced only if the effect is still live
@@ -235,6 +242,16 @@ extension Store {
             effectGroup = outer
         }
         effectGroupIsRoot = outerIsRoot
+    }
+
+    /// Deliverer only, right after the start of `record`'s effect, where no group is current (see
+    /// ``inlineBudget``): reduces `action`, which the effect sent during its start, if the effect is still
+    /// live. Its effects join the group of the effects started here, which is the record's (the
+    /// dispatch's, made when first needed, or none), so no group moves.
+    @inlinable
+    func performStartOutput<A: Action>(_ action: A, from record: EffectRecord) where A.State == State {
+        guard effects.isLive(record) else { return }
+        perform(action)
     }
 
     /// Any thread: runs `body` as the deliverer, now or queued.
@@ -347,8 +364,7 @@ extension Store {
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
         sink.startEnded(in: self)
-        keepGroup(of: sink)
-        if !effects.settle(sink, stopper: .subscription(subscription)) {
+        if !settle(sink, stopper: .subscription(subscription)) {
             onFinish?()
         }
     }
@@ -363,8 +379,7 @@ extension Store {
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let task = launch(sink, effects.dependencies, effects.onError)
         sink.startEnded(in: self)
-        keepGroup(of: sink)
-        if !effects.settle(sink, stopper: .task(task)) {
+        if !settle(sink, stopper: .task(task)) {
             onFinish?()
         }
     }
@@ -466,8 +481,9 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
         startState.store(EffectRuntime.startRunning, ordering: .relaxed)
         starterThread = currentThread()
         isStarting = true
+        // The sink holds no group (see `isReusable`), and none is current where a sink is used again
+        // (see `Store.inlineBudget`).
         groupIsRoot = origin.effectGroupIsRoot
-        group = origin.effectGroup
         heldCount = 0
         reducedCount = 0
     }

@@ -33,7 +33,9 @@ public final class Store<State> {
     @usableFromInline @exclusivity(unchecked) var suppressesEffects = false
     /// Deliverer only: how many more levels of actions sent by effects during their start may be
     /// reduced right after that start instead of being queued; 0 (queue them) unless the action being
-    /// reduced came through ``dispatchAny(_:)`` with nothing queued and no middleware.
+    /// reduced came through ``dispatchAny(_:)`` or ``dispatch(_:)-(E)`` with nothing queued and no
+    /// middleware. So it is positive only where no ``effectGroup`` is current (none is set before the
+    /// queue's work runs, after it is reset to 0).
     @usableFromInline @exclusivity(unchecked) var inlineBudget = 0
     /// Deliverer only: the sink of the last stream effect that ended during its start, kept for the next
     /// one (see `Store.startStreamHoldingOne`).

@@ -40,6 +40,31 @@ struct StoreTaskTests {
         await task.finish()
     }
 
+    @Test("an action a stream effect sends during its start is reduced at once; when the stream outlives the start, finish waits for the stream and for that action's effects")
+    func actionSentDuringALastingStart() async {
+        let store = Store(EffectLog())
+        let gate = AsyncStream<Void>.makeStream()
+        let stream = BehaviorSubject(Step("first") {
+            .run { send, _ in
+                for await _ in gate.stream {}
+                send(Step("first done"))
+            }
+        })
+        let task = store.dispatch(Step("start") { .stream(stream) })
+        #expect(store.state.value.log == ["start", "first"])
+        #expect(!task.hasFinished)
+        stream.send(Step("second"))
+        #expect(store.state.value.log == ["start", "first", "second"])
+        stream.complete()
+        // The stream ended; the effect of "first" still runs.
+        #expect(!task.hasFinished)
+        gate.continuation.finish()
+        await task.finish()
+        #expect(task.hasFinished)
+        #expect(store.state.value.log == ["start", "first", "second", "first done"])
+        #expect(store.runningEffectCount == 0)
+    }
+
     @Test("a concatenation's later effects belong to the task too")
     func concatenationIsWaitedFor() async {
         let store = Store(EffectLog())
