@@ -110,22 +110,13 @@ struct ScopedStoreTests {
 
     @Test("a scoped dispatch returns the task of the parent's action: finish waits for the child's effects, even through nested scopes")
     func scopedTaskFinishes() async {
-        struct Root: Equatable { var loader = LoaderFeature() }
-        enum RootAction: EffectAction {
-            case loader(LoaderAction)
-            func reduce(into state: inout Root) -> Effect<RootAction> {
-                guard case .loader(let action) = self else { return .none }
-                return action.reduce(into: &state.loader).map(RootAction.loader)
-            }
-        }
         let store = Store(ParentOfLoader())
         let loader = store.scope(state: \.loader, action: ParentOfLoaderAction.loader)
         let task = loader.dispatch(.load(7))
         await task.finish()
         #expect(task.hasFinished)
         #expect(loader.state.value.value == 7)
-        let root = Store(Root())
-        let nested = root.scope(state: \.self, action: { $0 }).scope(state: \.loader, action: RootAction.loader)
+        let nested = store.scope(state: \.self, action: { $0 }).scope(state: \.loader, action: ParentOfLoaderAction.loader)
         await nested.dispatch(.load(9)).finish()
         #expect(nested.state.value.value == 9)
     }
