@@ -57,7 +57,10 @@ import Darwin
 /// effect that calls `scheduler.sleep(for:)` has scheduled its wake-up when `send` returns, and after an
 /// advance, `receive` runs the woken task itself: no real time passes for work the test can run, and a
 /// loaded machine cannot make the test late. Only a task that awaits something outside the test (a real
-/// network call, `Task.sleep`) is waited for in real time, up to ``timeout``.
+/// network call, `Task.sleep`) is waited for in real time, up to ``timeout``. When the test store is
+/// released, its store cancels the effects still running, and their tasks, no longer driven by the test,
+/// run to their end on Dispatch's global queue: a test that ends with an effect still waiting leaks
+/// nothing (and, in exhaustive mode, fails, saying which effects still ran).
 /// Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
@@ -233,6 +236,9 @@ where Action.State == State {
     deinit {
         // An effect's failure nobody handled is reported whatever the mode: it would be lost otherwise.
         reportEffectErrors(at: (origin.fileID, origin.filePath, origin.line, origin.column))
+        // The effects still running are counted first; then the store, released after this body, cancels
+        // them, and their tasks, resumed by the cancellation, run on the global queue to their end.
+        defer { executor.release() }
         let (isFinished, unasserted) = book.withLock { ($0.isFinished, $0.received.count) }
         guard !isFinished, exhaustivity == .on else { return }
         let running = store.runningEffectCount
@@ -592,22 +598,52 @@ final class ErrorLog: Sendable {
 /// them, on the test's thread, in the order they came. So a task that sleeps on the test scheduler, or
 /// awaits a fake, moves only when `send`, `receive` or `finish` runs it, never behind the test's back and
 /// never late: what the test could run, it runs before it waits for anything in real time.
+///
+/// Once the test store is released (``release()``), nobody drives it any more: the jobs still kept, and
+/// every job enqueued later (a task resumed by the cancellation the store's release sends it), run on
+/// Dispatch's global queue, still as jobs of this executor. So a task suspended when its test store went
+/// away ends, and what it captured is freed, instead of waiting until the process ends.
 final class TestEffectExecutor: TaskExecutor, Sendable {
-    private let jobs = Mutex<[UnownedJob]>([])
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        /// Set by ``TestEffectExecutor/release()``: jobs go to the global queue, not to `jobs`.
+        var isReleased = false
+    }
+
+    private let queue = Mutex(Queue())
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        jobs.withLock { $0.append(job) }
+        let kept = queue.withLock { queue in
+            guard !queue.isReleased else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        if !kept { runOnGlobalQueue(job) }
     }
 
     /// Runs the waiting jobs, and the jobs they make waiting, until none is left; returns whether any ran.
     @discardableResult
     func runUntilIdle() -> Bool {
         var ran = false
-        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+        while let job = queue.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) {
             job.runSynchronously(on: asUnownedTaskExecutor())
             ran = true
         }
         return ran
+    }
+
+    /// The test store is gone: the kept jobs, and every job enqueued from now on, run on the global queue.
+    func release() {
+        let jobs = queue.withLock { queue in
+            queue.isReleased = true
+            defer { queue.jobs = [] }
+            return queue.jobs
+        }
+        for job in jobs { runOnGlobalQueue(job) }
+    }
+
+    private func runOnGlobalQueue(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -33,17 +33,25 @@
 /// - the child action is reduced on its element, in place, and its effect's actions come back through
 ///   `send` (`{ .row(id, $0) }`), so they reach the same element;
 /// - the effects of a child are cancelled once the child left the state: the element was removed, or the
-///   optional became `nil`. The store looks after every ``EffectAction`` it reduces while such effects
-///   may run;
+///   optional became `nil`, at any level of nesting (a row of a row: the inner `forEach` or `ifLet` is
+///   lifted through each level above it, so removing the outer element cancels its rows' effects too, and
+///   equal ids in two different parents are different children);
 /// - a child action for an element that is gone (a late answer for a deleted row) is dropped, and the
 ///   store's `onEffectError` handler is told (a test store reports it as a failure; without a handler the
 ///   store writes the line to standard error), as TCA reports it.
 ///
-/// - Note: The check that a child is still there runs after each effect action of the store, on the
-///   store's state, and costs one test per child that started effects (a search of its collection). Child
-///   features nested inside child features are reduced and routed at every level, but only the outermost
-///   level's removals cancel effects by themselves; an inner level removes its rows' effects with
-///   ``Effect/cancel(id:)`` of the id it gave them, or by removing the outer element.
+/// When a removal is noticed: the store tests whether each child that started effects is still in its
+/// state after it reduces an ``EffectAction`` — of any type, so the parent's own actions (its removals
+/// among them, since a parent that uses `forEach` or `ifLet` returns effects), the actions effects send,
+/// and replays. A removal made by a plain ``Action`` is noticed at the store's next effect action (the
+/// plain dispatch path carries no test, so it costs what it did); until then the departed child's effects
+/// run, and an action one of them sends is dropped and reported as for a missing element.
+///
+/// - Note: The test costs, per child that started effects, one search of its collection per level of
+///   nesting. It can see a child only through `forEach` and `ifLet` at every level above it: a child
+///   feature whose parent's effects reach the store through a hand-written `Effect.map` (as a
+///   ``ScopedStore``'s feature does) is taken for present, so its effects stop when cancelled by id, or
+///   with the outer element that holds it.
 public struct ChildActionForMissingElement: Error, CustomStringConvertible {
     /// What the message says.
     public let description: String
@@ -77,8 +85,8 @@ extension Effect where Output: Action {
     ///   - embed: Makes a parent action of each action the child's effects send.
     /// - Returns: The child's effect, mapped, cancelled by the store when the element is removed; or, when
     ///   no element has the id, no work, and a report to the store's `onEffectError` handler.
-    /// - Complexity: O(*n*) to find the element, and O(*n*) after each later effect action of the store
-    ///   while the child's effects may run.
+    /// - Complexity: O(*n*) to find the element, and O(*n*) for each level of nesting after each later
+    ///   effect action of the store while the child's effects may run.
     public static func forEach<Element: Identifiable, Child: EffectAction>(
         _ elements: WritableKeyPath<Output.State, [Element]>, id: Element.ID, _ action: Child,
         in state: inout Output.State, dependencies: Dependencies = Dependencies(),
@@ -91,11 +99,10 @@ extension Effect where Output: Action {
         }
         let effect = action.reduce(into: &state[keyPath: elements][index], dependencies: dependencies)
         guard !effect.isNone else { return .none }
-        let scope = ChildEffectID(path: "\(elements)", id: id)
-        return Effect(.child(EffectID(scope), isPresent: { root in
-            guard let parent = root as? Output.State else { return true }
-            return parent[keyPath: elements].contains { $0.id == id }
-        }, effect.map(embed)))
+        return effect.map(embed).asChild(EffectID(ChildEffectID(path: "\(elements)", id: id))) { root in
+            guard let parent = root as? Output.State else { return .unknown }
+            return parent[keyPath: elements].first { $0.id == id }.map { .found($0) } ?? .gone
+        }
     }
 
     /// Reduces `action` on the optional child at `state[keyPath: child]`, and returns its effect with each
@@ -129,9 +136,67 @@ extension Effect where Output: Action {
         }
         let effect = action.reduce(into: &state[keyPath: child]!, dependencies: dependencies)
         guard !effect.isNone else { return .none }
-        return Effect(.child(EffectID(ChildEffectID(path: "\(child)", id: 0)), isPresent: { root in
-            guard let parent = root as? Output.State else { return true }
-            return parent[keyPath: child] != nil
-        }, effect.map(embed)))
+        return effect.map(embed).asChild(EffectID(ChildEffectID(path: "\(child)", id: 0))) { root in
+            guard let parent = root as? Output.State else { return .unknown }
+            return parent[keyPath: child].map { .found($0) } ?? .gone
+        }
+    }
+}
+
+/// Where a child feature's state is, in a state a presence test is given.
+enum ChildLocation {
+    /// The state is not of the parent's type (the child's effects were lifted into another feature's
+    /// by hand, with `Effect.map`): the child is taken for present.
+    case unknown
+    /// The child left the state.
+    case gone
+    /// The child's state.
+    case found(Any)
+
+    var isPresent: Bool {
+        if case .gone = self { false } else { true }
+    }
+}
+
+/// The id of a nested child's effects once lifted into its parent's parent: the parent's id and the
+/// child's id under the parent, so that rows of two different parents with equal ids are told apart.
+struct NestedChildEffectID: Hashable, Sendable {
+    let parent: EffectID
+    let child: EffectID
+}
+
+extension Effect {
+    /// This effect, a child feature's, under the id `scope`, cancelled by the store once `locate` no
+    /// longer finds the child in the store's state. The child features nested in it (rows of a row,
+    /// which the child's own `forEach` or `ifLet` made, with presence tests on the child's state) are
+    /// lifted to the same frame: each is tested on the child `locate` finds, and is gone with it, and
+    /// its id is made unique under `scope`. So a removal at any level cancels that element's effects.
+    func asChild(_ scope: EffectID, locatedBy locate: @escaping (Any) -> ChildLocation) -> Effect {
+        Effect(.child(scope, isPresent: { locate($0).isPresent }, liftingChildren(under: scope, locate)))
+    }
+
+    /// This effect with each child-feature node in it lifted into the frame of the parent found by
+    /// `locate` (see ``asChild(_:locatedBy:)``). Only the nodes that hold effects are rebuilt.
+    func liftingChildren(under scope: EffectID, _ locate: @escaping (Any) -> ChildLocation) -> Effect {
+        switch kind {
+        case .none, .send, .source, .stream, .run, .cancel, .report:
+            return self
+        case .merge(let effects):
+            return Effect(.merge(effects.map { $0.liftingChildren(under: scope, locate) }))
+        case .concatenate(let effects):
+            return Effect(.concatenate(effects.map { $0.liftingChildren(under: scope, locate) }))
+        case .cancellable(let id, let cancelInFlight, let inner):
+            return Effect(.cancellable(id, cancelInFlight: cancelInFlight, inner.liftingChildren(under: scope, locate)))
+        case .child(let id, let isPresent, let inner):
+            let lifted = { (root: Any) -> Bool in
+                switch locate(root) {
+                case .unknown: true
+                case .gone: false
+                case .found(let parent): isPresent(parent)
+                }
+            }
+            return Effect(.child(EffectID(NestedChildEffectID(parent: scope, child: id)), isPresent: lifted,
+                                 inner.liftingChildren(under: scope, locate)))
+        }
     }
 }

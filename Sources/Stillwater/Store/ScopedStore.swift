@@ -37,20 +37,54 @@
 ///
 /// The scoped store holds its parent (so it keeps the parent and its effects alive while it is kept),
 /// and adds no queue of its own: its dispatches are the parent's, reduced in the parent's order, through
-/// the parent's middleware.
+/// the parent's middleware. When the parent's actions are ``EffectAction``s, a dispatch returns the
+/// ``StoreTask`` of the parent's action it was embedded in, as ``Store/dispatch(_:)-(E)`` does.
 public final class ScopedStore<State: Equatable, Action> {
     /// The feature's part of the parent's state, told to observers only when it changed.
     public let state: Property<State>
-    private let send: (Action) -> Void
+    private let send: (Action) -> StoreTask
 
-    init(state: Property<State>, send: @escaping (Action) -> Void) {
+    init(state: Property<State>, send: @escaping (Action) -> StoreTask) {
         self.state = state
         self.send = send
     }
 
     /// Dispatches `action` into the parent store, embedded in the parent's action; safe from any thread,
     /// queued like any dispatch of the parent.
-    public func dispatch(_ action: Action) {
+    ///
+    /// ```swift
+    /// enum Load: EffectAction {
+    ///     case load, loaded(Int)
+    ///     func reduce(into value: inout Int) -> Effect<Load> {
+    ///         switch self {
+    ///         case .load: return .run { send, _ in send(.loaded(42)) }
+    ///         case .loaded(let number):
+    ///             value = number
+    ///             return .none
+    ///         }
+    ///     }
+    /// }
+    /// struct Screen { var value = 0 }
+    /// enum ScreenAction: EffectAction {
+    ///     case value(Load)
+    ///     func reduce(into state: inout Screen) -> Effect<ScreenAction> {
+    ///         guard case .value(let action) = self else { return .none }
+    ///         return action.reduce(into: &state.value).map(ScreenAction.value)
+    ///     }
+    /// }
+    /// let store = Store(Screen())
+    /// let value = store.scope(state: \.value, action: ScreenAction.value)
+    /// await value.dispatch(.load).finish()
+    /// print(value.state.value)
+    /// // Prints "42"
+    /// ```
+    ///
+    /// - Returns: The effects of the parent's action `action` was embedded in, with the effects of the
+    ///   actions they send (the same task ``Store/dispatch(_:)-(E)`` returns for that action): `await` its
+    ///   ``StoreTask/finish()``, or ``StoreTask/cancel()`` them. When the parent's actions are plain
+    ///   ``Action``s (no effects), or every effect ended during the dispatch, the task is already finished.
+    @discardableResult
+    public func dispatch(_ action: Action) -> StoreTask {
         send(action)
     }
 
@@ -92,13 +126,30 @@ extension Store {
     /// reduce on it and mapping its effect with ``Effect/map(_:)``, as the example of ``ScopedStore``
     /// shows. An embedded ``EffectAction`` starts its effects as if dispatched to this store directly.
     ///
+    /// The scoped store's ``ScopedStore/dispatch(_:)`` returns the ``StoreTask`` of the parent's action
+    /// when `ParentAction` is an ``EffectAction`` (decided once, here), and a finished task otherwise.
+    ///
     /// `embed` runs on whichever thread sends to the scoped store, so it must be a pure function of its
     /// argument (an enum case is).
     public func scope<ChildState: Equatable, ChildAction, ParentAction: Action>(
         state keyPath: KeyPath<State, ChildState>,
         action embed: @escaping (ChildAction) -> ParentAction
     ) -> ScopedStore<ChildState, ChildAction> where ParentAction.State == State {
-        ScopedStore(state: scope(keyPath), send: { [self] in dispatchAny(embed($0)) })
+        if let effectActions = ParentAction.self as? any EffectAction<State>.Type {
+            return ScopedStore(state: scope(keyPath), send: effectSend(effectActions, embed))
+        }
+        return ScopedStore(state: scope(keyPath), send: { [self] in
+            dispatchAny(embed($0))
+            return StoreTask(nil)
+        })
+    }
+
+    /// The send of a scoped store whose parent actions (`ParentAction`, which is `E`) are effect actions:
+    /// the dispatch that returns their ``StoreTask``.
+    private func effectSend<E: EffectAction, ChildAction, ParentAction>(
+        _: E.Type, _ embed: @escaping (ChildAction) -> ParentAction
+    ) -> (ChildAction) -> StoreTask where E.State == State {
+        { [self] in dispatch(embed($0) as! E) }
     }
 }
 

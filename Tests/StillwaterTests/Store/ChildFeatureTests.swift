@@ -47,6 +47,65 @@ enum BoardAction: EffectAction, Equatable, Sendable {
     }
 }
 
+/// A shelf of tickers with an optional detail: a child feature with child features of its own.
+struct Shelf: Identifiable, Equatable, Sendable {
+    var id: Int
+    var tickers: [Ticker] = []
+    var detail: Ticker?
+}
+
+enum ShelfAction: EffectAction, Equatable, Sendable {
+    case ticker(Int, TickerAction), removeTicker(Int), detail(TickerAction), close
+
+    func reduce(into shelf: inout Shelf, dependencies: Dependencies) -> Effect<ShelfAction> {
+        switch self {
+        case .ticker(let id, let action):
+            return .forEach(\.tickers, id: id, action, in: &shelf, dependencies: dependencies) { .ticker(id, $0) }
+        case .removeTicker(let id): shelf.tickers.removeAll { $0.id == id }; return .none
+        case .detail(let action):
+            return .ifLet(\.detail, action, in: &shelf, dependencies: dependencies) { .detail($0) }
+        case .close: shelf.detail = nil; return .none
+        }
+    }
+}
+
+/// Shelves in a wall that may be taken down: three levels of child features (`ifLet`, then `forEach`
+/// twice).
+struct House: Equatable, Sendable {
+    var wall: [Shelf]? = []
+}
+
+enum HouseAction: EffectAction, Equatable, Sendable {
+    case shelf(Int, ShelfAction), removeShelf(Int), takeDown, wall(WallAction), nothing
+
+    func reduce(into house: inout House, dependencies: Dependencies) -> Effect<HouseAction> {
+        switch self {
+        case .shelf(let id, let action):
+            return .ifLet(\.wall, WallAction.shelf(id, action), in: &house, dependencies: dependencies) { .wall($0) }
+        case .wall(let action):
+            return .ifLet(\.wall, action, in: &house, dependencies: dependencies) { .wall($0) }
+        case .removeShelf(let id): house.wall?.removeAll { $0.id == id }; return .none
+        case .takeDown: house.wall = nil; return .none
+        case .nothing: return .none
+        }
+    }
+}
+
+enum WallAction: EffectAction, Equatable, Sendable {
+    case shelf(Int, ShelfAction)
+
+    func reduce(into shelves: inout [Shelf], dependencies: Dependencies) -> Effect<WallAction> {
+        guard case .shelf(let id, let action) = self else { return .none }
+        return .forEach(\.self, id: id, action, in: &shelves, dependencies: dependencies) { .shelf(id, $0) }
+    }
+}
+
+/// A removal of a shelf by a plain action (no effects): noticed at the store's next effect action.
+struct RemoveShelfPlainly: Stillwater.Action {
+    let id: Int
+    func reduce(_ house: inout House) { house.wall?.removeAll { $0.id == id } }
+}
+
 @Suite("Child features: forEach and ifLet")
 struct ChildFeatureTests {
     private func makeStore() -> (Store<Board>, TestScheduler, ErrorLines) {
@@ -111,6 +170,77 @@ struct ChildFeatureTests {
         store.dispatch(BoardAction.detail(.tick))
         #expect(lines.all.count == 1)
         #expect(lines.all.first?.contains("while \\Board.detail is nil") == true)
+    }
+
+    /// A store of a house whose wall holds shelves 1 and 2, each with tickers 1 and 2 (the same ids in
+    /// both shelves) and a detail ticker 9.
+    private func makeHouse() -> (Store<House>, TestScheduler) {
+        let scheduler = TestScheduler()
+        let shelves = [1, 2].map { Shelf(id: $0, tickers: [Ticker(id: 1), Ticker(id: 2)], detail: Ticker(id: 9)) }
+        let store = Store(House(wall: shelves), dependencies: Dependencies { $0.scheduler = scheduler })
+        return (store, scheduler)
+    }
+
+    private func ticks(_ store: Store<House>, shelf: Int, ticker: Int) -> Int? {
+        store.state.value.wall?.first { $0.id == shelf }?.tickers.first { $0.id == ticker }?.ticks
+    }
+
+    @Test("removing a nested element (a ticker of a shelf) cancels its effects only, not those of the same id in another shelf")
+    func nestedRemovalCancels() {
+        let (store, scheduler) = makeHouse()
+        store.dispatch(HouseAction.shelf(1, .ticker(1, .start)))
+        store.dispatch(HouseAction.shelf(1, .ticker(2, .start)))
+        store.dispatch(HouseAction.shelf(2, .ticker(1, .start)))
+        scheduler.advance(by: .seconds(1))
+        store.dispatch(HouseAction.shelf(1, .removeTicker(1)))
+        #expect(store.runningEffectCount == 2)
+        scheduler.advance(by: .seconds(1))
+        #expect(ticks(store, shelf: 1, ticker: 1) == nil)
+        #expect(ticks(store, shelf: 1, ticker: 2) == 2)
+        #expect(ticks(store, shelf: 2, ticker: 1) == 2)
+        // Removing a middle level takes its nested rows' effects with it.
+        store.dispatch(HouseAction.removeShelf(1))
+        #expect(store.runningEffectCount == 1)
+        // And the outermost (an ifLet) all of them.
+        store.dispatch(HouseAction.takeDown)
+        #expect(store.runningEffectCount == 0)
+        scheduler.advance(by: .seconds(5))
+        #expect(store.state.value.wall == nil)
+    }
+
+    @Test("a nested optional child (a shelf's detail) has its effects cancelled when it becomes nil")
+    func nestedIfLetCancels() {
+        let (store, scheduler) = makeHouse()
+        store.dispatch(HouseAction.shelf(1, .detail(.start)))
+        store.dispatch(HouseAction.shelf(2, .detail(.start)))
+        scheduler.advance(by: .seconds(1))
+        store.dispatch(HouseAction.shelf(1, .close))
+        #expect(store.runningEffectCount == 1)
+        scheduler.advance(by: .seconds(1))
+        #expect(store.state.value.wall?.map(\.detail?.ticks) == [nil, 2])
+    }
+
+    @Test("a removal by a plain Action is noticed at the store's next effect action")
+    func plainRemovalNoticedAtNextEffectAction() {
+        let (store, scheduler) = makeHouse()
+        store.dispatch(HouseAction.shelf(1, .ticker(1, .start)))
+        store.dispatch(RemoveShelfPlainly(id: 1))
+        #expect(store.runningEffectCount == 1)
+        store.dispatch(HouseAction.nothing)
+        #expect(store.runningEffectCount == 0)
+        scheduler.advance(by: .seconds(1))
+        #expect(store.state.value.wall?.map(\.id) == [2])
+    }
+
+    @Test("a TestStore test that removes a nested element ends with no effect running, without a cancel by hand")
+    func nestedRemovalInTestStore() async {
+        let shelves = [Shelf(id: 1, tickers: [Ticker(id: 1)])]
+        let store = TestStore(initialState: House(wall: shelves), actions: HouseAction.self)
+        await store.send(.shelf(1, .ticker(1, .start)))
+        store.scheduler.advance(by: .seconds(1))
+        await store.receive(.wall(.shelf(1, .ticker(1, .tick)))) { $0.wall?[0].tickers[0].ticks = 1 }
+        await store.send(.shelf(1, .removeTicker(1))) { $0.wall?[0].tickers = [] }
+        await store.finish()
     }
 
     @Test("a TestStore reports a child action for a missing element as a failure")

@@ -108,6 +108,49 @@ struct ScopedStoreTests {
         #expect(weakRoot?.state.value.app.right.count == 2)
     }
 
+    @Test("a scoped dispatch returns the task of the parent's action: finish waits for the child's effects, even through nested scopes")
+    func scopedTaskFinishes() async {
+        let store = Store(ParentOfLoader())
+        let loader = store.scope(state: \.loader, action: ParentOfLoaderAction.loader)
+        let task = loader.dispatch(.load(7))
+        await task.finish()
+        #expect(task.hasFinished)
+        #expect(loader.state.value.value == 7)
+        let nested = store.scope(state: \.self, action: { $0 }).scope(state: \.loader, action: ParentOfLoaderAction.loader)
+        await nested.dispatch(.load(9)).finish()
+        #expect(nested.state.value.value == 9)
+    }
+
+    @Test("cancelling a scoped dispatch's task cancels the child's effects and drops what they would send")
+    func scopedTaskCancels() async {
+        let store = Store(ParentOfLoader())
+        let loader = store.scope(state: \.loader, action: ParentOfLoaderAction.loader)
+        let task = loader.dispatch(.wait)
+        #expect(!task.hasFinished)
+        #expect(store.runningEffectCount == 1)
+        task.cancel()
+        await task.finish()
+        #expect(task.isCancelled)
+        #expect(store.runningEffectCount == 0)
+        #expect(loader.state.value.value == 0)
+    }
+
+    @Test("a scoped store over plain actions returns a finished task")
+    func plainParentFinished() {
+        struct Pair: Equatable { var count = 0 }
+        enum PairAction: Stillwater.Action {
+            case count(Int)
+            func reduce(_ state: inout Pair) {
+                if case .count(let value) = self { state.count = value }
+            }
+        }
+        let store = Store(Pair())
+        let count = store.scope(state: \.count, action: PairAction.count)
+        let task = count.dispatch(3)
+        #expect(task.hasFinished)
+        #expect(count.state.value == 3)
+    }
+
     @Test("the child feature is tested on its own, with a TestStore of its own state and actions")
     func childTestedAlone() async {
         let store = TestStore<CounterFeature, CounterFeatureAction>(initialState: CounterFeature())
@@ -115,5 +158,41 @@ struct ScopedStoreTests {
         await store.send(.increment) { $0.count = 1 }
         await store.receive(.fact("1 is odd: true")) { $0.fact = "1 is odd: true" }
         await store.finish()
+    }
+}
+
+/// A child whose effect answers after a hop of its own task, or waits until cancelled.
+struct LoaderFeature: Equatable { var value = 0 }
+
+enum LoaderAction: EffectAction {
+    case load(Int), wait, loaded(Int)
+
+    func reduce(into state: inout LoaderFeature) -> Effect<LoaderAction> {
+        switch self {
+        case .load(let value):
+            return .run { send, _ in
+                await Task.yield()
+                send(.loaded(value))
+            }
+        case .wait:
+            return .run { send, _ in
+                try await Task.sleep(for: .seconds(3_600))
+                send(.loaded(-1))
+            }
+        case .loaded(let value):
+            state.value = value
+            return .none
+        }
+    }
+}
+
+struct ParentOfLoader: Equatable { var loader = LoaderFeature() }
+
+enum ParentOfLoaderAction: EffectAction {
+    case loader(LoaderAction)
+
+    func reduce(into state: inout ParentOfLoader) -> Effect<ParentOfLoaderAction> {
+        guard case .loader(let action) = self else { return .none }
+        return action.reduce(into: &state.loader).map(ParentOfLoaderAction.loader)
     }
 }

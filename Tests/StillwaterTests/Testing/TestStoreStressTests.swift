@@ -87,3 +87,71 @@ struct TestStoreStressTests {
         store.exhaustivity = .off
     }
 }
+
+/// What an effect's task captures, to see when the task is freed.
+final class CapturedByTask: Sendable {}
+
+/// An effect that sleeps an hour on the scheduler, holding what its action carries.
+enum SleepingAction: EffectAction, Equatable {
+    case sleep(CapturedByTask)
+
+    static func == (lhs: SleepingAction, rhs: SleepingAction) -> Bool {
+        switch (lhs, rhs) { case (.sleep(let left), .sleep(let right)): left === right }
+    }
+
+    func reduce(into state: inout Int) -> Effect<SleepingAction> {
+        guard case .sleep(let captured) = self else { return .none }
+        state += 1
+        return .run { _, dependencies in
+            try await dependencies.scheduler.sleep(for: .seconds(3_600))
+            withExtendedLifetime(captured) {}
+        }
+    }
+}
+
+@Suite("A released TestStore's tasks end")
+struct TestStoreReleaseTests {
+    /// Starts the sleeping effect in a test store that is released on return: with `send` (the task runs
+    /// on the test's thread until it sleeps) or with the store's own `dispatch` (its first job is still
+    /// queued on the test store's executor). Returns a weak reference to what the task captured.
+    private func startSleeper(exhaustive: Bool, bySend: Bool) async -> () -> CapturedByTask? {
+        let captured = CapturedByTask()
+        weak let watched = captured
+        let store = TestStore(initialState: 0, actions: SleepingAction.self)
+        store.exhaustivity = exhaustive ? .on : .off
+        if bySend {
+            await store.send(.sleep(captured)) { $0 = 1 }
+            #expect(store.scheduler.pendingWorkCount == 1)
+        } else {
+            store.store.dispatch(SleepingAction.sleep(captured))
+        }
+        return { watched }
+    }
+
+    /// Waits, in steps of a millisecond and for ten seconds at most, for `watched` to become `nil`.
+    private func isFreed(_ watched: () -> CapturedByTask?) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while watched() != nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return watched() == nil
+    }
+
+    @Test("a task asleep on the scheduler when its test store is released ends and frees what it captured",
+          arguments: [true, false])
+    func suspendedTaskEnds(bySend: Bool) async {
+        let watched = await startSleeper(exhaustive: false, bySend: bySend)
+        #expect(await isFreed(watched))
+    }
+
+    @Test("in exhaustive mode the release still fails the test for the running effect, and the task still ends")
+    func exhaustiveReleaseFailsAndEnds() async {
+        var watched: () -> CapturedByTask? = { nil }
+        await withKnownIssue {
+            watched = await startSleeper(exhaustive: true, bySend: true)
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("released with 1 effect(s) still running")
+        }
+        #expect(await isFreed(watched))
+    }
+}
