@@ -405,22 +405,8 @@ try await withThrowingTaskGroup(of: Void.self) { group in
                 try await Task.sleep(until: started + .seconds(Double(ref - 1) / Double(config.rate)), clock: .continuous)
                 while client.state.withLock({ $0.pending.count >= config.window }) { try await Task.sleep(for: .milliseconds(1)) }
                 let items = client.view?.items ?? []
-                let roll = Int.random(in: 0..<100, using: &random)
                 let cid = "s\(sender)-\(index)"
-                let command: BoardCommand
-                if items.count < 30 || (roll < 15 && items.count < 100) {
-                    command = .add(text: cid)
-                } else if roll < 25 {
-                    command = .delete(id: items.randomElement(using: &random)!.id)
-                } else if roll < 55 {
-                    command = .toggle(id: items.randomElement(using: &random)!.id)
-                } else if roll < 80 {
-                    command = .rename(id: items.randomElement(using: &random)!.id, text: "\(cid) renamed")
-                } else if roll < 98 {
-                    command = .move(id: items.randomElement(using: &random)!.id, to: Int.random(in: 0..<items.count, using: &random))
-                } else {
-                    command = .setTitle("Title \(cid)")
-                }
+                let command = randomCommand(items: items, fewest: 30, most: 100, name: cid, using: &random)
                 client.send(command, ref: ref, cid: cid)
             }
         }

@@ -276,21 +276,8 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
                         while client.received.withLock({ $0.acks[waitFor] == nil }) { try await Task.sleep(for: .microseconds(200)) }
                     }
                     let items = client.received.withLock { $0.replica.view?.items ?? [] }
-                    let command: BoardCommand
-                    let roll = Int.random(in: 0..<100, using: &random)
-                    if items.count < 40 || (roll < 15 && items.count < 120) {
-                        command = .add(text: "s\(sender) #\(index)")
-                    } else if roll < 25 {
-                        command = .delete(id: items.randomElement(using: &random)!.id)
-                    } else if roll < 55 {
-                        command = .toggle(id: items.randomElement(using: &random)!.id)
-                    } else if roll < 80 {
-                        command = .rename(id: items.randomElement(using: &random)!.id, text: "s\(sender) r\(index)")
-                    } else if roll < 98 {
-                        command = .move(id: items.randomElement(using: &random)!.id, to: Int.random(in: 0..<items.count, using: &random))
-                    } else {
-                        command = .setTitle("Load \(sender).\(index)")
-                    }
+                    let command = randomCommand(
+                        items: items, fewest: 40, most: 120, name: "s\(sender)-\(index)", using: &random)
                     sendTimes.value.withLock { $0[ref] = options.rate > 0 ? due : ContinuousClock.now }
                     client.outgoing.yield(ClientFrame(command: command, ref: ref).encoded())
                 }

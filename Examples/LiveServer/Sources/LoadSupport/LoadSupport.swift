@@ -72,3 +72,26 @@ public func startServer(_ binary: URL, arguments: [String], within seconds: Doub
     if process.isRunning { process.terminate() }
     return nil
 }
+
+/// A random command of a load client whose board shows `items`, named `name` (a text without spaces,
+/// unique per command).
+///
+/// While the board has fewer than `fewest` items the command is an add; otherwise, of every 100 commands
+/// about 15 are adds (only while the board has fewer than `most` items), 10 deletes, 30 toggles,
+/// 25 renames, 18 moves and 2 title changes, each of a random item. An added item's text is `name`; a
+/// rename's text is `name` followed by " renamed", so added texts are the ones without a space.
+public func randomCommand(
+    items: [BoardItem], fewest: Int, most: Int, name: String, using random: inout some RandomNumberGenerator
+) -> BoardCommand {
+    let roll = Int.random(in: 0..<100, using: &random)
+    guard items.count >= fewest, roll >= 15 || items.count >= most, let item = items.randomElement(using: &random) else {
+        return .add(text: name)
+    }
+    switch roll {
+    case ..<25: return .delete(id: item.id)
+    case ..<55: return .toggle(id: item.id)
+    case ..<80: return .rename(id: item.id, text: "\(name) renamed")
+    case ..<98: return .move(id: item.id, to: Int.random(in: 0..<items.count, using: &random))
+    default: return .setTitle("Title \(name)")
+    }
+}
