@@ -15,7 +15,9 @@ Usage (from `Benchmarks/`, after `swift build -c release`):
 The third argument is the workload's operations per quick round (W12: 2 000 dispatches; W5: 20 000;
 W9: 2 000; see each workload's `scale.count`). An optional fourth names the library (default
 Stillwater). The script runs the workload under callgrind for one and for three quick rounds and divides
-the difference by two rounds' operations, so start-up, setup and the allocation-counting run cancel out.
+the difference by two rounds' operations, so start-up and the allocation-counting run cancel out. Only
+the timed parts are counted (the program switches collection on around each, as for `speed-gate.py`), so
+setup and teardown are left out too.
 It prints:
 
 - instructions per operation;
@@ -83,7 +85,9 @@ def calls_to(path, callee, exact=True):
 
 def profile(binary, workload, library, rounds, directory, per):
     output = f"{directory}/callgrind.{rounds}"
-    subprocess.run(["valgrind", "--tool=callgrind", "--compress-strings=no", "--compress-pos=no",
+    # The program switches collection on and off around each timed part (see speed-gate.py), so it
+    # starts off: started on, callgrind would count everything but the timed parts.
+    subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--compress-strings=no", "--compress-pos=no",
                     f"--callgrind-out-file={output}", binary, "--quick", "--only", workload,
                     "--library", library, "--rounds", str(rounds)],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
