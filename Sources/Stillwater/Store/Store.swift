@@ -133,10 +133,10 @@ public final class Store<State> {
     /// Observers therefore run on whichever thread runs the queue; use ``ObservableType/observe(on:)``
     /// to move them to a scheduler of your choice.
     ///
-    /// - Complexity: Without middleware and without contention, one reduce in place under a lock, two
-    ///   atomic operations for the queue, and one delivery: each scope reads and compares its slice where
-    ///   the new state lies and tells its observers only when it changed; the whole state is copied (once)
-    ///   only when some observer takes the whole state.
+    /// - Complexity: Without middleware and without contention, one reduce in place under a lock, no
+    ///   allocation, and one delivery: each scope reads and compares its slice where the new state lies
+    ///   and tells its observers only when it changed; the whole state is copied (once) only when some
+    ///   observer takes the whole state.
     @inlinable
     public func dispatch<A: Action>(_ action: A) where A.State == State {
         // The store keeps its core for its whole life, so the core is borrowed here rather than retained
