@@ -59,7 +59,11 @@ def annotate(path, inclusive):
     costs, total = {}, None
     for line in output.splitlines():
         if "PROGRAM TOTALS" in line:
-            total = int(line.split()[0].replace(",", ""))
+            count = line.split()[0].replace(",", "")
+            if not count.isdigit():
+                sys.exit(f"callgrind counted nothing in {path}: the binary does not switch collection on around "
+                         "its timed parts (built before Sources/Callgrind?)")
+            total = int(count)
             continue
         match = LINE.match(line)
         if match:
