@@ -59,8 +59,10 @@ import Darwin
 /// loaded machine cannot make the test late. Only a task that awaits something outside the test (a real
 /// network call, `Task.sleep`) is waited for in real time, up to ``timeout``. When the test store is
 /// released, its store cancels the effects still running, and their tasks, no longer driven by the test,
-/// run to their end on Dispatch's global queue: a test that ends with an effect still waiting leaks
-/// nothing (and, in exhaustive mode, fails, saying which effects still ran).
+/// run to their end on Dispatch's global queue: a test that ends with an effect still waiting in a wait
+/// that ends when cancelled (the scheduler's `sleep`, `Task.sleep`, an `AsyncStream`) leaks nothing
+/// (and, in exhaustive mode, fails, saying which effects still ran). A wait that ignores cancellation
+/// keeps its task, and what it holds, for as long as it waits.
 /// Failures are reported with ``reportTestFailure(_:fileID:filePath:line:column:)``: to Swift
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///

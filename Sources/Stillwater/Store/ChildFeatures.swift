@@ -48,7 +48,8 @@
 /// run, and an action one of them sends is dropped and reported as for a missing element.
 ///
 /// - Note: The test costs, per child that started effects, one search of its collection per level of
-///   nesting. It can see a child only through `forEach` and `ifLet` at every level above it: a child
+///   nesting, and for a nested child one copy of each enclosing element found (an allocation when the
+///   element is larger than three words); a child at the top level is tested in place. It can see a child only through `forEach` and `ifLet` at every level above it: a child
 ///   feature whose parent's effects reach the store through a hand-written `Effect.map` (as a
 ///   ``ScopedStore``'s feature does) is taken for present, so its effects stop when cancelled by id, or
 ///   with the outer element that holds it.
@@ -99,10 +100,13 @@ extension Effect where Output: Action {
         }
         let effect = action.reduce(into: &state[keyPath: elements][index], dependencies: dependencies)
         guard !effect.isNone else { return .none }
-        return effect.map(embed).asChild(EffectID(ChildEffectID(path: "\(elements)", id: id))) { root in
-            guard let parent = root as? Output.State else { return .unknown }
-            return parent[keyPath: elements].first { $0.id == id }.map { .found($0) } ?? .gone
-        }
+        return effect.map(embed).asChild(
+            EffectID(ChildEffectID(path: "\(elements)", id: id)),
+            isPresent: { root in (root as? Output.State)?[keyPath: elements].contains { $0.id == id } ?? true },
+            locatedBy: { root in
+                guard let parent = root as? Output.State else { return .unknown }
+                return parent[keyPath: elements].first { $0.id == id }.map { .found($0) } ?? .gone
+            })
     }
 
     /// Reduces `action` on the optional child at `state[keyPath: child]`, and returns its effect with each
@@ -136,10 +140,13 @@ extension Effect where Output: Action {
         }
         let effect = action.reduce(into: &state[keyPath: child]!, dependencies: dependencies)
         guard !effect.isNone else { return .none }
-        return effect.map(embed).asChild(EffectID(ChildEffectID(path: "\(child)", id: 0))) { root in
-            guard let parent = root as? Output.State else { return .unknown }
-            return parent[keyPath: child].map { .found($0) } ?? .gone
-        }
+        return effect.map(embed).asChild(
+            EffectID(ChildEffectID(path: "\(child)", id: 0)),
+            isPresent: { root in (root as? Output.State).map { $0[keyPath: child] != nil } ?? true },
+            locatedBy: { root in
+                guard let parent = root as? Output.State else { return .unknown }
+                return parent[keyPath: child].map { .found($0) } ?? .gone
+            })
     }
 }
 
@@ -152,10 +159,6 @@ enum ChildLocation {
     case gone
     /// The child's state.
     case found(Any)
-
-    var isPresent: Bool {
-        if case .gone = self { false } else { true }
-    }
 }
 
 /// The id of a nested child's effects once lifted into its parent's parent: the parent's id and the
@@ -166,17 +169,21 @@ struct NestedChildEffectID: Hashable, Sendable {
 }
 
 extension Effect {
-    /// This effect, a child feature's, under the id `scope`, cancelled by the store once `locate` no
-    /// longer finds the child in the store's state. The child features nested in it (rows of a row,
-    /// which the child's own `forEach` or `ifLet` made, with presence tests on the child's state) are
-    /// lifted to the same frame: each is tested on the child `locate` finds, and is gone with it, and
-    /// its id is made unique under `scope`. So a removal at any level cancels that element's effects.
-    func asChild(_ scope: EffectID, locatedBy locate: @escaping (Any) -> ChildLocation) -> Effect {
-        Effect(.child(scope, isPresent: { locate($0).isPresent }, liftingChildren(under: scope, locate)))
+    /// This effect, a child feature's, under the id `scope`, cancelled by the store once `isPresent` is
+    /// false for the store's state. The child features nested in it (rows of a row, which the child's own
+    /// `forEach` or `ifLet` made, with presence tests on the child's state) are lifted to the same frame:
+    /// each is tested on the child `locate` finds, and is gone with it, and its id is made unique under
+    /// `scope`. So a removal at any level cancels that element's effects. (`isPresent` answers whether
+    /// `locate` would not say `.gone`, without copying the child into an `Any`: it is the test the store
+    /// runs after every effect action.)
+    func asChild(
+        _ scope: EffectID, isPresent: @escaping (Any) -> Bool, locatedBy locate: @escaping (Any) -> ChildLocation
+    ) -> Effect {
+        Effect(.child(scope, isPresent: isPresent, liftingChildren(under: scope, locate)))
     }
 
     /// This effect with each child-feature node in it lifted into the frame of the parent found by
-    /// `locate` (see ``asChild(_:locatedBy:)``). Only the nodes that hold effects are rebuilt.
+    /// `locate` (see ``asChild(_:isPresent:locatedBy:)``). Only the nodes that hold effects are rebuilt.
     func liftingChildren(under scope: EffectID, _ locate: @escaping (Any) -> ChildLocation) -> Effect {
         switch kind {
         case .none, .send, .source, .stream, .run, .cancel, .report:

@@ -78,7 +78,7 @@ public func startServer(_ binary: URL, arguments: [String], within seconds: Doub
 ///
 /// While the board has fewer than `fewest` items the command is an add; otherwise, of every 100 commands
 /// about 15 are adds (only while the board has fewer than `most` items), 10 deletes, 30 toggles,
-/// 25 renames, 18 moves and 2 title changes, each of a random item. An added item's text is `name`; a
+/// 25 renames and 18 moves, each of a random item, and 2 title changes. An added item's text is `name`; a
 /// rename's text is `name` followed by " renamed", so added texts are the ones without a space.
 public func randomCommand(
     items: [BoardItem], fewest: Int, most: Int, name: String, using random: inout some RandomNumberGenerator
