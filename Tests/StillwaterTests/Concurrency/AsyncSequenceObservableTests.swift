@@ -2,7 +2,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("Observable.from(AsyncSequence)", .timeLimit(.minutes(1)))
+@Suite("Observable.from(AsyncSequence)", .timeLimit(.minutes(5)))
 struct AsyncSequenceObservableTests {
     /// Waits until `recorder` has a terminal event.
     private func ended<Value>(_ recorder: Recorder<Value>) async {

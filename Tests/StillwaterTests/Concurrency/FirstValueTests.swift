@@ -2,7 +2,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("first() and firstValue(where:)", .timeLimit(.minutes(1)))
+@Suite("first() and firstValue(where:)", .timeLimit(.minutes(5)))
 struct FirstValueTests {
     @Test("first() returns a value that is there at once, and cancels the subscription")
     func immediateValue() async throws {

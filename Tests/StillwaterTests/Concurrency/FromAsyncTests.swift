@@ -4,7 +4,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("Observable.fromAsync and Observable.deferred", .timeLimit(.minutes(1)))
+@Suite("Observable.fromAsync and Observable.deferred", .timeLimit(.minutes(5)))
 struct FromAsyncTests {
     @Test("fromAsync sends the returned value, then completes")
     func value() async throws {

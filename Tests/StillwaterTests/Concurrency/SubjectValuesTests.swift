@@ -4,7 +4,7 @@ import StillwaterTesting
 
 /// `for await` over the subjects themselves: the loop ends when the subject completes, throws when it
 /// fails, and cancelling the task cancels the subscription.
-@Suite("values of subjects", .timeLimit(.minutes(1)))
+@Suite("values of subjects", .timeLimit(.minutes(5)))
 struct SubjectValuesTests {
     @Test("for try await over a subject ends when the subject completes")
     func endsOnCompletion() async throws {

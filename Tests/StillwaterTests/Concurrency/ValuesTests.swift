@@ -1,7 +1,7 @@
 import Testing
 @testable import Stillwater
 
-@Suite("values", .timeLimit(.minutes(1)))
+@Suite("values", .timeLimit(.minutes(5)))
 struct ValuesTests {
     /// A stream over `subject` that reports each subscription and cancellation.
     private func signalling(_ subject: PublishSubject<Int>)

@@ -89,7 +89,7 @@ struct DoTests {
     }
 
     @Test("do runs exactly one of onCancel and onCompleted when a cancel races with the end",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func raceOfCancelAndEnd() async {
         for _ in 0..<300 {
             let subject = PublishSubject<Int>()

@@ -4,7 +4,7 @@ import StillwaterTesting
 
 /// Operators of several inputs do not subscribe an input whose turn comes after another input already
 /// ended the result while being subscribed: an endless synchronous source there would never return.
-@Suite("inputs after the end", .timeLimit(.minutes(1)))
+@Suite("inputs after the end", .timeLimit(.minutes(5)))
 struct LateInputTests {
     static let endless = Observable.from(sequence(first: 1) { $0 + 1 })
 

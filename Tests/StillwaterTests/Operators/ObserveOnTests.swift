@@ -3,7 +3,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("observe(on:)", .timeLimit(.minutes(1)))
+@Suite("observe(on:)", .timeLimit(.minutes(5)))
 struct ObserveOnTests {
     @Test("observe(on:) delivers nothing until the scheduler runs, then everything in order")
     func waitsForScheduler() {

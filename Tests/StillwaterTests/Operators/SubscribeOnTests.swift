@@ -3,7 +3,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("subscribe(on:)", .timeLimit(.minutes(1)))
+@Suite("subscribe(on:)", .timeLimit(.minutes(5)))
 struct SubscribeOnTests {
     @Test("subscribe(on:) subscribes when the scheduler runs, and forwards events as they come")
     func subscribesOnScheduler() {

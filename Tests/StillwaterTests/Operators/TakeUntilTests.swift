@@ -171,7 +171,7 @@ struct TakeUntilTests {
     }
 
     @Test("take(until:) never delivers a source value after its completion, whatever thread sends it",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func raceWithOther() async {
         for _ in 0..<200 {
             let source = PublishSubject<Int>()

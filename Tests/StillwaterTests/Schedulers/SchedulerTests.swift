@@ -106,7 +106,7 @@ struct ImmediateSchedulerTests {
     }
 }
 
-@Suite("DispatchQueueScheduler", .timeLimit(.minutes(1)))
+@Suite("DispatchQueueScheduler", .timeLimit(.minutes(5)))
 struct DispatchQueueSchedulerTests {
     private static let key = DispatchSpecificKey<String>()
 
@@ -207,7 +207,7 @@ struct DispatchQueueSchedulerTests {
     }
 }
 
-@Suite("MainActorScheduler", .timeLimit(.minutes(1)))
+@Suite("MainActorScheduler", .timeLimit(.minutes(5)))
 struct MainActorSchedulerTests {
     private static let key = DispatchSpecificKey<String>()
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("DispatchQueue and OperationQueue as schedulers", .timeLimit(.minutes(1)))
+@Suite("DispatchQueue and OperationQueue as schedulers", .timeLimit(.minutes(5)))
 struct SystemQueueSchedulerTests {
     private static let key = DispatchSpecificKey<String>()
 

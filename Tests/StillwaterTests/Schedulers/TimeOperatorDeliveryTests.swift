@@ -8,7 +8,7 @@ import StillwaterTesting
 /// Every event a time operator sends, its values (the first of a throttle interval, timeout's, a full
 /// buffer) and its completion or failure, comes from the scheduler it was given, while one background
 /// thread sends into it. One test per operator; each checks every delivery.
-@Suite("time operators: every event from the scheduler", .timeLimit(.minutes(1)))
+@Suite("time operators: every event from the scheduler", .timeLimit(.minutes(5)))
 struct TimeOperatorDeliveryTests {
     /// How the background sender ends its stream.
     enum End: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -5,7 +5,7 @@ import StillwaterTesting
 
 /// The guarantees every time operator keeps: cancellation cancels scheduled work, nothing leaks, one
 /// event at a time, reentrancy without nesting.
-@Suite("time operators", .timeLimit(.minutes(1)))
+@Suite("time operators", .timeLimit(.minutes(5)))
 struct TimeOperatorGuaranteeTests {
     @Test("cancelling cancels the scheduled work: nothing is left scheduled and nothing arrives afterwards",
           arguments: TimeOperator.allCases)

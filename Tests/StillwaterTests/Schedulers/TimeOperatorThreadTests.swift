@@ -11,7 +11,7 @@ import StillwaterTesting
 /// passes on at once (throttle's first value of an interval, timeout's values, a buffer's full array)
 /// come from the scheduler too: handed to it during the sender's `send`, never sent on the sender's
 /// thread.
-@Suite("time operators: the delivering thread", .timeLimit(.minutes(1)))
+@Suite("time operators: the delivering thread", .timeLimit(.minutes(5)))
 struct TimeOperatorThreadTests {
     /// What one delivery saw: the value, whether it ran on the scheduler's queue, and the value the
     /// sender was sending at that moment (-1 when it was not inside `send`).

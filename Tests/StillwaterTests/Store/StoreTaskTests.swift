@@ -3,7 +3,7 @@ import Testing
 @testable import Stillwater
 import StillwaterTesting
 
-@Suite("StoreTask", .timeLimit(.minutes(1)))
+@Suite("StoreTask", .timeLimit(.minutes(5)))
 struct StoreTaskTests {
     @Test("finish waits for the action's task effect, the action it sent, and that action's own task effect")
     func finishWaitsForTheWholeTree() async {
