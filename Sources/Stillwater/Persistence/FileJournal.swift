@@ -183,12 +183,7 @@ where JournaledAction.State == State {
     ///   16 MiB (nothing is appended then); the error of an earlier failure that left the journal
     ///   unwritable (see "When a write fails").
     public func append(_ action: JournaledAction, version: Int) throws {
-        let payload = try encode(action, what: "the action of version \(version)")
-        guard payload.count <= JournalFormat.maxPayload else {
-            throw JournalError(
-                .encoding, path: directory,
-                reason: "the action of version \(version) encodes to \(payload.count) bytes, more than the \(JournalFormat.maxPayload) a record may hold")
-        }
+        let payload = try payload(of: action, what: "the action of version \(version)")
         try storage.withLock { storage in
             JournalRules.requireLoaded(storage.loaded, "FileJournal", "append(_:version:)")
             if let broken = storage.broken { throw broken }
@@ -238,6 +233,18 @@ where JournaledAction.State == State {
         }
     }
 
+    /// The record payload of `action`: its JSON, or a ``JournalError/Kind/encoding`` naming `what` when
+    /// it cannot be encoded or is larger than a record may hold.
+    private func payload(of action: JournaledAction, what: String) throws(JournalError) -> Data {
+        let payload = try encode(action, what: what)
+        guard payload.count <= JournalFormat.maxPayload else {
+            throw JournalError(
+                .encoding, path: directory,
+                reason: "\(what) encodes to \(payload.count) bytes, more than the \(JournalFormat.maxPayload) a record may hold")
+        }
+        return payload
+    }
+
     /// `value` as JSON with sorted keys, or a ``JournalError/Kind/encoding`` naming `what`.
     private func encode(_ value: some Encodable, what: String) throws(JournalError) -> Data {
         let encoder = JSONEncoder()
@@ -246,6 +253,76 @@ where JournaledAction.State == State {
             return try encoder.encode(value)
         } catch {
             throw JournalError(.encoding, path: directory, reason: "cannot encode \(what): \(error)")
+        }
+    }
+}
+
+extension FileJournal: ActionLog {
+    /// The type of entry the journal's records hold: its actions.
+    public typealias Entry = JournaledAction
+
+    /// Loads the journal (see ``load()``) and returns what it holds as a log's contents.
+    ///
+    /// - Throws: What ``load()`` throws.
+    public func open() async throws -> ActionLogContents<State, JournaledAction> {
+        ActionLogContents(try load())
+    }
+
+    /// Appends `entries` as the records of the next versions, writes them and flushes them to the disk
+    /// in one `write` and one `fsync`, and returns their versions.
+    ///
+    /// The work is synchronous, on the calling task's thread; concurrent appends take turns, each with a
+    /// flush of its own, and each gets a contiguous range of versions.
+    ///
+    /// - Parameter entries: At least one entry (an empty array stops the program); encoded now, as JSON
+    ///   with sorted keys.
+    /// - Returns: The versions the entries made, in order.
+    /// - Throws: ``JournalError/Kind/encoding`` when an entry cannot be encoded (nothing is appended);
+    ///   ``JournalError/Kind/unwritable`` when the write or the flush fails: the segment is cut back, none
+    ///   of the entries is kept, and the next append continues from the last durable version (see "When
+    ///   a write fails").
+    public func append(_ entries: [JournaledAction]) async throws -> ClosedRange<Int> {
+        ActionLogRules.requireEntries(entries.count, "FileJournal")
+        let payloads = try entries.enumerated().map { index, entry throws(JournalError) in
+            try payload(of: entry, what: "entry \(index) of the append")
+        }
+        return try storage.withLock { storage throws(JournalError) in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "append(_:)")
+            if let broken = storage.broken { throw broken }
+            let first = storage.appendedVersion + 1
+            for payload in payloads {
+                storage.appendedVersion += 1
+                JournalFormat.appendRecord(version: storage.appendedVersion, payload: payload, to: &storage.pending)
+            }
+            let last = storage.appendedVersion
+            try storage.flush()
+            return first...last
+        }
+    }
+
+    /// The durable records after `version`, at most `limit`, read back from the segments.
+    ///
+    /// Records covered by the older of the two kept snapshots may be deleted already (see "Snapshots
+    /// and what is kept"); the first record returned is then later than `version + 1`.
+    ///
+    /// - Throws: ``JournalError``: ``JournalError/Kind/corrupt`` when a segment read is damaged,
+    ///   ``JournalError/Kind/decoding`` or ``JournalError/Kind/unreadable``.
+    /// - Complexity: Reads the segments that hold the records asked for, whole, while appends wait.
+    public func records(after version: Int, limit: Int) async throws -> [ActionLogRecord<JournaledAction>] {
+        ActionLogRules.requireLimit(limit, "FileJournal")
+        return try storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "records(after:limit:)")
+            return try FileJournalLoader<State, JournaledAction>(directory: directory)
+                .durableRecords(after: version, limit: limit, in: storage)
+                .map { ActionLogRecord(version: $0.version, entry: $0.action) }
+        }
+    }
+
+    /// The last durable version: the last synced record's, or the loaded snapshot's.
+    public func head() async throws -> Int {
+        storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "head()")
+            return storage.durableVersion
         }
     }
 }

@@ -155,6 +155,29 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
         return (records, last)
     }
 
+    /// The records after `version`, at most `limit`, from the segments `state` lists, reading the
+    /// current segment only up to its durable length. A record that fails its check there is damage.
+    func durableRecords(after version: Int, limit: Int, in state: FileJournalState) throws -> [JournalRecord<A>] {
+        var records: [JournalRecord<A>] = []
+        for (index, first) in state.segments.enumerated() where records.count < limit {
+            let isLast = index == state.segments.count - 1
+            if !isLast, state.segments[index + 1] - 1 <= version { continue }
+            let path = path(of: JournalFormat.segmentName(first: first))
+            var bytes = try JournalDirectory.read(path)
+            if isLast, let segment = state.segment { bytes.removeSubrange(min(segment.length, bytes.count)...) }
+            guard let scan = JournalFormat.scanSegment(bytes) else {
+                throw JournalError(.corrupt, path: path, offset: 0, reason: "not a journal segment: it does not start with SWJRNL01")
+            }
+            if let stop = scan.stop {
+                throw JournalError(.corrupt, path: path, offset: stop.offset, reason: "\(stop.problem), in records already synced")
+            }
+            for frame in scan.frames where frame.version > version && records.count < limit {
+                records.append(JournalRecord(version: frame.version, action: try decode(bytes[frame.payload], frame, path)))
+            }
+        }
+        return records
+    }
+
     /// The action in a record's payload.
     private func decode(_ payload: ArraySlice<UInt8>, _ frame: JournalFormat.Frame, _ path: String) throws -> A {
         do {
