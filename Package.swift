@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "Stillwater", targets: ["Stillwater"]),
         .library(name: "StillwaterTesting", targets: ["StillwaterTesting"]),
+        .library(name: "StillwaterLive", targets: ["StillwaterLive"]),
         .executable(name: "basics", targets: ["Basics"]),
         .executable(name: "counter", targets: ["Counter"]),
         .executable(name: "action-handles", targets: ["ActionHandles"]),
@@ -26,6 +27,9 @@ let package = Package(
         // The engine article (Internal/README.md) is for contributors; it is not part of the module.
         .target(name: "Stillwater", exclude: ["Internal/README.md"]),
         .target(name: "StillwaterTesting", dependencies: ["Stillwater"]),
+        // A store served live: the protocol without sockets. The contributors' notes (README.md) are not
+        // part of the module.
+        .target(name: "StillwaterLive", dependencies: ["Stillwater"], exclude: ["README.md"]),
         .executableTarget(name: "Basics", dependencies: ["Stillwater"], path: "Playgrounds/Basics"),
         .executableTarget(name: "Counter", dependencies: ["Stillwater"], path: "Playgrounds/Counter"),
         .executableTarget(name: "ActionHandles", dependencies: ["Stillwater"], path: "Playgrounds/ActionHandles"),
@@ -38,6 +42,7 @@ let package = Package(
             name: "TodoFuzz", dependencies: ["TodoCore"], path: "Playgrounds/Todo/Fuzz",
             swiftSettings: fuzzFlags, linkerSettings: fuzzLinking),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
+        .testTarget(name: "StillwaterLiveTests", dependencies: ["StillwaterLive", "Stillwater", "StillwaterTesting"]),
         .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater", "StillwaterTesting"], exclude: ["FuzzCorpus"]),
         // The README and DocC examples, and the doc comment examples of the modules DocExampleTests depends
         // on, compiled and run as tests (Tests/DocExampleTests/README.md).
@@ -46,7 +51,7 @@ let package = Package(
         .plugin(name: "DocBlockPlugin", capability: .buildTool(), dependencies: ["DocBlockExtractor"]),
         .testTarget(
             name: "DocExampleTests",
-            dependencies: ["Stillwater", "StillwaterTesting", "TodoCore", "DocBlockKit"],
+            dependencies: ["Stillwater", "StillwaterTesting", "StillwaterLive", "TodoCore", "DocBlockKit"],
             exclude: ["README.md", "Fixtures"],
             plugins: ["DocBlockPlugin"]
         ),
@@ -59,7 +64,7 @@ let package = Package(
 // the package) Stillwater has no dependencies at all. `.ci/run` builds the documentation this way:
 //
 //     STILLWATER_DOCS=1 swift package --scratch-path .build-docs generate-documentation \
-//         --target Stillwater --target StillwaterTesting --warnings-as-errors
+//         --target Stillwater --target StillwaterTesting --target StillwaterLive --warnings-as-errors
 if Context.environment["STILLWATER_DOCS"] == "1" {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }

@@ -1,0 +1,271 @@
+import Stillwater
+
+/// A store served live: its state kept in a log, its view sent to every connected client as a snapshot
+/// and then patches, and the clients' commands recorded and applied once.
+///
+/// A hub holds what its connections share: the store, the log's writer, the latest views (so a client
+/// that reconnects gets a patch from the version it has), the encoded frames (clients in step share
+/// them), and the tick that sends each client one patch per interval. An adapter makes a
+/// ``LiveConnection`` per socket with ``connect(transport:)`` and moves bytes; everything the protocol
+/// says happens here, without sockets.
+///
+/// - **Acknowledged means durable.** A command is decided against the state, recorded with the log's
+///   `append`, and only once `append` returned applied, shown, and acknowledged. Commands that arrive
+///   while an append runs go into the next one, together.
+/// - **Applied once.** A command may carry a client id (`cid`); the ids of the latest
+///   ``RecentCommandIDs/capacity`` commands are kept in the log's entries and snapshots, so a command
+///   retried after a reconnect or a restart is answered as a duplicate with the version it made.
+/// - **A cluster is a set of replicas of one log.** Each hub applies the log's records in order, its
+///   own commands only as the log ordered them; ``advance(to:)`` or ``refresh()`` tell it of others'.
+///
+/// ```swift
+/// import StillwaterLive
+///
+/// struct Tally: Codable, Sendable { var votes: [String] = [] }
+/// struct Vote: Action, Codable, Sendable {
+///     var choice: String
+///     func reduce(_ state: inout Tally) { state.votes.append(choice) }
+/// }
+/// struct TallyView: LiveView {
+///     var total: Int
+///     static let liveFields: [LiveField<TallyView>] = [.value("total", \.total)]
+/// }
+/// struct Poll: LiveService {
+///     func view(of state: Tally) -> TallyView { TallyView(total: state.votes.count) }
+///     func decide(_ command: String, state: Tally, identity: String) -> LiveDecision<Vote> {
+///         .accept(Vote(choice: command))
+///     }
+///     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> { .accepted("guest") }
+/// }
+/// let log = MemoryJournal<LiveLogState<Tally>, LiveEntry<Vote>>()
+/// let hub = try await LiveHub.open(Poll(), log: log, initial: Tally())
+/// let connection = hub.connect()
+/// connection.receive(#"{"type":"hello","protocol":1}"#)
+/// _ = await connection.nextWrite()                       // the welcome and the snapshot
+/// connection.receive(#"{"type":"command","ref":1,"command":"yes"}"#)
+/// if case .frames(let frames)? = await connection.nextWrite() { print(frames[0]) }
+/// hub.tick()                                             // run() does this every patch interval
+/// if case .frames(let frames)? = await connection.nextWrite() { print(frames[0]) }
+/// // Prints "{\"type\":\"ack\",\"ref\":1,\"version\":1}",
+/// //        "{\"type\":\"patch\",\"from\":0,\"version\":1,\"set\":{\"total\":1}}"
+/// ```
+public final class LiveHub<Service: LiveService>: Sendable {
+    /// The log a hub keeps its state in: any `ActionLog` of ``LiveLogState`` snapshots and ``LiveEntry``
+    /// records (`FileJournal` and `MemoryJournal` are ones).
+    public typealias Log = any ActionLog<LiveLogState<Service.State>, LiveEntry<Service.LiveAction>>
+
+    /// The service: the view, the commands, the check of credentials.
+    public let service: Service
+    /// The store holding the state: every record the hub applied, in log order. Observe it freely;
+    /// change it only through the hub (an action dispatched to it directly is not in the log, and no
+    /// client sees it).
+    public let store: Store<Service.State>
+    /// The stream's identity (``LiveLogState/stream``), sent in every welcome and snapshot.
+    public let stream: String
+    /// The hub's options.
+    public let options: LiveOptions
+
+    let shared: LiveHubShared<Service>
+    private let worker: LiveWorker<Service>
+
+    /// Opens the log and makes a hub of it: the newest snapshot and every record after it, reduced
+    /// without effects. A log that holds nothing yet is given `initial` as its first snapshot (version
+    /// 0), with a new stream identity.
+    ///
+    /// - Parameters:
+    ///   - service: The app's part.
+    ///   - log: Where the state is kept. The hub is its only user in this process.
+    ///   - initial: The state of a new log.
+    ///   - options: Intervals and bounds.
+    ///   - warn: Called with each warning the log gave when opened (a torn tail cut, say).
+    /// - Throws: What the log throws when it cannot be read or written, or ``LiveHubError`` when its
+    ///   records do not follow on from its snapshot.
+    /// - Precondition: Every member of the encoded view is one of ``LiveView/liveFields``.
+    public static func open(
+        _ service: Service, log: Log, initial: @autoclosure () -> Service.State, options: LiveOptions = LiveOptions(),
+        warn: (String) -> Void = { _ in }
+    ) async throws -> LiveHub {
+        let contents = try await log.open()
+        contents.warnings.forEach(warn)
+        var durable: LiveLogState<Service.State>
+        if let snapshot = contents.snapshot {
+            durable = snapshot.state
+            durable.version = snapshot.version
+        } else {
+            durable = LiveLogState(state: initial())
+        }
+        for record in contents.records {
+            guard record.version == durable.version + 1 else {
+                throw LiveHubError("the log's record \(record.version) does not follow version \(durable.version)")
+            }
+            record.entry.reduce(&durable)
+        }
+        if contents.snapshot == nil {
+            // The stream's identity must survive a restart from the first record on.
+            try await log.writeSnapshot(durable, version: durable.version)
+        }
+        return LiveHub(service: service, log: log, durable: durable, options: options)
+    }
+
+    private init(service: Service, log: Log, durable: LiveLogState<Service.State>, options: LiveOptions) {
+        self.service = service
+        self.options = options
+        stream = durable.stream
+        store = Store(durable.state)
+        let view = service.view(of: durable.state)
+        view.checkLiveFields()
+        shared = LiveHubShared(version: durable.version, view: view, historyCapacity: options.historyCapacity)
+        let worker = LiveWorker(service: service, log: log, store: store, shared: shared, options: options,
+                                durable: durable, view: view)
+        self.worker = worker
+        shared.setStart { [weak worker] in
+            guard let worker else { return }
+            Task { await worker.run() }
+        }
+    }
+
+    /// The version of the newest view: the log version of the last record applied.
+    public var version: Int { shared.head.version }
+
+    /// The newest view, as clients are shown it.
+    public var view: Service.View { shared.head.view }
+
+    /// A new connection, waiting for its client's hello. The adapter feeds it what the client sends and
+    /// writes what ``LiveConnection/nextWrite()`` returns.
+    ///
+    /// - Parameter transport: What the adapter saw of the connection (an `authorization` header, an
+    ///   `origin`, an `address`), handed to ``LiveService/authenticate(_:)`` in the handshake.
+    public func connect(transport: [String: String] = [:]) -> LiveConnection<Service> {
+        LiveConnection(hub: self, transport: transport)
+    }
+
+    /// Submits a command from the server itself (not a client) and waits for its outcome.
+    ///
+    /// The same path as a client's command: decided, recorded, applied once (a `cid` seen before is a
+    /// duplicate), answered once durable.
+    public func perform(_ command: Service.Command, cid: String? = nil, as identity: Service.Identity) async -> LiveOutcome {
+        await withCheckedContinuation { continuation in
+            submit(command, cid: cid, as: identity) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Submits a command and returns at once; `reply` is called once with its outcome, never on the
+    /// calling thread before this returns. Commands are decided and answered in the order submitted.
+    public func submit(
+        _ command: Service.Command, cid: String? = nil, as identity: Service.Identity,
+        reply: @escaping @Sendable (LiveOutcome) -> Void
+    ) {
+        let submission = LiveSubmission<Service>(command: command, cid: cid, identity: identity, reply: reply)
+        if !shared.submit(submission) {
+            Task { reply(.unavailable(LiveHub.closedMessage)) }
+        }
+    }
+
+    static var closedMessage: String { "the server is shutting down" }
+
+    /// Sends every live client that is behind the newest view one frame that brings it there: a patch
+    /// from the version it has (shared by every client at that version), or a snapshot when its version
+    /// is no longer kept. A client whose last patch still waits to be written is skipped until it is.
+    ///
+    /// ``run()`` calls this every ``LiveOptions/patchInterval``; call it yourself to drive time in a test.
+    public func tick() {
+        let head = shared.head.version
+        var behind: [Int: [LiveConnection<Service>]] = [:]
+        for connection in shared.connections {
+            if let from = connection.wantsSync(head: head) { behind[from, default: []].append(connection) }
+        }
+        for (from, connections) in behind {
+            let frame = shared.syncFrame(from: from, to: head, stream: stream)
+            for connection in connections { connection.sync(frame.text, from: from, to: frame.version) }
+        }
+    }
+
+    /// Ticks every ``LiveOptions/patchInterval`` until the calling task is cancelled.
+    public func run() async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: options.patchInterval)
+            } catch {
+                return
+            }
+            tick()
+        }
+    }
+
+    /// Tells a replica that the log has reached `head` (a notice from the database, say): it reads and
+    /// applies the records up to it, in order.
+    public func advance(to head: Int) {
+        shared.raiseTarget(to: head)
+    }
+
+    /// Asks the log for its head and catches up to it; returns once applied.
+    ///
+    /// - Throws: What the log's `head()` throws.
+    public func refresh() async throws {
+        advance(to: try await worker.logHead())
+        await settle()
+    }
+
+    /// Returns once every command submitted so far is answered and every head heard of is applied (or
+    /// could not be read).
+    public func settle() async {
+        await shared.settle()
+    }
+
+    /// Shuts the hub down: refuses new commands (``LiveOutcome/unavailable(_:)``), waits for the ones
+    /// being written, writes a snapshot (so the next open replays nothing), and closes every connection
+    /// with ``LiveCloseCode/goingAway`` once its waiting frames are written.
+    public func close() async {
+        let connections = shared.close()
+        await shared.settle()
+        await worker.finish()
+        for connection in connections { connection.shutDown() }
+    }
+}
+
+/// The options of a ``LiveHub``.
+public struct LiveOptions: Sendable {
+    /// The bounds of each connection.
+    public var limits: LiveLimits
+    /// How often ``LiveHub/run()`` sends the clients that are behind a patch: each gets at most one per
+    /// interval, covering every version since its last. Longer means fewer frames and more latency.
+    public var patchInterval: Duration
+    /// How long a client has to send its hello and be admitted.
+    public var helloTimeout: Duration
+    /// How many recent views are kept: a client that resumes from one of them, or falls that far behind,
+    /// gets a patch; from an older one, a snapshot.
+    public var historyCapacity: Int
+    /// How many records between two snapshots of the log (a restart replays at most this many).
+    public var snapshotEvery: Int
+    /// The most records read from the log at once when catching up.
+    public var readLimit: Int
+
+    /// Creates options; each has a default fit for a board of a few hundred rows.
+    public init(
+        limits: LiveLimits = LiveLimits(), patchInterval: Duration = .milliseconds(10), helloTimeout: Duration = .seconds(10),
+        historyCapacity: Int = 128, snapshotEvery: Int = 1_000, readLimit: Int = 1_000
+    ) {
+        precondition(patchInterval > .zero, "LiveOptions(patchInterval:) must be positive (got \(patchInterval))")
+        precondition(historyCapacity >= 1, "LiveOptions(historyCapacity:) must be at least 1 (got \(historyCapacity))")
+        precondition(snapshotEvery >= 1, "LiveOptions(snapshotEvery:) must be at least 1 (got \(snapshotEvery))")
+        precondition(readLimit >= 1, "LiveOptions(readLimit:) must be at least 1 (got \(readLimit))")
+        self.limits = limits
+        self.patchInterval = patchInterval
+        self.helloTimeout = helloTimeout
+        self.historyCapacity = historyCapacity
+        self.snapshotEvery = snapshotEvery
+        self.readLimit = readLimit
+    }
+}
+
+/// A log that a hub cannot open: its records do not follow on from its snapshot.
+public struct LiveHubError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, in one line.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}

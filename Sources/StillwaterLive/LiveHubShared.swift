@@ -1,0 +1,209 @@
+import Synchronization
+
+/// The parts of a hub that its connections, its writer and its tick share, behind one lock: the commands
+/// waiting for the writer, the recent views, the encoded frames, and the open connections.
+///
+/// Only the hub's own code runs under the lock: the service's code, and the encoding of views, run
+/// outside it (frames are made outside and stored after).
+final class LiveHubShared<Service: LiveService>: Sendable {
+    struct Work {
+        var batch: [LiveSubmission<Service>]
+        var target: Int
+    }
+
+    private struct PatchKey: Hashable {
+        var from: Int
+        var to: Int
+    }
+
+    private struct State {
+        var inbox: [LiveSubmission<Service>] = []
+        /// The newest log head heard of (a replica catches up to it).
+        var target = 0
+        var running = false
+        var closed = false
+        var settled: [CheckedContinuation<Void, Never>] = []
+        /// The latest views, oldest first, at most `historyCapacity`.
+        var history: [(version: Int, view: Service.View)] = []
+        var patches: [PatchKey: String] = [:]
+        var patchOrder: [PatchKey] = []
+        var snapshot: (version: Int, text: String)?
+        var connections: [ObjectIdentifier: LiveConnection<Service>] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let historyCapacity: Int
+    /// How many patch frames are kept for reuse.
+    static var patchCapacity: Int { 64 }
+    /// Starts the writer's run loop (set once, by the hub, before any work arrives).
+    private let start: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+
+    init(version: Int, view: Service.View, historyCapacity: Int) {
+        self.historyCapacity = historyCapacity
+        var initial = State()
+        initial.history = [(version, view)]
+        initial.target = version
+        state = Mutex(initial)
+    }
+
+    /// Sets what starts the writer's run loop.
+    func setStart(_ body: @escaping @Sendable () -> Void) {
+        start.withLock { $0 = body }
+    }
+
+    // MARK: The writer's work
+
+    /// Hands a command to the writer; false (and nothing done) once the hub is closed.
+    func submit(_ submission: LiveSubmission<Service>) -> Bool {
+        let startNow = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.inbox.append(submission)
+            return wake(&state)
+        }
+        guard let startNow else { return false }
+        if startNow { runWriter() }
+        return true
+    }
+
+    /// Notes that the log reached `head` (a replica then reads up to it).
+    func raiseTarget(to head: Int) {
+        let startNow = state.withLock { state -> Bool in
+            guard !state.closed, head > state.target else { return false }
+            state.target = head
+            return wake(&state)
+        }
+        if startNow { runWriter() }
+    }
+
+    /// Forgets a head the writer could not read up to (the next notice or refresh tries again).
+    func forgetTarget(above position: Int) {
+        state.withLock { $0.target = min($0.target, position) }
+    }
+
+    /// Marks the writer running if it is not; true when the caller must start it.
+    private func wake(_ state: inout State) -> Bool {
+        guard !state.running else { return false }
+        state.running = true
+        return true
+    }
+
+    private func runWriter() {
+        start.withLock { $0 }?()
+    }
+
+    /// The writer's next work: the waiting batch and the head to catch up to; nil (and the writer marked
+    /// stopped, its waiters released) when there is none.
+    func takeWork(position: Int) -> Work? {
+        let (work, settled) = state.withLock { state -> (Work?, [CheckedContinuation<Void, Never>]) in
+            guard state.inbox.isEmpty, state.target <= position else {
+                defer { state.inbox = [] }
+                return (Work(batch: state.inbox, target: state.target), [])
+            }
+            state.running = false
+            defer { state.settled = [] }
+            return (nil, state.settled)
+        }
+        for continuation in settled { continuation.resume() }
+        return work
+    }
+
+    /// Waits until the writer has nothing left to do.
+    func settle() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                guard state.running else { return true }
+                state.settled.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Refuses commands from now on.
+    func close() -> [LiveConnection<Service>] {
+        state.withLock { state in
+            state.closed = true
+            return Array(state.connections.values)
+        }
+    }
+
+    // MARK: Views and frames
+
+    /// Keeps the view at `version`, the newest, dropping the oldest beyond the capacity.
+    func publish(version: Int, view: Service.View) {
+        state.withLock { state in
+            state.history.append((version, view))
+            if state.history.count > historyCapacity { state.history.removeFirst(state.history.count - historyCapacity) }
+        }
+    }
+
+    /// The newest version and its view.
+    var head: (version: Int, view: Service.View) {
+        state.withLock { $0.history[$0.history.count - 1] }
+    }
+
+    /// The snapshot frame of the newest view, with its version.
+    func snapshotFrame(stream: String) -> (text: String, version: Int) {
+        let (head, cached) = state.withLock { state in (state.history[state.history.count - 1], state.snapshot) }
+        if let cached, cached.version == head.version { return (cached.text, head.version) }
+        let text = ServerFrame.snapshot(stream: stream, version: head.version, viewJSON: Self.encode(head.view))
+        state.withLock { state in
+            if (state.snapshot?.version ?? Int.min) < head.version { state.snapshot = (head.version, text) }
+        }
+        return (text, head.version)
+    }
+
+    /// The frame that takes a client from version `from` to `to`: a patch when the view at `from` is
+    /// still kept (and `to` too), else a snapshot of the newest view (with its version).
+    func syncFrame(from: Int, to: Int, stream: String) -> (text: String, version: Int) {
+        let key = PatchKey(from: from, to: to)
+        let found = state.withLock { state -> (String?, Service.View?, Service.View?) in
+            if let text = state.patches[key] { return (text, nil, nil) }
+            let old = state.history.last { $0.version == from }?.view
+            let new = state.history.last { $0.version == to }?.view
+            return (nil, old, new)
+        }
+        if let text = found.0 { return (text, to) }
+        guard let old = found.1, let new = found.2 else { return snapshotFrame(stream: stream) }
+        let changes: LiveViewPatch
+        do {
+            changes = try LiveViewPatch(from: old, to: new)
+        } catch {
+            preconditionFailure("\(Service.View.self) could not be encoded for a patch: \(error)")
+        }
+        let text = ServerFrame.patch(from: from, version: to, changes: changes)
+        state.withLock { state in
+            guard state.patches.updateValue(text, forKey: key) == nil else { return }
+            state.patchOrder.append(key)
+            if state.patchOrder.count > Self.patchCapacity { state.patches[state.patchOrder.removeFirst()] = nil }
+        }
+        return (text, to)
+    }
+
+    static func encode(_ view: Service.View) -> String {
+        do {
+            return try LiveJSON.text(of: view)
+        } catch {
+            preconditionFailure("\(Service.View.self) could not be encoded for a snapshot: \(error)")
+        }
+    }
+
+    // MARK: Connections
+
+    /// Adds an open connection; false when the hub is closed.
+    func add(_ connection: LiveConnection<Service>) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            state.connections[ObjectIdentifier(connection)] = connection
+            return true
+        }
+    }
+
+    func remove(_ connection: LiveConnection<Service>) {
+        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    var connections: [LiveConnection<Service>] {
+        state.withLock { Array($0.connections.values) }
+    }
+}

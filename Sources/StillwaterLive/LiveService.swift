@@ -1,0 +1,122 @@
+import Stillwater
+
+/// What a server serves live: its state and actions, the view clients are shown, the commands they send,
+/// and who may connect.
+///
+/// A type conforming to `LiveService` is the whole of an app's part in ``LiveHub``: the hub keeps the
+/// state in a log and a `Store`, shows each client the ``view(of:)`` of the state, turns each command a
+/// client sends into an action with ``decide(_:state:identity:)``, and admits a client only after
+/// ``authenticate(_:)`` said who it is.
+///
+/// ```swift
+/// import StillwaterLive
+///
+/// struct Counter: Codable, Sendable { var count = 0 }
+/// struct Add: Action, Codable, Sendable {
+///     var amount: Int
+///     func reduce(_ state: inout Counter) { state.count += amount }
+/// }
+/// struct CounterView: LiveView {
+///     var count: Int
+///     static let liveFields: [LiveField<CounterView>] = [.value("count", \.count)]
+/// }
+/// struct CounterService: LiveService {
+///     func view(of state: Counter) -> CounterView { CounterView(count: state.count) }
+///     func decide(_ command: Int, state: Counter, identity: String) -> LiveDecision<Add> {
+///         command > 0 ? .accept(Add(amount: command)) : .reject("only positive amounts")
+///     }
+///     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
+///         handshake.token == "secret" ? .accepted("the only user") : .refused("wrong token")
+///     }
+/// }
+/// let log = MemoryJournal<LiveLogState<Counter>, LiveEntry<Add>>()
+/// let hub = try await LiveHub.open(CounterService(), log: log, initial: Counter())
+/// let outcome = await hub.perform(3, as: "the only user")
+/// print(outcome, hub.view.count)
+/// // Prints "applied(version: 1) 3"
+/// ```
+public protocol LiveService: Sendable {
+    /// The state the hub keeps in its log and its store.
+    associatedtype State: Codable & Sendable
+    /// The actions that change the state: what the log records, one entry per accepted command.
+    associatedtype LiveAction: Action & Codable & Sendable where LiveAction.State == State
+    /// What clients are shown of the state.
+    associatedtype View: LiveView
+    /// What clients send, decoded from the `command` member of a command frame.
+    associatedtype Command: Decodable & Sendable
+    /// Who a client is, once ``authenticate(_:)`` admitted it; handed to ``decide(_:state:identity:)``.
+    associatedtype Identity: Sendable
+
+    /// The view of `state` that clients are shown.
+    ///
+    /// Called once for every batch of changes the hub applies (not once per client). Keep it a pure
+    /// function of the state: every replica of a log must compute the same view from the same state.
+    func view(of state: State) -> View
+
+    /// Turns a client's command into an action to record and apply, or refuses it.
+    ///
+    /// `state` is the state as it will be once every command accepted before this one is applied, so a
+    /// command can be checked against it (an item that no longer exists, a full list). A refused command
+    /// changes nothing and its sender gets an error frame with the message.
+    ///
+    /// In a cluster (several hubs on one shared log) another node may record an action between this
+    /// decision and the log's order of it; every node then applies the actions in the log's order. Write
+    /// ``LiveAction``'s `reduce` so that an action that no longer fits changes nothing.
+    func decide(_ command: Command, state: State, identity: Identity) -> LiveDecision<LiveAction>
+
+    /// Decides whether a client may connect, from its hello frame and what the transport saw.
+    ///
+    /// Called once per connection, outside every lock of the hub; it may take its time (a database
+    /// lookup). The client's commands wait until it returns.
+    func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<Identity>
+}
+
+/// What becomes of one command: an action to record and apply, or a refusal with its reason.
+public enum LiveDecision<LiveAction: Sendable>: Sendable {
+    /// Record `action` in the log and apply it; the client is acknowledged once the log holds it.
+    case accept(LiveAction)
+    /// Change nothing; the client gets an error frame (code `rejected`) with this message.
+    case reject(String)
+}
+
+/// What a client presented when it connected: its hello frame's token and parameters, and what the
+/// transport saw before the first frame.
+public struct LiveHandshake: Sendable, Equatable {
+    /// The hello frame's `token`, if it had one.
+    public var token: String?
+    /// The hello frame's `params`: string values the client chose (a team name, a page's version).
+    public var params: [String: String]
+    /// What the adapter saw of the connection, as it chose to name it (for instance an
+    /// `authorization` header, an `origin`, a remote `address`). Empty unless the adapter passes it to
+    /// ``LiveHub/connect(transport:)``.
+    public var transport: [String: String]
+
+    /// Creates a handshake.
+    public init(token: String? = nil, params: [String: String] = [:], transport: [String: String] = [:]) {
+        self.token = token
+        self.params = params
+        self.transport = transport
+    }
+}
+
+/// Whether ``LiveService/authenticate(_:)`` admitted a client.
+public enum LiveAuthentication<Identity: Sendable>: Sendable {
+    /// Admitted, as this identity.
+    case accepted(Identity)
+    /// Refused: the client gets an error frame (code `unauthorized`) with this message, and the
+    /// connection is closed with code 4401.
+    case refused(String)
+}
+
+/// What became of one command, as its sender is told.
+public enum LiveOutcome: Sendable, Equatable {
+    /// Recorded in the log (durable) and applied; the view shows it from this version on.
+    case applied(version: Int)
+    /// Its client id (`cid`) names a command recorded before, at this version: answered, not applied again.
+    case duplicate(version: Int)
+    /// Refused by ``LiveService/decide(_:state:identity:)`` with this message; nothing changed.
+    case rejected(String)
+    /// Not recorded, because the log could not take it now (it failed, or the hub is closing); nothing
+    /// changed, and the same command may be sent again later.
+    case unavailable(String)
+}

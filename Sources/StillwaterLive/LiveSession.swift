@@ -1,0 +1,347 @@
+/// One client's connection as a state machine, without I/O: it is fed decoded frames, answers, patches
+/// and time, and it holds the frames waiting to be written.
+///
+/// Its phases are ``Phase/awaitingHello`` → ``Phase/authenticating`` → ``Phase/live`` → ``Phase/closing``
+/// → ``Phase/closed``. Each input method returns the work it needs done (``Effect``: check credentials,
+/// submit a command), and frames to write collect in the session's outbox, which ``takeWrite()`` empties.
+/// ``LiveConnection`` drives one for an adapter; a test or another driver may drive one directly:
+///
+/// ```swift
+/// import StillwaterLive
+///
+/// var session = LiveSession<Int, String>(limits: LiveLimits(window: 2))
+/// let hello = try LiveClientFrame<Int>.decode(#"{"type":"hello","protocol":1,"token":"t"}"#, maxBytes: 1_000)
+/// print(session.receive(hello).count, session.phase)
+/// session.authenticated(as: "ann", stream: "s-1", sync: "(the snapshot)", version: 0)
+/// if case .frames(let frames)? = session.takeWrite() { print(session.phase, frames[0]) }
+/// // Prints "1 authenticating",
+/// //        "live {\"type\":\"welcome\",\"protocol\":1,\"stream\":\"s-1\",\"window\":2}"
+/// ```
+///
+/// Memory is bounded whatever the client does: a command holds one of the ``LiveLimits/window`` places
+/// from the moment it is taken until its answer leaves the outbox (a command beyond them is refused with
+/// `window_full`); a new patch is not queued while the last one still waits in the outbox (the next
+/// one, once it is taken, covers every version since); and an outbox that still grows past
+/// ``LiveLimits/maxQueuedFrames`` (a client that sends and never reads) is dropped and the connection
+/// closed with ``LiveCloseCode/tooSlow``.
+public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
+    /// Where a session is in its life.
+    public enum Phase: Sendable, Equatable {
+        /// Waiting for the client's hello frame.
+        case awaitingHello
+        /// The hello came; waiting for the service to accept or refuse the credentials. Commands sent
+        /// meanwhile are held (within the window) and submitted once the client is admitted.
+        case authenticating
+        /// Admitted: the client has had its welcome and first view, and its commands are submitted.
+        case live
+        /// Closing: the frames still in the outbox are written, then the close.
+        case closing
+        /// Closed: nothing more is written or taken.
+        case closed
+    }
+
+    /// Work the session needs its driver to do.
+    public enum Effect: Sendable {
+        /// Check the client's credentials (``LiveService/authenticate(_:)``), then call
+        /// ``LiveSession/authenticated(as:stream:sync:version:)`` or ``LiveSession/refused(_:)``. The
+        /// client resumes from `resume`, when it gave one.
+        case authenticate(LiveHandshake, resume: LiveResume?)
+        /// Submit the command, as this identity; call ``LiveSession/answered(_:with:)`` with its outcome.
+        case submit(LiveCommandRequest<Command>, Identity)
+    }
+
+    /// What to write next.
+    public enum Write: Sendable, Equatable {
+        /// Text frames, in order.
+        case frames([String])
+        /// Close the connection with this code and reason; nothing follows.
+        case close(LiveCloseCode, reason: String)
+    }
+
+    private enum State: Sendable {
+        case awaitingHello
+        case authenticating(held: [LiveCommandRequest<Command>])
+        case live(Identity)
+        case closing(LiveCloseCode, reason: String)
+        case closed
+    }
+
+    private struct Outgoing: Sendable {
+        var text: String
+        /// Holds one of the window's places until it is taken (an answer to a command).
+        var holdsPlace = false
+        /// A snapshot or patch.
+        var isSync = false
+    }
+
+    /// The session's limits.
+    public let limits: LiveLimits
+    /// What the transport saw, passed on to ``LiveService/authenticate(_:)``.
+    public let transport: [String: String]
+    private var state = State.awaitingHello
+    private var outbox: [Outgoing] = []
+    /// Window places held: commands submitted or held, and answers not yet taken.
+    private var placesHeld = 0
+    private var syncWaiting = false
+    /// The version of the last view queued for the client (its snapshot or last patch); nil before.
+    public private(set) var version: Int?
+
+    /// A new session, waiting for its hello.
+    ///
+    /// - Parameters:
+    ///   - limits: The window and queue bounds.
+    ///   - transport: What the adapter saw (headers, address), for the service's check.
+    public init(limits: LiveLimits = LiveLimits(), transport: [String: String] = [:]) {
+        self.limits = limits
+        self.transport = transport
+    }
+
+    /// Where the session is in its life.
+    public var phase: Phase {
+        switch state {
+        case .awaitingHello: .awaitingHello
+        case .authenticating: .authenticating
+        case .live: .live
+        case .closing: .closing
+        case .closed: .closed
+        }
+    }
+
+    /// Whether ``takeWrite()`` has something: frames in the outbox, or the close.
+    public var hasWrite: Bool {
+        if !outbox.isEmpty { return true }
+        if case .closing = state { return true }
+        return false
+    }
+
+    /// How many frames wait in the outbox.
+    public var queuedFrames: Int { outbox.count }
+
+    /// Takes a frame the client sent.
+    ///
+    /// - Returns: The work to do: credentials to check (for a hello), a command to submit.
+    public mutating func receive(_ frame: LiveClientFrame<Command>) -> [Effect] {
+        switch (state, frame) {
+        case (.awaitingHello, .hello(let hello)):
+            guard hello.protocolVersion == liveProtocolVersion else {
+                fail(.unsupportedProtocol, "this server speaks protocol \(liveProtocolVersion), not \(hello.protocolVersion)",
+                     ref: hello.ref, closing: .protocolError)
+                return []
+            }
+            state = .authenticating(held: [])
+            let handshake = LiveHandshake(token: hello.token, params: hello.params, transport: transport)
+            return [.authenticate(handshake, resume: hello.resume)]
+        case (.awaitingHello, .command(let request)):
+            fail(.helloExpected, "the first frame must be a hello", ref: request.ref, closing: .protocolError)
+        case (.authenticating, .hello(let hello)), (.live, .hello(let hello)):
+            fail(.helloExpected, "a hello is only accepted as the first frame", ref: hello.ref, closing: .protocolError)
+        case (.authenticating(var held), .command(let request)):
+            guard takePlace(for: request) else { return [] }
+            held.append(request)
+            state = .authenticating(held: held)
+        case (.live(let identity), .command(let request)):
+            guard takePlace(for: request) else { return [] }
+            return [.submit(request, identity)]
+        case (.closing, _), (.closed, _):
+            break
+        }
+        return []
+    }
+
+    /// Takes a frame that did not decode: the client gets an error frame with the error's code, message
+    /// and `ref`. Before the hello this is a protocol error and the connection closes (4400).
+    public mutating func receive(invalid error: LiveFrameError) {
+        switch state {
+        case .awaitingHello:
+            fail(error.code, error.message + " (the first frame must be a hello)", ref: error.ref, closing: .protocolError)
+        case .authenticating, .live:
+            enqueue(Outgoing(text: ServerFrame.error(error.code, error.message, ref: error.ref)))
+        case .closing, .closed:
+            break
+        }
+    }
+
+    /// Takes a binary frame: the client gets an error frame (code `binary`), as for any invalid frame.
+    public mutating func receiveBinary() {
+        receive(invalid: LiveFrameError(.binary, "binary frames are not accepted; frames are JSON text"))
+    }
+
+    /// Admits the client: queues the welcome and its first view (`sync`: a snapshot, or a patch from the
+    /// version it resumed from, at `version`), and submits the commands it sent meanwhile.
+    ///
+    /// Ignored unless the session is ``Phase/authenticating`` (the connection may have closed meanwhile).
+    @discardableResult
+    public mutating func authenticated(as identity: Identity, stream: String, sync: String, version: Int) -> [Effect] {
+        guard case .authenticating(let held) = state else { return [] }
+        state = .live(identity)
+        enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window)))
+        enqueue(Outgoing(text: sync, isSync: true))
+        self.version = version
+        syncWaiting = true
+        guard case .live = state else { return [] }
+        return held.map { .submit($0, identity) }
+    }
+
+    /// Refuses the client: an error frame (code `unauthorized`) with `message`, then the close (4401).
+    public mutating func refused(_ message: String) {
+        guard case .authenticating = state else { return }
+        fail(.unauthorized, message, ref: nil, closing: .unauthorized)
+    }
+
+    /// Takes the outcome of a submitted command: an `ack` (or an error frame) for the client when the
+    /// command had a `ref` or a `cid`; the window place is given back when that frame is taken.
+    public mutating func answered(_ request: LiveCommandRequest<Command>, with outcome: LiveOutcome) {
+        guard case .live = state else {
+            placesHeld = max(0, placesHeld - 1)
+            return
+        }
+        let text: String?
+        switch outcome {
+        case .applied(let version):
+            text = request.ref == nil && request.cid == nil
+                ? nil : ServerFrame.ack(ref: request.ref, cid: request.cid, version: version, duplicate: false)
+        case .duplicate(let version):
+            text = request.ref == nil && request.cid == nil
+                ? nil : ServerFrame.ack(ref: request.ref, cid: request.cid, version: version, duplicate: true)
+        case .rejected(let message):
+            text = ServerFrame.error(.rejected, message, ref: request.ref, cid: request.cid)
+        case .unavailable(let message):
+            text = ServerFrame.error(.unavailable, message, ref: request.ref, cid: request.cid)
+        }
+        guard let text else {
+            placesHeld -= 1
+            return
+        }
+        enqueue(Outgoing(text: text, holdsPlace: true))
+    }
+
+    /// The version a patch for this client should start from, when it needs one to reach `head`: it is
+    /// live, its version is not `head`, and no snapshot or patch of its still waits in the outbox.
+    public func wantsSync(head: Int) -> Int? {
+        guard case .live = state, let version, version != head, !syncWaiting else { return nil }
+        return version
+    }
+
+    /// Queues `frame` (a patch from version `from`, or a snapshot) that brings the client to version
+    /// `to`, if the client is still at `from` (see ``wantsSync(head:)``).
+    ///
+    /// - Returns: Whether the frame was queued.
+    @discardableResult
+    public mutating func sync(_ frame: String, from: Int, to: Int) -> Bool {
+        guard case .live = state, version == from, !syncWaiting else { return false }
+        enqueue(Outgoing(text: frame, isSync: true))
+        guard case .live = state else { return false }
+        version = to
+        syncWaiting = true
+        return true
+    }
+
+    /// The hello time limit passed: unless the client was admitted, it gets an error frame (code
+    /// `hello_timeout`) and the close (4408).
+    public mutating func helloTimedOut() {
+        switch state {
+        case .awaitingHello, .authenticating:
+            fail(.helloTimeout, "no hello came in time", ref: nil, closing: .helloTimeout)
+        case .live, .closing, .closed:
+            break
+        }
+    }
+
+    /// The server is shutting down: the frames in the outbox are written, then the close (1001).
+    public mutating func shutDown() {
+        switch state {
+        case .closing, .closed: break
+        default: state = .closing(.goingAway, reason: "the server is shutting down")
+        }
+    }
+
+    /// The transport closed: the outbox is dropped and nothing more is written.
+    public mutating func transportClosed() {
+        state = .closed
+        outbox = []
+        placesHeld = 0
+        syncWaiting = false
+    }
+
+    /// Takes what to write next: every frame in the outbox, else the close once the session is closing;
+    /// nil when there is nothing (or the session is closed).
+    ///
+    /// Write what it returns before taking more: the outbox, not the transport, is where frames wait, so
+    /// that its bounds hold.
+    public mutating func takeWrite() -> Write? {
+        if !outbox.isEmpty {
+            let taken = outbox
+            outbox = []
+            placesHeld -= taken.count { $0.holdsPlace }
+            if taken.contains(where: \.isSync) { syncWaiting = false }
+            return .frames(taken.map(\.text))
+        }
+        guard case .closing(let code, let reason) = state else { return nil }
+        state = .closed
+        return .close(code, reason: reason)
+    }
+
+    /// Takes a window place for `request`, or queues a `window_full` error and returns false.
+    private mutating func takePlace(for request: LiveCommandRequest<Command>) -> Bool {
+        guard placesHeld < limits.window else {
+            enqueue(Outgoing(text: ServerFrame.error(
+                .windowFull, "\(limits.window) commands are unanswered; wait for an answer", ref: request.ref, cid: request.cid)))
+            return false
+        }
+        placesHeld += 1
+        return true
+    }
+
+    /// Queues an error frame, then closes with `closing`.
+    private mutating func fail(_ code: LiveErrorCode, _ message: String, ref: Int?, closing: LiveCloseCode) {
+        enqueue(Outgoing(text: ServerFrame.error(code, message, ref: ref)))
+        if case .closed = state { return }
+        state = .closing(closing, reason: code.rawValue)
+    }
+
+    /// Queues a frame; past ``LiveLimits/maxQueuedFrames`` the outbox is dropped and the session closes
+    /// (``LiveCloseCode/tooSlow``).
+    private mutating func enqueue(_ frame: Outgoing) {
+        switch state {
+        case .closed: return
+        case .closing(let code, _) where code == .tooSlow: return
+        default: break
+        }
+        guard outbox.count < limits.maxQueuedFrames else {
+            outbox = []
+            placesHeld = 0
+            syncWaiting = false
+            state = .closing(.tooSlow, reason: "the client read too slowly")
+            return
+        }
+        outbox.append(frame)
+    }
+}
+
+/// The bounds of one connection.
+public struct LiveLimits: Sendable, Equatable {
+    /// How many of a client's commands may be unanswered at once (submitted, or answered with a frame
+    /// the client has not been written yet). A command beyond them gets a `window_full` error.
+    public var window: Int
+    /// The longest client frame decoded, in UTF-8 bytes; a longer one gets a `too_large` error.
+    public var maxFrameBytes: Int
+    /// The most frames that may wait for a client; past it the connection closes (4429).
+    public var maxQueuedFrames: Int
+
+    /// Creates limits.
+    ///
+    /// - Parameters:
+    ///   - window: Commands unanswered at once, at least 1 (64 by default).
+    ///   - maxFrameBytes: The longest client frame, at least 64 bytes (16 KiB by default).
+    ///   - maxQueuedFrames: Frames waiting for a client, more than `window` (`window` + 16 by default: an
+    ///     answer per place, the welcome, one snapshot or patch, and room for error frames).
+    public init(window: Int = 64, maxFrameBytes: Int = 16_384, maxQueuedFrames: Int? = nil) {
+        precondition(window >= 1, "LiveLimits(window:) must be at least 1 (got \(window))")
+        precondition(maxFrameBytes >= 64, "LiveLimits(maxFrameBytes:) must be at least 64 (got \(maxFrameBytes))")
+        let queued = maxQueuedFrames ?? window + 16
+        precondition(queued > window + 2, "LiveLimits(maxQueuedFrames:) must be more than window + 2 (got \(queued))")
+        self.window = window
+        self.maxFrameBytes = maxFrameBytes
+        self.maxQueuedFrames = queued
+    }
+}

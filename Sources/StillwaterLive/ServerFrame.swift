@@ -1,0 +1,120 @@
+/// The `code` of an error frame: what went wrong, for a client to act on without reading the message.
+public enum LiveErrorCode: String, Sendable, CaseIterable {
+    /// The frame is not a JSON object of a known shape (a missing or mistyped member, an unknown key, a
+    /// malformed `cid`). Nothing changed; the connection stays open.
+    case malformed
+    /// The frame is longer than the hub's limit. Nothing changed; the connection stays open.
+    case tooLarge = "too_large"
+    /// A binary frame: the protocol is JSON text only. Nothing changed; the connection stays open.
+    case binary
+    /// The frame's `type` is not one the protocol knows. Nothing changed; the connection stays open.
+    case unknownType = "unknown_type"
+    /// A command frame whose `command` member does not decode as one of the service's commands.
+    case badCommand = "bad_command"
+    /// The first frame was not a hello, or a second hello came; the connection closes (4400).
+    case helloExpected = "hello_expected"
+    /// The hello named a protocol version the hub does not speak; the connection closes (4400).
+    case unsupportedProtocol = "unsupported_protocol"
+    /// The service refused the client's credentials; the connection closes (4401).
+    case unauthorized
+    /// No hello came in time; the connection closes (4408).
+    case helloTimeout = "hello_timeout"
+    /// The client already has as many commands unanswered as the hub allows; this one was not taken.
+    /// Wait for an answer, then send it again.
+    case windowFull = "window_full"
+    /// The service refused the command; nothing changed.
+    case rejected
+    /// The command was not recorded because the log could not take it now; the error carries
+    /// `"retry":true` and the command may be sent again (with the same `cid`).
+    case unavailable
+}
+
+/// The close codes a hub ends a connection with (WebSocket close codes; 4000–4999 is the range private
+/// to an application).
+public enum LiveCloseCode: Int, Sendable, CaseIterable {
+    /// The hub is shutting down; reconnect later and resume.
+    case goingAway = 1001
+    /// A protocol error: the first frame was not a hello, a second hello came, or the protocol version is
+    /// not spoken. Reconnecting with the same frames fails the same way.
+    case protocolError = 4400
+    /// The service refused the credentials. Do not reconnect with the same ones.
+    case unauthorized = 4401
+    /// No hello came within the hub's time limit.
+    case helloTimeout = 4408
+    /// The client read its frames too slowly: more were waiting for it than the hub keeps. Reconnect
+    /// and resume; nothing it sent was lost (unanswered commands may be sent again with their `cid`).
+    case tooSlow = 4429
+}
+
+/// Encodes the frames a hub sends.
+enum ServerFrame {
+    static func welcome(stream: String, window: Int) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"welcome","protocol":"#)
+        json.int(liveProtocolVersion)
+        json.raw(#","stream":"#)
+        json.string(stream)
+        json.raw(#","window":"#)
+        json.int(window)
+        json.raw("}")
+        return json.text
+    }
+
+    static func snapshot(stream: String, version: Int, viewJSON: String) -> String {
+        var json = LiveJSONWriter(capacity: viewJSON.utf8.count + 64)
+        json.raw(#"{"type":"snapshot","stream":"#)
+        json.string(stream)
+        json.raw(#","version":"#)
+        json.int(version)
+        json.raw(#","view":"#)
+        json.raw(viewJSON)
+        json.raw("}")
+        return json.text
+    }
+
+    static func patch(from: Int, version: Int, changes: LiveViewPatch) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"patch","from":"#)
+        json.int(from)
+        json.raw(#","version":"#)
+        json.int(version)
+        changes.writeMembers(to: &json, first: false)
+        json.raw("}")
+        return json.text
+    }
+
+    static func ack(ref: Int?, cid: String?, version: Int, duplicate: Bool) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"ack""#)
+        writeReference(ref: ref, cid: cid, to: &json)
+        json.key("version")
+        json.int(version)
+        if duplicate { json.raw(#","duplicate":true"#) }
+        json.raw("}")
+        return json.text
+    }
+
+    static func error(_ code: LiveErrorCode, _ message: String, ref: Int?, cid: String? = nil) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"error","code":"#)
+        json.string(code.rawValue)
+        json.key("message")
+        json.string(message)
+        writeReference(ref: ref, cid: cid, to: &json)
+        if code == .unavailable || code == .windowFull { json.raw(#","retry":true"#) }
+        json.raw("}")
+        return json.text
+    }
+
+    /// Writes `,"ref":…` and `,"cid":…`, each when present.
+    private static func writeReference(ref: Int?, cid: String?, to json: inout LiveJSONWriter) {
+        if let ref {
+            json.key("ref")
+            json.int(ref)
+        }
+        if let cid {
+            json.key("cid")
+            json.string(cid)
+        }
+    }
+}

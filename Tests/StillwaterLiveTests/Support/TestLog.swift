@@ -1,0 +1,103 @@
+import Stillwater
+import Synchronization
+
+/// An `ActionLog` in memory that several hubs may share (as nodes share a database), whose appends a
+/// test can hold open and fail.
+final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: ActionLog, Sendable {
+    private struct Storage {
+        var snapshot: JournalSnapshot<State>?
+        var records: [ActionLogRecord<Entry>] = []
+        /// How many entries each append call carried.
+        var appendSizes: [Int] = []
+        var holding = false
+        /// Appends waiting for ``release()``.
+        var held: [CheckedContinuation<Void, Never>] = []
+        /// Tests waiting for an append to be held.
+        var watchers: [CheckedContinuation<Void, Never>] = []
+        var failNext = false
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "the disk is full" }
+    }
+
+    private let storage = Mutex(Storage())
+
+    init() {}
+
+    var head: Int { storage.withLock { $0.records.last?.version ?? $0.snapshot?.version ?? 0 } }
+    var appendSizes: [Int] { storage.withLock { $0.appendSizes } }
+    var entries: [Entry] { storage.withLock { $0.records.map(\.entry) } }
+
+    /// From now on, appends wait for ``release()`` before they are durable.
+    func hold() { storage.withLock { $0.holding = true } }
+
+    /// Lets every held append finish, and appends from now on pass.
+    func release() {
+        let held = storage.withLock { storage in
+            storage.holding = false
+            defer { storage.held = [] }
+            return storage.held
+        }
+        held.forEach { $0.resume() }
+    }
+
+    /// Returns once an append is waiting for ``release()``.
+    func appendHeld() async {
+        await withCheckedContinuation { continuation in
+            let now = storage.withLock { storage in
+                guard storage.held.isEmpty else { return true }
+                storage.watchers.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// The next append throws, and makes nothing durable.
+    func failNextAppend() { storage.withLock { $0.failNext = true } }
+
+    func open() async throws -> ActionLogContents<State, Entry> {
+        storage.withLock { storage in
+            let after = storage.snapshot?.version ?? 0
+            return ActionLogContents(snapshot: storage.snapshot, records: storage.records.filter { $0.version > after })
+        }
+    }
+
+    func append(_ entries: [Entry]) async throws -> ClosedRange<Int> {
+        precondition(!entries.isEmpty, "TestLog.append(_:): entries must not be empty")
+        let (wait, watchers, fail) = storage.withLock { storage in
+            defer { storage.watchers = [] }
+            let fail = storage.failNext
+            storage.failNext = false
+            return (storage.holding, storage.holding ? storage.watchers : [], fail)
+        }
+        if wait {
+            await withCheckedContinuation { continuation in
+                storage.withLock { $0.held.append(continuation) }
+                watchers.forEach { $0.resume() }
+            }
+        }
+        if fail { throw Failure() }
+        return storage.withLock { storage in
+            storage.appendSizes.append(entries.count)
+            let first = (storage.records.last?.version ?? storage.snapshot?.version ?? 0) + 1
+            for (offset, entry) in entries.enumerated() {
+                storage.records.append(ActionLogRecord(version: first + offset, entry: entry))
+            }
+            return first...(first + entries.count - 1)
+        }
+    }
+
+    func records(after version: Int, limit: Int) async throws -> [ActionLogRecord<Entry>] {
+        storage.withLock { storage in Array(storage.records.filter { $0.version > version }.prefix(limit)) }
+    }
+
+    func head() async throws -> Int { head }
+
+    func writeSnapshot(_ state: State, version: Int) async throws {
+        storage.withLock { storage in
+            if (storage.snapshot?.version ?? -1) < version { storage.snapshot = JournalSnapshot(version: version, state: state) }
+        }
+    }
+}
