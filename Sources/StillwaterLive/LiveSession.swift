@@ -60,7 +60,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
 
     private enum State: Sendable {
         case awaitingHello
-        case authenticating(held: [LiveCommandRequest<Command>])
+        case authenticating(held: [LiveCommandRequest<Command>], helloRef: Int?)
         case live(Identity)
         case closing(LiveCloseCode, reason: String)
         case closed
@@ -128,17 +128,17 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
                      ref: hello.ref, closing: .protocolError)
                 return []
             }
-            state = .authenticating(held: [])
+            state = .authenticating(held: [], helloRef: hello.ref)
             let handshake = LiveHandshake(token: hello.token, params: hello.params, transport: transport)
             return [.authenticate(handshake, resume: hello.resume)]
         case (.awaitingHello, .command(let request)):
             fail(.helloExpected, "the first frame must be a hello", ref: request.ref, closing: .protocolError)
         case (.authenticating, .hello(let hello)), (.live, .hello(let hello)):
             fail(.helloExpected, "a hello is only accepted as the first frame", ref: hello.ref, closing: .protocolError)
-        case (.authenticating(var held), .command(let request)):
+        case (.authenticating(var held, let helloRef), .command(let request)):
             guard takePlace(for: request) else { return [] }
             held.append(request)
-            state = .authenticating(held: held)
+            state = .authenticating(held: held, helloRef: helloRef)
         case (.live(let identity), .command(let request)):
             guard takePlace(for: request) else { return [] }
             return [.submit(request, identity)]
@@ -172,7 +172,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// Ignored unless the session is ``Phase/authenticating`` (the connection may have closed meanwhile).
     @discardableResult
     public mutating func authenticated(as identity: Identity, stream: String, sync: String, version: Int) -> [Effect] {
-        guard case .authenticating(let held) = state else { return [] }
+        guard case .authenticating(let held, _) = state else { return [] }
         state = .live(identity)
         enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window)))
         enqueue(Outgoing(text: sync, isSync: true))
@@ -182,10 +182,11 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         return held.map { .submit($0, identity) }
     }
 
-    /// Refuses the client: an error frame (code `unauthorized`) with `message`, then the close (4401).
+    /// Refuses the client: an error frame (code `unauthorized`, with the hello's `ref`) with `message`,
+    /// then the close (4401).
     public mutating func refused(_ message: String) {
-        guard case .authenticating = state else { return }
-        fail(.unauthorized, message, ref: nil, closing: .unauthorized)
+        guard case .authenticating(_, let helloRef) = state else { return }
+        fail(.unauthorized, message, ref: helloRef, closing: .unauthorized)
     }
 
     /// Takes the outcome of a submitted command: an `ack` (or an error frame) for the client when the
@@ -240,8 +241,10 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// `hello_timeout`) and the close (4408).
     public mutating func helloTimedOut() {
         switch state {
-        case .awaitingHello, .authenticating:
+        case .awaitingHello:
             fail(.helloTimeout, "no hello came in time", ref: nil, closing: .helloTimeout)
+        case .authenticating(_, let helloRef):
+            fail(.helloTimeout, "the hello was not decided in time", ref: helloRef, closing: .helloTimeout)
         case .live, .closing, .closed:
             break
         }

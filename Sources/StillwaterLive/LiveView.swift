@@ -66,7 +66,7 @@ public struct LiveField<View>: Sendable {
     /// A list sent as a `ListPatch` whenever it changed: the indexes that changed and the content of the
     /// elements they name, matched by their `diffIdentifier`.
     ///
-    /// - Complexity: O(*n* + *m*) per patch for lists of *n* and *m* elements (``Changeset``'s diff), and
+    /// - Complexity: O(*n* + *m*) per patch for lists of *n* and *m* elements (the diff of `Changeset`), and
     ///   the encoding of the elements the patch names.
     ///
     /// - Parameters:

@@ -40,6 +40,7 @@ struct LiveHubTests {
         }
         #expect(object(frames[0])["code"] as? String == "unauthorized")
         #expect(object(frames[0])["message"] as? String == "the token was refused")
+        #expect(object(frames[0])["ref"] as? Int == 1)
         #expect(await connection.nextWrite() == .close(.unauthorized, reason: "unauthorized"))
         #expect(await connection.nextWrite() == nil)
         #expect(connection.phase == .closed)
