@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One client's connection to a ``LiveHub``: what an adapter feeds the client's frames to and takes the
 /// frames to write from.
 ///
@@ -9,6 +7,8 @@ import Synchronization
 /// 2. a loop writes what ``nextWrite()`` returns — frames in order, then the close with its code —
 ///    awaiting each write before asking for more, until it returns nil;
 /// 3. when the socket closes, ``transportClosed()``.
+///
+/// The adapter owns the connection (the hub holds it weakly); the connection keeps its hub alive.
 ///
 /// The connection runs a ``LiveSession`` behind a lock and does its work outside it: it asks the
 /// service to check the client's credentials, submits its commands to the hub in the order they came,
@@ -25,11 +25,11 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     }
 
     private let hub: LiveHub<Service>
-    private let driver: Mutex<Driver>
+    private let driver: LiveLock<Driver>
 
     init(hub: LiveHub<Service>, transport: [String: String]) {
         self.hub = hub
-        driver = Mutex(Driver(session: Session(limits: hub.options.limits, transport: transport)))
+        driver = LiveLock(Driver(session: Session(limits: hub.options.limits, transport: transport)))
         guard hub.shared.add(self) else {
             driver.withLock { $0.session.shutDown() }
             return

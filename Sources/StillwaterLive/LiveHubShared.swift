@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The parts of a hub that its connections, its writer and its tick share, behind one lock: the commands
 /// waiting for the writer, the recent views, the encoded frames, and the open connections.
 ///
@@ -28,22 +26,28 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var patches: [PatchKey: String] = [:]
         var patchOrder: [PatchKey] = []
         var snapshot: (version: Int, text: String)?
-        var connections: [ObjectIdentifier: LiveConnection<Service>] = [:]
+        /// The open connections, held weakly: the adapter owns each, and one it lets go of without
+        /// closing is forgotten here too.
+        var connections: [ObjectIdentifier: WeakConnection] = [:]
     }
 
-    private let state: Mutex<State>
+    struct WeakConnection {
+        weak var connection: LiveConnection<Service>?
+    }
+
+    private let state: LiveLock<State>
     private let historyCapacity: Int
     /// How many patch frames are kept for reuse.
     static var patchCapacity: Int { 64 }
     /// Starts the writer's run loop (set once, by the hub, before any work arrives).
-    private let start: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    private let start = LiveLock<(@Sendable () -> Void)?>(nil)
 
     init(version: Int, view: Service.View, historyCapacity: Int) {
         self.historyCapacity = historyCapacity
         var initial = State()
         initial.history = [(version, view)]
         initial.target = version
-        state = Mutex(initial)
+        state = LiveLock(initial)
     }
 
     /// Sets what starts the writer's run loop.
@@ -123,7 +127,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     func close() -> [LiveConnection<Service>] {
         state.withLock { state in
             state.closed = true
-            return Array(state.connections.values)
+            return state.connections.values.compactMap(\.connection)
         }
     }
 
@@ -194,7 +198,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     func add(_ connection: LiveConnection<Service>) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
-            state.connections[ObjectIdentifier(connection)] = connection
+            state.connections[ObjectIdentifier(connection)] = WeakConnection(connection: connection)
             return true
         }
     }
@@ -203,7 +207,12 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
+    /// The open connections (forgetting those their adapters let go of).
     var connections: [LiveConnection<Service>] {
-        state.withLock { Array($0.connections.values) }
+        state.withLock { state in
+            let live = state.connections.values.compactMap(\.connection)
+            if live.count < state.connections.count { state.connections = state.connections.filter { $0.value.connection != nil } }
+            return live
+        }
     }
 }

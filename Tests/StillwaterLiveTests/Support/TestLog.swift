@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 import Synchronization
 
@@ -21,20 +22,28 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         var description: String { "the disk is full" }
     }
 
-    private let storage = Mutex(Storage())
+    private let mutex = Mutex(Storage())
+    /// Taken around the mutex so the thread sanitizer sees the order (see LiveLock in the library).
+    private let order = NSLock()
+
+    private func withLock<R>(_ body: (inout Storage) throws -> R) rethrows -> R {
+        order.lock()
+        defer { order.unlock() }
+        return try mutex.withLock { try body(&$0) }
+    }
 
     init() {}
 
-    var head: Int { storage.withLock { $0.records.last?.version ?? $0.snapshot?.version ?? 0 } }
-    var appendSizes: [Int] { storage.withLock { $0.appendSizes } }
-    var entries: [Entry] { storage.withLock { $0.records.map(\.entry) } }
+    var head: Int { withLock { $0.records.last?.version ?? $0.snapshot?.version ?? 0 } }
+    var appendSizes: [Int] { withLock { $0.appendSizes } }
+    var entries: [Entry] { withLock { $0.records.map(\.entry) } }
 
     /// From now on, appends wait for ``release()`` before they are durable.
-    func hold() { storage.withLock { $0.holding = true } }
+    func hold() { withLock { $0.holding = true } }
 
     /// Lets every held append finish, and appends from now on pass.
     func release() {
-        let held = storage.withLock { storage in
+        let held = withLock { storage in
             storage.holding = false
             defer { storage.held = [] }
             return storage.held
@@ -45,7 +54,7 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     /// Returns once an append is waiting for ``release()``.
     func appendHeld() async {
         await withCheckedContinuation { continuation in
-            let now = storage.withLock { storage in
+            let now = withLock { storage in
                 guard storage.held.isEmpty else { return true }
                 storage.watchers.append(continuation)
                 return false
@@ -55,10 +64,10 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     }
 
     /// The next append throws, and makes nothing durable.
-    func failNextAppend() { storage.withLock { $0.failNext = true } }
+    func failNextAppend() { withLock { $0.failNext = true } }
 
     func open() async throws -> ActionLogContents<State, Entry> {
-        storage.withLock { storage in
+        withLock { storage in
             let after = storage.snapshot?.version ?? 0
             return ActionLogContents(snapshot: storage.snapshot, records: storage.records.filter { $0.version > after })
         }
@@ -66,7 +75,7 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
 
     func append(_ entries: [Entry]) async throws -> ClosedRange<Int> {
         precondition(!entries.isEmpty, "TestLog.append(_:): entries must not be empty")
-        let (wait, watchers, fail) = storage.withLock { storage in
+        let (wait, watchers, fail) = withLock { storage in
             defer { storage.watchers = [] }
             let fail = storage.failNext
             storage.failNext = false
@@ -74,12 +83,12 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         }
         if wait {
             await withCheckedContinuation { continuation in
-                storage.withLock { $0.held.append(continuation) }
+                withLock { $0.held.append(continuation) }
                 watchers.forEach { $0.resume() }
             }
         }
         if fail { throw Failure() }
-        return storage.withLock { storage in
+        return withLock { storage in
             storage.appendSizes.append(entries.count)
             let first = (storage.records.last?.version ?? storage.snapshot?.version ?? 0) + 1
             for (offset, entry) in entries.enumerated() {
@@ -90,13 +99,13 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     }
 
     func records(after version: Int, limit: Int) async throws -> [ActionLogRecord<Entry>] {
-        storage.withLock { storage in Array(storage.records.filter { $0.version > version }.prefix(limit)) }
+        withLock { storage in Array(storage.records.filter { $0.version > version }.prefix(limit)) }
     }
 
     func head() async throws -> Int { head }
 
     func writeSnapshot(_ state: State, version: Int) async throws {
-        storage.withLock { storage in
+        withLock { storage in
             if (storage.snapshot?.version ?? -1) < version { storage.snapshot = JournalSnapshot(version: version, state: state) }
         }
     }
