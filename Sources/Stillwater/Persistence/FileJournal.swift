@@ -116,10 +116,20 @@ import Darwin
 ///
 /// ## What load reads and repairs
 ///
-/// ``load()`` takes the newest snapshot whose header, length and checksum are right (moving a damaged
-/// one aside to `.damaged-<unix seconds>`, with a warning), then reads the segments that may hold records
-/// after it, in order; records the snapshot covers are skipped. Without a usable snapshot it starts from
-/// version 0. Then:
+/// ``load()`` checks every file the journal keeps, every segment and every snapshot, not only what it
+/// replays, so damage to a file kept for falling back is found when it happens. It takes the newest
+/// snapshot whose header, length and checksum are right, then reads the records after it, in order.
+/// Without a usable snapshot it starts from version 0. ``verify(directory:)`` makes the same checks and
+/// reports what it finds without changing anything.
+///
+/// A snapshot that fails its check, the newest or an older one, is moved aside to
+/// `.damaged-<unix seconds>` with a warning, and the load goes on without it: from the older snapshot
+/// and the records after it, which the journal keeps for this (see above). When the records it covered
+/// are not all there, that is a gap, ``JournalError/Kind/corrupt``, and nothing is moved: a damaged
+/// snapshot never costs an acknowledged record. The next ``writeSnapshot(_:version:)`` restores two
+/// good snapshots.
+///
+/// Then, for the records:
 /// - A torn write: a crash can leave unsynced bytes only after the last commit mark of the last
 ///   segment: a prefix of the batch being written, parts of which may read as zeros. Those bytes (the
 ///   records of a sync that never returned, so never acknowledged) are copied to

@@ -153,36 +153,25 @@ extension JournalFormat {
     /// Why the bytes after the last valid commit mark (at `scan.end`) were synced, if something shows
     /// they were, so that a bad byte among them is damage and not a torn write.
     ///
-    /// A write the program was making when it stopped leaves a prefix of its bytes, some of which may
-    /// read as zeros; it never leaves a commit mark that checks out after a bad byte, and never a whole
-    /// mark at the end of a batch it did not finish writing. So:
-    /// - a later mark that checks out against the mark-shaped bytes before it proves that batches were
-    ///   written after the bad byte, each synced before the next began;
-    /// - a segment that ends in a commit mark (its tag and a version, or whole records followed by 16
-    ///   bytes that end in the last record's version) shows the batch was written to its end, so it may
-    ///   have been acknowledged. (On a file system that writes an append's pages out of order, a crash during a
-    ///   flush can leave such a batch with a hole before its mark: reported as damage too, never cut.)
+    /// Batches are written one at a time, each after the previous one's flush returned. A crash leaves a
+    /// prefix of the batch being written, some of which may read as zeros; that batch holds a commit mark
+    /// only as its last 16 bytes. So a commit mark after the last valid one (its tag and a non-zero
+    /// version: zeros never make the tag, and no record holds these bytes) shows that the batch before it
+    /// was written to its end, and may have been acknowledged: a bad byte before it is damage. So does a
+    /// segment that ends in whole records and 16 bytes ending in the last record's version (a last mark
+    /// whose tag is damaged). On a file system that writes an append's pages out of order, a crash
+    /// during a flush can leave the mark of a batch never acknowledged with a hole before it: that is
+    /// reported as damage too, the safe side.
     private static func proofOfSync(_ bytes: [UInt8], after scan: SegmentScan) -> String? {
-        var previous: (chain: UInt32, end: Int)?
         var offset = scan.end
         while offset + commitMarkSize <= bytes.count {
-            if bytes[offset] == 0xFF, readUInt32(bytes, at: offset) == commitTag {
-                let stored = readUInt32(bytes, at: offset + 4)
-                if let previous, previous.end <= offset,
-                   chain(after: previous.chain, batch: bytes[previous.end..<offset], lastVersion: readUInt64(bytes, at: offset + 8)) == stored {
-                    return "a valid commit mark follows at offset \(offset)"
-                }
-                previous = (stored, offset + commitMarkSize)
+            if bytes[offset] == 0xFF, readUInt32(bytes, at: offset) == commitTag, readUInt64(bytes, at: offset + 8) != 0 {
+                return "a commit mark follows at offset \(offset), so the batch before it was written to its end"
             }
             offset += 1
         }
         let markStart = bytes.count - commitMarkSize
         guard markStart - scan.end >= recordHeaderSize else { return nil }
-        // A mark the crash cut short reads as zeros from the cut on, so its version is 0 (or the whole
-        // mark was written): only a mark with a version tells that its batch was written to the end.
-        if readUInt32(bytes, at: markStart) == commitTag, readUInt64(bytes, at: markStart + 8) != 0 {
-            return "the segment ends in the batch's commit mark, so the batch was written whole"
-        }
         var record = scan.end
         var lastVersion: Int?
         while record < markStart, case .success(let frame) = readRecord(bytes, at: record) {
