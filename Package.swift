@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "child-features", targets: ["ChildFeatures"]),
         .executable(name: "todo", targets: ["Todo"]),
         .executable(name: "todo-fuzz", targets: ["TodoFuzz"]),
+        .executable(name: "journal-restart", targets: ["JournalRestart"]),
     ],
     targets: [
         // The engine article (Internal/README.md) is for contributors; it is not part of the module.
@@ -36,6 +37,7 @@ let package = Package(
         .executableTarget(
             name: "ViewModelBinding", dependencies: ["Stillwater"], path: "Playgrounds/ViewModelBinding"),
         .executableTarget(name: "ChildFeatures", dependencies: ["Stillwater"], path: "Playgrounds/ChildFeatures"),
+        .executableTarget(name: "JournalRestart", dependencies: ["Stillwater"], path: "Playgrounds/JournalRestart"),
         .target(name: "TodoCore", dependencies: ["Stillwater"], path: "Playgrounds/Todo/TodoCore", swiftSettings: fuzzFlags),
         .executableTarget(name: "Todo", dependencies: ["TodoCore", "Stillwater"], path: "Playgrounds/Todo/App"),
         .executableTarget(

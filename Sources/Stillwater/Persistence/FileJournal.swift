@@ -12,10 +12,12 @@ import Darwin
 /// dependency.
 ///
 /// Records are appended to a segment file and made durable by ``sync()`` (written, then flushed to the
-/// disk with `fsync`). Snapshots are written to files of their own, atomically. When the program stopped
-/// in the middle of a write, ``load()`` cuts the half-written record off the end, keeps its bytes in a
-/// file beside it, and says so in ``JournalContents/warnings``; damage anywhere else is reported, never
-/// repaired silently, and no file content can make the journal trap.
+/// disk with `fsync`); each sync ends its batch of records with a commit mark. Snapshots are written to
+/// files of their own, atomically. When the program stopped in the middle of a write, ``load()`` cuts
+/// the bytes after the last commit mark off the end (they were never acknowledged), keeps them in a file
+/// beside it, and says so in ``JournalContents/warnings``. Any other damage, a changed byte before the
+/// last commit mark included, is ``JournalError/Kind/corrupt``: reported with the file and the offset,
+/// nothing changed, never repaired by dropping records. No file content can make the journal trap.
 ///
 /// ```swift
 /// import Foundation
@@ -75,7 +77,8 @@ import Darwin
 ///   end of a segment) and `snapshot-<version>.json.damaged-<unix seconds>` (a snapshot that failed its
 ///   check). A `.tmp` file is a write that never completed.
 ///
-/// A segment starts with the 8 bytes `SWJRNL01`. Each record follows the one before, with no padding:
+/// A segment starts with the 8 bytes `SWJRNL02`. Then come batches, one per sync: the batch's records,
+/// each following the one before with no padding, then the batch's commit mark. A record is:
 ///
 /// | Bytes | What |
 /// |---|---|
@@ -84,7 +87,18 @@ import Darwin
 /// | 8 | the version, unsigned, little-endian |
 /// | `N` | the action as JSON (`JSONEncoder`, sorted keys) |
 ///
-/// Within a segment, versions go up by one from the version in its name.
+/// A commit mark is 16 bytes:
+///
+/// | Bytes | What |
+/// |---|---|
+/// | 4 | `FF FF FF FF`, where a record has its length (which is never this large) |
+/// | 4 | the chained CRC-32, little-endian: of the previous mark's chained CRC-32 (for the segment's first mark, the CRC-32 of `SWJRNL02` and the version in the segment's name, 8 bytes little-endian), every byte of the batch's records, and the batch's last version |
+/// | 8 | the batch's last version, unsigned, little-endian |
+///
+/// Within a segment, versions go up by one from the version in its name. Segments that start with
+/// `SWJRNL01` were written by earlier versions of this package: records only, no commit marks. They are
+/// still read, with the rule those versions had (a bad record at the end of the last segment is a torn
+/// write); new records always go to a new `SWJRNL02` segment.
 ///
 /// A snapshot file is one header line, then JSON. The header is 60 bytes: `SWSNAP01`, the version (20
 /// digits), the JSON's length in bytes (20 digits) and the CRC-32 of the JSON (8 lower-case hex digits),
@@ -102,18 +116,35 @@ import Darwin
 ///
 /// ## What load reads and repairs
 ///
-/// ``load()`` takes the newest snapshot whose header, length and checksum are right (moving a damaged
-/// one aside to `.damaged-<unix seconds>`, with a warning), then reads the segments that may hold records
-/// after it, in order; records the snapshot covers are skipped. Without a usable snapshot it starts from
-/// version 0. Then:
-/// - In the last segment, the first record that is cut short or fails its checksum ends the journal:
-///   the bytes from there to the end are copied to `<segment>.torn-<unix seconds>`, the segment is cut
-///   back to its last whole record and flushed, and a warning names the file, the offset and the number
-///   of bytes cut. That is the record being written when the program stopped (it was never
-///   acknowledged).
-/// - In any other segment, such a record is ``JournalError/Kind/corrupt``, and so is a file named like
-///   a segment that does not start with `SWJRNL01`, a version out of sequence, or a gap between the
-///   snapshot and the records. Nothing is changed before such an error is thrown.
+/// ``load()`` checks every file the journal keeps, every segment and every snapshot, not only what it
+/// replays, so damage to a file kept for falling back is found when it happens. It takes the newest
+/// snapshot whose header, length and checksum are right, then reads the records after it, in order.
+/// Without a usable snapshot it starts from version 0. ``verify(directory:)`` makes the same checks and
+/// reports what it finds without changing anything.
+///
+/// A snapshot that fails its check, the newest or an older one, is moved aside to
+/// `.damaged-<unix seconds>` with a warning, and the load goes on without it: from the older snapshot
+/// and the records after it, which the journal keeps for this (see above). When the records it covered
+/// are not all there, that is a gap, ``JournalError/Kind/corrupt``, and nothing is moved: a damaged
+/// snapshot never costs an acknowledged record. The next ``writeSnapshot(_:version:)`` restores two
+/// good snapshots.
+///
+/// Then, for the records:
+/// - A torn write: a crash can leave unsynced bytes only after the last commit mark of the last
+///   segment: a prefix of the batch being written, parts of which may read as zeros. Those bytes (the
+///   records of a sync that never returned, so never acknowledged) are copied to
+///   `<segment>.torn-<unix seconds>`, the segment is cut back to the end of its last valid commit mark
+///   and flushed, and a warning names the file, the offset and the number of bytes cut.
+/// - Damage: anything else that fails its check is ``JournalError/Kind/corrupt``, one line with the
+///   file and the offset: a record or commit mark that is cut short or fails its checksum in a segment
+///   before the last; in the last segment, one followed by a valid commit mark, or in a last batch that
+///   ends in its commit mark (tag and version written: the batch was written to its end, so its sync may
+///   have returned and the records been acknowledged; the last record of the last batch is damage too,
+///   not a torn write); a file named like a segment that starts with neither magic; a version out of
+///   sequence, or a gap between the snapshot and the records. Nothing is changed before such an error
+///   is thrown. On a file system that writes the pages of one append out of order, a crash during a
+///   flush may leave a batch whose mark reached the disk before its records: that too is reported as
+///   damage, not cut, since no rule can tell it from damage to an acknowledged batch.
 /// - A record or snapshot that is intact but does not decode is ``JournalError/Kind/decoding``, naming
 ///   the file and the version.
 ///
@@ -165,6 +196,12 @@ where JournaledAction.State == State {
     ///   decodes each record after the snapshot.
     public func load() throws -> JournalContents<State, JournaledAction> {
         try storage.withLock { storage in
+            // A failed write whose cut failed too left bytes that may even end in a whole commit mark:
+            // they were never acknowledged, so they go before anything is read.
+            if storage.broken != nil, let segment = storage.segment {
+                try segment.file.truncate(to: segment.length)
+                try segment.file.sync()
+            }
             // A load that throws leaves the journal unloaded: nothing is written after an error it reported.
             storage = FileJournalState()
             let (contents, opened) = try FileJournalLoader<State, JournaledAction>(directory: directory).load()
@@ -359,12 +396,15 @@ struct FileJournalState {
         var first: Int
         /// Its length after the last successful sync: where a failed write is cut back to.
         var length: Int
+        /// The checksum of its last commit mark, which the next one chains from.
+        var chain: UInt32
     }
 
     /// Writes and flushes `pending`; on failure, drops it, cuts the segment back and rethrows.
     mutating func flush() throws(JournalError) {
         if let broken { throw broken }
         guard !pending.isEmpty, let segment else { return }
+        let chain = JournalFormat.appendCommitMark(after: segment.chain, lastVersion: appendedVersion, to: &pending)
         do {
             try segment.file.write(pending, at: segment.length)
             try segment.file.sync()
@@ -382,6 +422,7 @@ struct FileJournalState {
             throw error
         }
         self.segment?.length += pending.count
+        self.segment?.chain = chain
         pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
         durableVersion = appendedVersion
     }
@@ -400,7 +441,7 @@ struct FileJournalState {
         let path = JournalDirectory.path(of: JournalFormat.segmentName(first: first), in: directory)
         try JournalDirectory.writeAtomically(JournalFormat.segmentMagic, to: path, in: directory)
         let file = try JournalFile.open(path, O_WRONLY | O_APPEND)
-        return Segment(file: file, first: first, length: JournalFormat.segmentMagic.count)
+        return Segment(file: file, first: first, length: JournalFormat.segmentMagic.count, chain: JournalFormat.chainSeed(first: first))
     }
 
     /// Records the snapshot at `version`, then deletes every snapshot but the newest two and the

@@ -23,136 +23,198 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
     }
 
     /// A repair decided while reading, carried out once everything was read.
-    private enum Repair {
+    enum Repair {
         /// Move a snapshot that failed its check aside.
         case setAside(name: String, reason: String)
         /// Cut the last segment at `offset`, keeping the bytes cut in a file beside it.
         case cut(name: String, offset: Int, bytes: ArraySlice<UInt8>, problem: String)
     }
 
-    /// Reads the journal, repairs it, opens its segment, and returns what it holds and the state the
-    /// journal continues from.
-    func load() throws -> (JournalContents<State, A>, FileJournalState) {
+    /// Everything a load decides from reading, before any file is changed.
+    struct Examination {
+        /// The newest usable snapshot and the records after it.
+        var contents: JournalContents<State, A>
+        /// What a load would repair.
+        var repairs: [Repair] = []
+        /// Damage found: ``JournalError/Kind/corrupt`` or ``JournalError/Kind/decoding``, one per place.
+        var damage: [JournalError] = []
+        /// The first versions of the segments, ascending.
+        var segments: [Int] = []
+        /// The versions of the snapshots that pass their checks, ascending.
+        var usable: [Int] = []
+        /// The last segment, for appending.
+        var last = LastSegment(end: 0, length: 0, hasCommitMarks: true, chain: 0)
+    }
+
+    /// Reads and checks every file the journal keeps (every segment, every snapshot), and decides what a
+    /// load would return and repair. Changes nothing.
+    ///
+    /// - Throws: Only what stops the reading itself (``JournalError/Kind/unreadable``); damage is listed.
+    func examine() throws(JournalError) -> Examination {
         var snapshots: [Int] = []
         var segments: [Int] = []
         for name in try JournalDirectory.names(in: directory) {
             if let version = JournalFormat.snapshotVersion(name) { snapshots.append(version) }
             if let version = JournalFormat.segmentVersion(name) { segments.append(version) }
         }
-        snapshots.sort()
-        segments.sort()
+        var examination = Examination(contents: JournalContents(), segments: segments.sorted())
+        try examineSnapshots(snapshots.sorted(), &examination)
+        try examineSegments(&examination)
+        return examination
+    }
 
-        var repairs: [Repair] = []
-        let (snapshot, usable) = try newestSnapshot(of: snapshots, repairs: &repairs)
-        let (records, last) = try records(after: snapshot?.version ?? 0, in: segments, repairs: &repairs)
-        let contents = JournalContents(snapshot: snapshot, records: records, warnings: try perform(repairs))
+    /// Reads the journal, repairs it, opens its segment, and returns what it holds and the state the
+    /// journal continues from.
+    func load() throws -> (JournalContents<State, A>, FileJournalState) {
+        var examination = try examine()
+        if let damage = examination.damage.first { throw damage }
+        examination.contents.warnings = try perform(examination.repairs)
+        let contents = examination.contents
+        let last = examination.last
 
         var state = FileJournalState()
         state.loaded = true
         state.appendedVersion = contents.version
         state.durableVersion = contents.version
-        state.snapshots = usable
-        state.segments = segments
-        if let first = segments.last, last.end == contents.version {
+        state.snapshots = examination.usable
+        state.segments = examination.segments
+        if let first = state.segments.last, last.end == contents.version, last.hasCommitMarks {
             let file = try JournalFile.open(path(of: JournalFormat.segmentName(first: first)), O_WRONLY | O_APPEND)
-            state.segment = FileJournalState.Segment(file: file, first: first, length: last.length)
+            state.segment = FileJournalState.Segment(file: file, first: first, length: last.length, chain: last.chain)
         } else {
-            // No segment yet, or the snapshot is newer than the last record: records go on in a new one.
-            state.segment = try FileJournalState.createSegment(first: contents.version + 1, in: directory)
-            state.segments.append(contents.version + 1)
+            // No segment yet, the snapshot is newer than the last record, or the last segment is of the
+            // first format: records go on in a new segment (replacing an empty one of the same name).
+            let next = contents.version + 1
+            state.segment = try FileJournalState.createSegment(first: next, in: directory)
+            if state.segments.last != next { state.segments.append(next) }
         }
         return (contents, state)
     }
 
     // MARK: Reading
 
-    /// The newest snapshot whose file passes its check, and the versions of every usable snapshot file
-    /// (the ones older than it are not checked). A damaged one is to be set aside.
-    private func newestSnapshot(
-        of versions: [Int], repairs: inout [Repair]
-    ) throws -> (JournalSnapshot<State>?, usable: [Int]) {
-        var usable = versions
-        for (index, version) in versions.enumerated().reversed() {
+    /// Checks every snapshot file, newest first: the newest that passes is used; each that fails is to be
+    /// set aside (the load then goes on without it: when records it covered are missing, that is
+    /// reported as damage, so setting a snapshot aside never loses a record).
+    private func examineSnapshots(_ versions: [Int], _ examination: inout Examination) throws(JournalError) {
+        for version in versions.reversed() {
             let name = JournalFormat.snapshotName(version: version)
             let bytes = try JournalDirectory.read(path(of: name))
+            let json: Range<Int>
             switch JournalFormat.snapshotJSON(in: bytes, version: version) {
             case .failure(let damage):
-                repairs.append(.setAside(name: name, reason: damage.reason))
-                usable.remove(at: index)
-            case .success(let json):
-                let body: SnapshotBody<State>
-                do {
-                    body = try decoder.decode(SnapshotBody<State>.self, from: Data(bytes[json]))
-                } catch {
-                    throw JournalError(
-                        .decoding, path: path(of: name),
-                        reason: "the snapshot of version \(version) is intact but does not decode as \(State.self): \(error)")
-                }
+                examination.repairs.append(.setAside(name: name, reason: damage.reason))
+                continue
+            case .success(let range):
+                json = range
+            }
+            // Only the snapshot used is decoded; an older one that passes its check is kept as it is.
+            guard examination.contents.snapshot == nil else {
+                examination.usable.insert(version, at: 0)
+                continue
+            }
+            do {
+                let body = try decoder.decode(SnapshotBody<State>.self, from: Data(bytes[json]))
                 guard body.version == version else {
-                    repairs.append(.setAside(name: name, reason: "its JSON says version \(body.version)"))
-                    usable.remove(at: index)
+                    examination.repairs.append(.setAside(name: name, reason: "its JSON says version \(body.version)"))
                     continue
                 }
-                return (JournalSnapshot(version: version, state: body.state), usable)
+                examination.contents.snapshot = JournalSnapshot(version: version, state: body.state)
+                examination.usable.insert(version, at: 0)
+            } catch {
+                examination.damage.append(JournalError(
+                    .decoding, path: path(of: name),
+                    reason: "the snapshot of version \(version) is intact but does not decode as \(State.self): \(error)"))
+                return
             }
         }
-        return (nil, usable)
     }
 
-    /// The records after `base`, from the segments that may hold them, and the version the last segment
-    /// ends at and its length once repaired. A bad record at the end of the last segment is to be cut;
-    /// anywhere else it is thrown.
-    private func records(
-        after base: Int, in segments: [Int], repairs: inout [Repair]
-    ) throws -> ([JournalRecord<A>], last: (end: Int, length: Int)) {
-        var records: [JournalRecord<A>] = []
+    /// What appending needs to know of the last segment read.
+    struct LastSegment {
+        /// The version of its last record that counts.
+        var end: Int
+        /// Its length once repaired.
+        var length: Int
+        /// Whether it has commit marks; one of the first format is never appended to.
+        var hasCommitMarks: Bool
+        /// Its last commit mark's checksum.
+        var chain: UInt32
+    }
+
+    /// Checks every segment, and reads the records after the snapshot. A torn end of the last segment is
+    /// to be cut; damage anywhere is listed, and after the first, segments are still checked but their
+    /// records no longer read.
+    private func examineSegments(_ examination: inout Examination) throws(JournalError) {
+        let segments = examination.segments
+        let base = examination.contents.snapshot?.version ?? 0
         var next = base + 1
-        var last = (end: 0, length: 0)
         for (index, first) in segments.enumerated() {
             let isLast = index == segments.count - 1
-            // A segment ends where the next begins; one the snapshot covers wholly is not read.
-            if !isLast, segments[index + 1] - 1 <= base { continue }
             let name = JournalFormat.segmentName(first: first)
             let path = path(of: name)
             let bytes = try JournalDirectory.read(path)
-            guard let scan = JournalFormat.scanSegment(bytes) else {
-                throw JournalError(.corrupt, path: path, offset: 0, reason: "not a journal segment: it does not start with SWJRNL01")
-            }
-            if let stop = scan.stop {
-                guard isLast else {
-                    throw JournalError(
-                        .corrupt, path: path, offset: stop.offset,
-                        reason: "\(stop.problem), in a segment that is not the last one, so it is damage, not a torn write")
+            do throws(JournalError) {
+                let scan = try Self.check(bytes, first: first, path: path, isLast: isLast)
+                // A segment ends where the next begins; one the snapshot covers wholly is checked only.
+                guard isLast || segments[index + 1] - 1 > base, examination.damage.isEmpty else { continue }
+                if let stop = scan.stop {
+                    examination.repairs.append(.cut(name: name, offset: scan.end, bytes: bytes[scan.end...], problem: stop.problem))
                 }
-                let torn = bytes[stop.offset...]
-                repairs.append(.cut(name: name, offset: stop.offset, bytes: torn, problem: stop.problem))
-            }
-            guard first <= next else {
-                throw JournalError(
-                    .corrupt, path: path,
-                    reason: "the segment starts at version \(first), but the journal reaches version \(next - 1) only: versions \(next) to \(first - 1) are missing")
-            }
-            var expected = first
-            for frame in scan.frames {
-                guard frame.version == expected else {
+                guard first <= next else {
                     throw JournalError(
-                        .corrupt, path: path, offset: frame.offset,
-                        reason: "a record of version \(frame.version) where version \(expected) was due")
+                        .corrupt, path: path,
+                        reason: "the segment starts at version \(first), but the journal reaches version \(next - 1) only: versions \(next) to \(first - 1) are missing")
                 }
-                expected += 1
-                guard frame.version > base else { continue }
-                guard frame.version == next else {
-                    throw JournalError(
-                        .corrupt, path: path, offset: frame.offset,
-                        reason: "a record of version \(frame.version), which an earlier segment holds already")
+                for frame in scan.frames where frame.version > base {
+                    guard frame.version == next else {
+                        throw JournalError(
+                            .corrupt, path: path, offset: frame.offset,
+                            reason: "a record of version \(frame.version), which an earlier segment holds already")
+                    }
+                    let action = try decode(bytes[frame.payload], frame, path)
+                    examination.contents.records.append(JournalRecord(version: frame.version, action: action))
+                    next += 1
                 }
-                let action = try decode(bytes[frame.payload], frame, path)
-                records.append(JournalRecord(version: frame.version, action: action))
-                next += 1
+                examination.last = LastSegment(
+                    end: first + scan.frames.count - 1, length: scan.end, hasCommitMarks: scan.hasCommitMarks,
+                    chain: scan.chain)
+            } catch where error.kind == .corrupt || error.kind == .decoding {
+                examination.damage.append(error)
             }
-            last = (expected - 1, scan.stop?.offset ?? bytes.count)
         }
-        return (records, last)
+    }
+
+    /// The scan of a segment whose every record and mark passed its checks and whose versions go up by
+    /// one from its name's, with at most a torn end (in the last segment); otherwise the damage.
+    static func check(_ bytes: [UInt8], first: Int, path: String, isLast: Bool) throws(JournalError) -> JournalFormat.SegmentScan {
+        let scan = try scan(bytes, first: first, path: path)
+        if let stop = scan.stop, let damage = damage(stop, inLastSegment: isLast) {
+            throw JournalError(.corrupt, path: path, offset: stop.offset, reason: damage)
+        }
+        for (index, frame) in scan.frames.enumerated() where frame.version != first + index {
+            throw JournalError(
+                .corrupt, path: path, offset: frame.offset,
+                reason: "a record of version \(frame.version) where version \(first + index) was due")
+        }
+        return scan
+    }
+
+    /// The scan of a segment's bytes, or ``JournalError/Kind/corrupt`` when they are not a segment.
+    static func scan(_ bytes: [UInt8], first: Int, path: String) throws(JournalError) -> JournalFormat.SegmentScan {
+        guard let scan = JournalFormat.scanSegment(bytes, first: first) else {
+            throw JournalError(.corrupt, path: path, offset: 0, reason: "not a journal segment: it starts with neither SWJRNL02 nor SWJRNL01")
+        }
+        return scan
+    }
+
+    /// Why `stop` is damage and not a torn write, or `nil` for a torn write: only the end of the last
+    /// segment after its last commit mark can be torn, and only when nothing shows it was synced.
+    static func damage(_ stop: JournalFormat.Stop, inLastSegment isLast: Bool) -> String? {
+        guard isLast else {
+            return "\(stop.problem), in a segment that is not the last one, so it is damage, not a torn write"
+        }
+        return stop.proof.map { "\(stop.problem); \($0), so this is damage to synced records, not a torn write" }
     }
 
     /// The records after `version`, at most `limit`, from the segments `state` lists, reading the
@@ -165,9 +227,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
             let path = path(of: JournalFormat.segmentName(first: first))
             var bytes = try JournalDirectory.read(path)
             if isLast, let segment = state.segment { bytes.removeSubrange(min(segment.length, bytes.count)...) }
-            guard let scan = JournalFormat.scanSegment(bytes) else {
-                throw JournalError(.corrupt, path: path, offset: 0, reason: "not a journal segment: it does not start with SWJRNL01")
-            }
+            let scan = try Self.scan(bytes, first: first, path: path)
             if let stop = scan.stop {
                 throw JournalError(.corrupt, path: path, offset: stop.offset, reason: "\(stop.problem), in records already synced")
             }
@@ -179,7 +239,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
     }
 
     /// The action in a record's payload.
-    private func decode(_ payload: ArraySlice<UInt8>, _ frame: JournalFormat.Frame, _ path: String) throws -> A {
+    private func decode(_ payload: ArraySlice<UInt8>, _ frame: JournalFormat.Frame, _ path: String) throws(JournalError) -> A {
         do {
             return try decoder.decode(A.self, from: Data(payload))
         } catch {
@@ -190,6 +250,16 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
     }
 
     // MARK: Repairing
+
+    /// What `repair` would do, for a report that changes nothing.
+    func describe(_ repair: Repair) -> String {
+        switch repair {
+        case .setAside(let name, let reason):
+            "\(path(of: name)): not usable (\(reason)); a load would set it aside and go on without it"
+        case .cut(let name, let offset, let bytes, let problem):
+            "\(path(of: name)), offset \(offset): \(bytes.count) bytes after the last commit mark (\(problem)), a write that never completed; a load would cut them off"
+        }
+    }
 
     /// Carries out `repairs` and returns a warning for each.
     private func perform(_ repairs: [Repair]) throws(JournalError) -> [String] {
