@@ -48,6 +48,8 @@ let package = Package(
             name: "DocExampleTests",
             dependencies: ["Stillwater", "StillwaterTesting", "TodoCore", "DocBlockKit"],
             exclude: ["README.md", "Fixtures"],
+            // A block's file sees only what it imports: no member of a module it does not import either.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
             plugins: ["DocBlockPlugin"]
         ),
     ],
