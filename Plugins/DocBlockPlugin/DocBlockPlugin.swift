@@ -30,7 +30,8 @@ struct DocBlockPlugin: BuildToolPlugin {
             documents += sources.map { ($0, module.name) }
         }
 
-        return try documents.compactMap { document, module in
+        var commands = try tutorialCodeCommands(root: root, context: context, tool: tool.url)
+        commands += try documents.compactMap { document, module in
             let name = relativePath(of: document, in: root)
             let lines = try String(contentsOf: document, encoding: .utf8)
                 .split(separator: "\n", omittingEmptySubsequences: false)
@@ -51,6 +52,40 @@ struct DocBlockPlugin: BuildToolPlugin {
                 arguments: moduleArguments + [document.path(percentEncoded: false), name]
                     + outputs.map { $0.path(percentEncoded: false) },
                 inputFiles: [document],
+                outputFiles: outputs
+            )
+        }
+        return commands
+    }
+
+    /// The code files of the DocC tutorials (`*.docc/Resources/NAME-SS-NN.swift`: tutorial NAME, section
+    /// SS, step NN), each compiled as pasted. A file of a later section is compiled together with the last
+    /// file of each earlier section, which is the code the reader has by then (the tests of section 2 need
+    /// the view model of section 1).
+    func tutorialCodeCommands(root: URL, context: PluginContext, tool: URL) throws -> [Command] {
+        let files = FileManager.default.enumerator(at: root.appending(path: "Sources"), includingPropertiesForKeys: nil)?
+            .allObjects.compactMap { $0 as? URL }
+            .filter { $0.path.contains(".docc/Resources/") && $0.pathExtension == "swift" }
+            .sorted { $0.path < $1.path } ?? []
+        // (tutorial, section, file), read from the name.
+        let steps: [(tutorial: String, section: Int, file: URL)] = files.compactMap { file in
+            let parts = file.deletingPathExtension().lastPathComponent.split(separator: "-")
+            guard parts.count >= 3, let section = Int(parts[parts.count - 2]) else { return nil }
+            return (parts.dropLast(2).joined(separator: "-"), section, file)
+        }
+        return steps.map { step in
+            let earlier = Dictionary(grouping: steps.filter { $0.tutorial == step.tutorial && $0.section < step.section },
+                                     by: \.section)
+                .sorted { $0.key < $1.key }.compactMap { $0.value.last?.file }
+            let name = relativePath(of: step.file, in: root)
+            let stem = String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+            let outputs = ["1", "tests"].map { context.pluginWorkDirectoryURL.appending(path: "\(stem)_\($0).swift") }
+            return .buildCommand(
+                displayName: "Extracting the tutorial code \(name)",
+                executable: tool,
+                arguments: earlier.flatMap { ["--with", $0.path(percentEncoded: false)] }
+                    + [step.file.path(percentEncoded: false), name] + outputs.map { $0.path(percentEncoded: false) },
+                inputFiles: [step.file] + earlier,
                 outputFiles: outputs
             )
         }

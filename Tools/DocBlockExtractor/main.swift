@@ -1,18 +1,25 @@
 // Writes the Swift files that run and check every ```swift block of a markdown file, or of the `///` doc
 // comments of a Swift source file.
 //
-// Usage: DocBlockExtractor [--module MODULE | --imports-implied] INPUT NAME OUTPUT…
+// Usage: DocBlockExtractor [--module MODULE | --imports-implied | --with FILE…] INPUT NAME OUTPUT…
 // INPUT is a markdown file, or a Swift source file of MODULE (whose tests then import MODULE). NAME is how
 // tests name the file (README.md). There is one OUTPUT path per block, in order, as the build plugin
 // declared them; a markdown file has one more, last: the runner holding the tests of all its blocks
 // (each block's own file imports only what the block does, as pasted). With --imports-implied, a markdown
 // file is written the way doc comments are: one file per block, with the standard imports and its test.
+// A Swift INPUT given without --module is a tutorial's code file: one block, compiled as pasted, after the
+// files named by --with (the code the reader has from earlier sections).
 import DocBlockKit
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 var module: String?
 var importsImplied = false
+var companions: [String] = []
+while arguments.first == "--with", arguments.count > 1 {
+    companions.append(arguments[1])
+    arguments.removeFirst(2)
+}
 if arguments.first == "--module", arguments.count > 1 {
     module = arguments[1]
     arguments.removeFirst(2)
@@ -22,7 +29,7 @@ if arguments.first == "--module", arguments.count > 1 {
 }
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data(
-        "usage: DocBlockExtractor [--module MODULE | --imports-implied] INPUT NAME OUTPUT…\n".utf8))
+        "usage: DocBlockExtractor [--module MODULE | --imports-implied | --with FILE…] INPUT NAME OUTPUT…\n".utf8))
     exit(2)
 }
 let inputPath = arguments[0]
@@ -30,8 +37,14 @@ let name = arguments[1]
 let outputs = Array(arguments.dropFirst(2))
 
 let text = try String(contentsOfFile: inputPath, encoding: .utf8)
-// A Swift source file contributes the examples of its doc comments.
-let markdown = inputPath.hasSuffix(".swift") ? DocBlocks.docCommentMarkdown(swiftSource: text) : text
+// A Swift source file contributes the examples of its doc comments; a tutorial's code file is one block.
+let markdown: String
+if inputPath.hasSuffix(".swift"), module == nil {
+    let earlier = try companions.map { try String(contentsOfFile: $0, encoding: .utf8) }
+    markdown = "```swift\n" + (earlier + [text]).joined(separator: "\n") + "\n```\n"
+} else {
+    markdown = inputPath.hasSuffix(".swift") ? DocBlocks.docCommentMarkdown(swiftSource: text) : text
+}
 let blocks = DocBlocks.extract(markdown: markdown, file: name)
 // A markdown file has one more output than blocks: the runner that holds their tests.
 let asPasted = module == nil && !importsImplied

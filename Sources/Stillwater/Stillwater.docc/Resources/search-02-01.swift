@@ -6,4 +6,5 @@ import Testing
 func searchesAfterAPause() {
     let scheduler = TestScheduler()
     let model = SearchModel(catalog: ["swift", "swiftui", "rust"], scheduler: scheduler)
+    #expect(model.results.value == [])
 }
