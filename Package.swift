@@ -55,6 +55,8 @@ let package = Package(
             name: "DocExampleTests",
             dependencies: ["Stillwater", "StillwaterTesting", "StillwaterLive", "TodoCore", "DocBlockKit"],
             exclude: ["README.md", "Fixtures"],
+            // A block's file sees only what it imports: no member of a module it does not import either.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
             plugins: ["DocBlockPlugin"]
         ),
     ],
@@ -63,10 +65,11 @@ let package = Package(
 
 // Documentation only: with STILLWATER_DOCS=1 in the environment the package also depends on the Swift-DocC
 // plugin, so `swift package generate-documentation` works. Without it (how users and ordinary builds see
-// the package) Stillwater has no dependencies at all. `.ci/run` builds the documentation this way:
+// the package) Stillwater has no dependencies at all. `.ci/run` builds the documentation site this way:
 //
-//     STILLWATER_DOCS=1 swift package --scratch-path .build-docs generate-documentation \
-//         --target Stillwater --target StillwaterTesting --target StillwaterLive --warnings-as-errors
+//     STILLWATER_DOCS=1 swift package --scratch-path .build-docs --allow-writing-to-directory .build-docs/site \
+//         generate-documentation --target Stillwater --target StillwaterTesting --target StillwaterLive --warnings-as-errors \
+//         --enable-experimental-combined-documentation --transform-for-static-hosting --output-path .build-docs/site
 if Context.environment["STILLWATER_DOCS"] == "1" {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }

@@ -8,6 +8,14 @@ import PackagePlugin
 /// The plugin only counts the blocks, to declare one output per block; `DocBlockExtractor` reads them.
 @main
 struct DocBlockPlugin: BuildToolPlugin {
+    /// Articles whose blocks do not show their imports yet: they are compiled with the imports a doc
+    /// comment example gets (Testing, Stillwater, StillwaterTesting), not as pasted. Every other markdown
+    /// block compiles with only its own imports. Take a name out once its blocks import what they use.
+    static let importsNotShownYet: Set<String> = [
+        "Sources/Stillwater/Stillwater.docc/EffectsAndTesting.md",
+        "Sources/Stillwater/Stillwater.docc/WhichStoreAPI.md",
+    ]
+
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let root = context.package.directoryURL
         let tool = try context.tool(named: "DocBlockExtractor")
@@ -22,23 +30,62 @@ struct DocBlockPlugin: BuildToolPlugin {
             documents += sources.map { ($0, module.name) }
         }
 
-        return try documents.compactMap { document, module in
+        var commands = try tutorialCodeCommands(root: root, context: context, tool: tool.url)
+        commands += try documents.compactMap { document, module in
             let name = relativePath(of: document, in: root)
             let lines = try String(contentsOf: document, encoding: .utf8)
                 .split(separator: "\n", omittingEmptySubsequences: false)
             let count = lines.filter(module == nil ? isOpeningFence : isDocCommentOpeningFence).count
             guard count > 0 else { return nil }
             let stem = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
-            let outputs = (1...count).map {
+            // A markdown file's blocks compile as pasted, each in a file with only its own imports; their
+            // tests go in one more file, the document's runner (DocBlockExtractor).
+            let asPasted = module == nil && !Self.importsNotShownYet.contains(name)
+            let runner = asPasted ? ["tests"] : []
+            let outputs = ((1...count).map(String.init) + runner).map {
                 context.pluginWorkDirectoryURL.appending(path: "\(String(stem))_\($0).swift")
             }
-            let moduleArguments = module.map { ["--module", $0] } ?? []
+            let moduleArguments = module.map { ["--module", $0] } ?? (asPasted ? [] : ["--imports-implied"])
             return .buildCommand(
                 displayName: "Extracting the Swift blocks of \(name)",
                 executable: tool.url,
                 arguments: moduleArguments + [document.path(percentEncoded: false), name]
                     + outputs.map { $0.path(percentEncoded: false) },
                 inputFiles: [document],
+                outputFiles: outputs
+            )
+        }
+        return commands
+    }
+
+    /// The code files of the DocC tutorials (`*.docc/Resources/NAME-SS-NN.swift`: tutorial NAME, section
+    /// SS, step NN), each compiled as pasted. A file of a later section is compiled together with the last
+    /// file of each earlier section, which is the code the reader has by then (the tests of section 2 need
+    /// the view model of section 1).
+    func tutorialCodeCommands(root: URL, context: PluginContext, tool: URL) throws -> [Command] {
+        let files = FileManager.default.enumerator(at: root.appending(path: "Sources"), includingPropertiesForKeys: nil)?
+            .allObjects.compactMap { $0 as? URL }
+            .filter { $0.path.contains(".docc/Resources/") && $0.pathExtension == "swift" }
+            .sorted { $0.path < $1.path } ?? []
+        // (tutorial, section, file), read from the name.
+        let steps: [(tutorial: String, section: Int, file: URL)] = files.compactMap { file in
+            let parts = file.deletingPathExtension().lastPathComponent.split(separator: "-")
+            guard parts.count >= 3, let section = Int(parts[parts.count - 2]) else { return nil }
+            return (parts.dropLast(2).joined(separator: "-"), section, file)
+        }
+        return steps.map { step in
+            let earlier = Dictionary(grouping: steps.filter { $0.tutorial == step.tutorial && $0.section < step.section },
+                                     by: \.section)
+                .sorted { $0.key < $1.key }.compactMap { $0.value.last?.file }
+            let name = relativePath(of: step.file, in: root)
+            let stem = String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+            let outputs = ["1", "tests"].map { context.pluginWorkDirectoryURL.appending(path: "\(stem)_\($0).swift") }
+            return .buildCommand(
+                displayName: "Extracting the tutorial code \(name)",
+                executable: tool,
+                arguments: earlier.flatMap { ["--with", $0.path(percentEncoded: false)] }
+                    + [step.file.path(percentEncoded: false), name] + outputs.map { $0.path(percentEncoded: false) },
+                inputFiles: [step.file] + earlier,
                 outputFiles: outputs
             )
         }

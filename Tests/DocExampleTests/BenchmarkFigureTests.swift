@@ -61,17 +61,6 @@ struct BenchmarkFigureTests {
                 """)
         }
     }
-
-    @Test("the README's range for W1 is the benchmark README's")
-    func rangesAgree() throws {
-        let range = #/W1 measured ([0-9.]+)x \(quiet\) to ([0-9.]+)x \(busy\)/#
-        let readme = try #require(try Repository.read("README.md").firstMatch(of: range))
-        let benchmarks = try #require(
-            try Repository.read("Benchmarks/README.md").firstMatch(of: try Regex(Quote.w1Range)))
-        let lowest = benchmarks.output[1].substring ?? "", highest = benchmarks.output[4].substring ?? ""
-        #expect(readme.1 == lowest && readme.2 == highest,
-                "README.md says \(readme.1)x to \(readme.2)x, Benchmarks/README.md \(lowest)x to \(highest)x")
-    }
 }
 
 /// A sentence that quotes the benchmarks: a pattern that finds it, and what its captured figures must be.
@@ -88,31 +77,15 @@ private struct Quote: Sendable {
         Quote(file: "README.md", pattern: #"run of ([^;)]+);"#) { figures, run in
             figures[0] == run.summary ? nil : "latest.md's run is \"\(run.summary)\", not \"\(figures[0])\""
         },
-        Quote(file: "README.md", pattern: #"W6\s+measured ([0-9.]+x) at 10 000 and ([0-9.]+x) at 100 000"#) {
-            figures, run in
-            let measured = ["W6 10k", "W6 100k"].map { run.stillwater(in: $0)?.vsBaseline ?? "none" }
-            return figures == measured ? nil : "latest.md's W6 is \(measured), not \(figures)"
+        // The README's reasons to pick Stillwater, one figure each.
+        Quote(file: "README.md", pattern: #"\((W1): ([0-9.]+x) faster than OpenCombine\)"#) { figures, run in
+            Self.fasterThanOpenCombine(figures[1], in: figures[0], run)
         },
-        Quote(file: "README.md", pattern: #"the target is\s+within (\d+)x"#) { figures, run in
-            Self.target(figures[0], of: "W6 10k", run) ?? Self.target(figures[0], of: "W6 100k", run)
+        Quote(file: "README.md", pattern: #"\((W7): ([0-9.]+x) faster than OpenCombine\)"#) { figures, run in
+            Self.fasterThanOpenCombine(figures[1], in: figures[0], run)
         },
-        Quote(file: "README.md", pattern: #"within (\d+)x of the\s+closure chain"#) { figures, run in
-            Self.target(figures[0], of: "W1", run)
-        },
-        // W1's range is from the earlier runs, on another machine: `rangesAgree` checks it, and the quote
-        // after this one checks the latest run's figure.
-        Quote(
-            file: "README.md",
-            pattern: #"W1 measured ([0-9.]+)x \(quiet\) to ([0-9.]+)x \(busy\)\s+and\s+W5\s+([0-9.]+)x to ([0-9.]+)x"#
-        ) { figures, run in
-            Self.within(figures[2], figures[3], "W5", run)
-        },
-        Quote(file: "README.md", pattern: #"on it W1\s+measured ([0-9.]+x) quiet"#) { figures, run in
-            Self.ratio(figures[0], of: "W1", run)
-        },
-        Quote(file: "README.md", pattern: #"(W\w+) is the workload (?:closest to|furthest over) its\s+target"#) {
-            figures, run in
-            run.closestToTarget == figures[0] ? nil : "in latest.md \(run.closestToTarget ?? "none") is closest"
+        Quote(file: "README.md", pattern: #"\((W9): ([0-9.]+x) faster than OpenCombine\)"#) { figures, run in
+            Self.fasterThanOpenCombine(figures[1], in: figures[0], run)
         },
         Quote(file: "Benchmarks/README.md", pattern: Self.w1Range) { _, _ in nil },
         Quote(file: "Benchmarks/README.md", pattern: #"there\s+W1 is ([0-9.]+x), quiet"#) { figures, run in
@@ -133,20 +106,12 @@ private struct Quote: Sendable {
         return figure == measured ? nil : "latest.md measured \(workload) at \(measured), not \(figure)"
     }
 
-    /// Checks a target such as "within 3x" against the wanted ratio to the baseline in latest.md.
-    static func target(_ figure: String, of workload: String, _ run: LatestRun) -> String? {
-        let wanted = run.targets[workload] ?? "none"
-        guard Double(figure) != Double(wanted) else { return nil }
-        return "latest.md's target for \(workload) is \(wanted)x, not \(figure)x"
+    /// Checks a quoted "÷ Stillwater" figure of OpenCombine against the latest run's.
+    static func fasterThanOpenCombine(_ figure: String, in workload: String, _ run: LatestRun) -> String? {
+        let measured = run.openCombine(in: workload)?.vsStillwater ?? "none"
+        return figure == measured ? nil : "latest.md measured OpenCombine's \(workload) at \(measured), not \(figure)"
     }
 
-    /// Checks that a range of ratios across runs holds the latest run's ratio to the baseline.
-    static func within(_ low: String, _ high: String, _ workload: String, _ run: LatestRun) -> String? {
-        guard let measured = run.stillwater(in: workload)?.vsBaseline, let ratio = Double(measured.dropLast()),
-              let low = Double(low), let high = Double(high)
-        else { return "no figure for \(workload) in latest.md" }
-        return low <= ratio && ratio <= high ? nil : "latest.md measured \(workload) at \(measured), outside the range"
-    }
 }
 
 /// The latest full run, read from `Benchmarks/Results/latest.md`.
@@ -163,10 +128,8 @@ private struct LatestRun: Sendable {
     }
 
     var rows: [Row] = []
-    /// From the targets table, by short name: the wanted ratio to the baseline ("W1": "3.00" for "≤ 3.00x")...
+    /// From the targets table, by short name: the wanted ratio to the baseline ("W1": "3.00" for "≤ 3.00x").
     var targets: [String: String] = [:]
-    /// ...and the measured one ("W1": "2.73x").
-    var targetRatios: [String: String] = [:]
     var rounds = 0
     /// The date and machine, such as "2026-11-22 00:03 UTC, x86_64, AMD EPYC, 2 cores".
     var summary = ""
@@ -181,7 +144,6 @@ private struct LatestRun: Sendable {
             } else if cells.count == 5, cells[0].hasPrefix("W") {
                 // "≤ 3.00x" and "2.73x ✓" become "3.00" and "2.73x".
                 targets[cells[0]] = String(cells[4].drop { !$0.isNumber }.dropLast())
-                targetRatios[cells[0]] = String(cells[3].prefix { $0 != " " })
             } else if let footer = try #/^(\d+) rounds, libraries interleaved, median; (.*)\.$/#.wholeMatch(in: line) {
                 rounds = Int(footer.1) ?? 0
                 summary = String(footer.2)
@@ -189,7 +151,6 @@ private struct LatestRun: Sendable {
         }
         try #require(!rows.isEmpty && !targets.isEmpty && rounds > 0, "latest.md lacks its table, targets or footer")
         targets = Dictionary(uniqueKeysWithValues: targets.map { (Self.key($0.key), $0.value) })
-        targetRatios = Dictionary(uniqueKeysWithValues: targetRatios.map { (Self.key($0.key), $0.value) })
     }
 
     /// A workload's short name: "W1", "W5b", and for the two sizes of W6 "W6 10k" and "W6 100k".
@@ -211,16 +172,6 @@ private struct LatestRun: Sendable {
 
     func openCombine(in workload: String) -> Row? {
         rows.first { Self.key($0.workload) == workload && $0.library.hasPrefix("OpenCombine") }
-    }
-
-    /// The workload whose ratio to the baseline is the largest share of its target.
-    var closestToTarget: String? {
-        let shares = targetRatios.compactMap { workload, ratio -> (String, Double)? in
-            guard let ratio = Double(ratio.dropLast()), let wanted = targets[workload].flatMap(Double.init)
-            else { return nil }
-            return (workload, ratio / wanted)
-        }
-        return shares.max { $0.1 < $1.1 }?.0
     }
 }
 

@@ -142,6 +142,23 @@ struct DocBlocksTests {
         #expect(!TestFileWriter.source(for: [block]).contains("import TodoCore"), "markdown imports no module")
     }
 
+    @Test("a markdown block compiles as pasted: its file has only its own imports, its test is in the runner")
+    func markdownBlockAsPasted() {
+        let block = DocBlock(file: "A.md", fenceLine: 4,
+                             lines: ["import Stillwater", "let total = MutableProperty(1)", "print(total.value)",
+                                     "// Prints \"1\""], mode: .run)
+        let file = TestFileWriter.blockSource(for: [block])
+        let imports = file.split(separator: "\n").filter { $0.hasPrefix("import ") }
+        #expect(imports == ["import DocBlockKit", "import Stillwater"])
+        #expect(file.contains("\nfunc docBlock_A_md_4() async throws -> [String] {"))
+        #expect(!file.contains("@Test"))
+        let runner = TestFileWriter.runnerSource(for: [[block]], file: "A.md")
+        #expect(runner.contains("@Test(\"A.md:4\")"))
+        #expect(runner.contains("let printed = try await docBlock_A_md_4()"))
+        #expect(runner.contains("let expected: [String] = [\"1\"]"))
+        #expect(!runner.contains("import Stillwater"), "the runner sees none of the block's modules")
+    }
+
     @Test("a block whose marker or Prints comment cannot be read becomes a failing test")
     func unreadableBecomesFailure() {
         let blocks = DocBlocks.extract(markdown: Self.markdown, file: "X.md")

@@ -1,8 +1,8 @@
 import Testing
 import Stillwater
 
-/// The README's store example, with `print` replaced by a log, so the README stays true.
-@Suite("README store example")
+/// The store example of "The store by example" (Stillwater.docc), with `print` replaced by a log, so the article stays true.
+@Suite("Store-by-example article")
 struct ReadmeStoreTests {
     struct Cart: Equatable { var items: [String] = []; var coupon = "" }
 

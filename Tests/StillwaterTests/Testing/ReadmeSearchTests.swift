@@ -2,9 +2,9 @@ import Testing
 import Stillwater
 import StillwaterTesting
 
-/// The examples of the README's "Testing your pipelines" section, kept here so they are known to pass.
+/// The examples of the "Testing your pipelines" article (StillwaterTesting.docc), kept here so they are known to pass.
 /// Only the public API is imported.
-@Suite("README: testing your pipelines")
+@Suite("Testing your pipelines (article)")
 struct ReadmeSearchTests {
     @Test("a debounced search queries only when typing pauses")
     func debouncedSearch() {
