@@ -349,6 +349,10 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     print(String(format: "latency, send to every client applied: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d versions)",
                  percentile(0.5), percentile(0.99), latencies.last ?? 0, latencies.count))
     print("versions clients skipped (folded into a later patch): \(delta("superseded"))")
+    if delta("durableWrites") > 0 {
+        print(String(format: "journal: %d durable writes (fsyncs), %.1f commands per write", delta("durableWrites"),
+                     Double(accepted) / Double(delta("durableWrites"))))
+    }
     print("server memory: \((after["rssKiB"] ?? 0) / 1024) MiB resident, peak \((after["peakRssKiB"] ?? 0) / 1024) MiB"
         + (options.inProcess ? " (this process, clients included)" : ""))
     print("replicas equal to the server's board: \(options.clients - mismatched) of \(options.clients)"

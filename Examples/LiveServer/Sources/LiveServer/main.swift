@@ -43,19 +43,44 @@ if options.showsHelp {
     exit(0)
 }
 
+/// Ends the process with status 0 at the first SIGTERM or SIGINT, until cancelled: for the wait for a
+/// database at startup.
+final class StartupSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        sources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                say("stopped before starting")
+                exit(0)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() { for source in sources { source.cancel() } }
+}
+
 let opened: DataFolder.Opened
 if let url = options.postgresURL {
     // A node of a cluster: the boards are replicas of their logs in the database.
     let log: BoardLog
     do {
-        log = try BoardLog(url: url)
+        log = try BoardLog(url: url, keptActions: options.keptActions)
     } catch {
         fail("--postgres: \(error)", status: 2)
     }
     let node = ClusterNode(log: log)
+    // Until the node is up, SIGTERM or SIGINT ends the process at once (nothing is written before then).
+    let startup = StartupSignals()
     do {
-        try await node.start()
-        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node)
+        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node) { line in
+            FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
+        }
+        startup.cancel()
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
@@ -91,7 +116,7 @@ let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: { server.
     closeBoards(server)
 }
 
-var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+var configuration = ServiceGroupConfiguration(services: [app, server.closingService], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 configuration.maximumGracefulShutdownDuration = .seconds(3)
 do {
     try await ServiceGroup(configuration: configuration).run()
