@@ -12,10 +12,12 @@ import Darwin
 /// dependency.
 ///
 /// Records are appended to a segment file and made durable by ``sync()`` (written, then flushed to the
-/// disk with `fsync`). Snapshots are written to files of their own, atomically. When the program stopped
-/// in the middle of a write, ``load()`` cuts the half-written record off the end, keeps its bytes in a
-/// file beside it, and says so in ``JournalContents/warnings``; damage anywhere else is reported, never
-/// repaired silently, and no file content can make the journal trap.
+/// disk with `fsync`); each sync ends its batch of records with a commit mark. Snapshots are written to
+/// files of their own, atomically. When the program stopped in the middle of a write, ``load()`` cuts
+/// the bytes after the last commit mark off the end (they were never acknowledged), keeps them in a file
+/// beside it, and says so in ``JournalContents/warnings``. Any other damage, a changed byte before the
+/// last commit mark included, is ``JournalError/Kind/corrupt``: reported with the file and the offset,
+/// nothing changed, never repaired by dropping records. No file content can make the journal trap.
 ///
 /// ```swift
 /// import Foundation
@@ -75,7 +77,8 @@ import Darwin
 ///   end of a segment) and `snapshot-<version>.json.damaged-<unix seconds>` (a snapshot that failed its
 ///   check). A `.tmp` file is a write that never completed.
 ///
-/// A segment starts with the 8 bytes `SWJRNL01`. Each record follows the one before, with no padding:
+/// A segment starts with the 8 bytes `SWJRNL02`. Then come batches, one per sync: the batch's records,
+/// each following the one before with no padding, then the batch's commit mark. A record is:
 ///
 /// | Bytes | What |
 /// |---|---|
@@ -84,7 +87,18 @@ import Darwin
 /// | 8 | the version, unsigned, little-endian |
 /// | `N` | the action as JSON (`JSONEncoder`, sorted keys) |
 ///
-/// Within a segment, versions go up by one from the version in its name.
+/// A commit mark is 16 bytes:
+///
+/// | Bytes | What |
+/// |---|---|
+/// | 4 | `FF FF FF FF`, where a record has its length (which is never this large) |
+/// | 4 | the chained CRC-32, little-endian: of the previous mark's chained CRC-32 (for the segment's first mark, the CRC-32 of `SWJRNL02` and the version in the segment's name, 8 bytes little-endian), every byte of the batch's records, and the batch's last version |
+/// | 8 | the batch's last version, unsigned, little-endian |
+///
+/// Within a segment, versions go up by one from the version in its name. Segments that start with
+/// `SWJRNL01` were written by earlier versions of this package: records only, no commit marks. They are
+/// still read, with the rule those versions had (a bad record at the end of the last segment is a torn
+/// write); new records always go to a new `SWJRNL02` segment.
 ///
 /// A snapshot file is one header line, then JSON. The header is 60 bytes: `SWSNAP01`, the version (20
 /// digits), the JSON's length in bytes (20 digits) and the CRC-32 of the JSON (8 lower-case hex digits),
@@ -106,14 +120,21 @@ import Darwin
 /// one aside to `.damaged-<unix seconds>`, with a warning), then reads the segments that may hold records
 /// after it, in order; records the snapshot covers are skipped. Without a usable snapshot it starts from
 /// version 0. Then:
-/// - In the last segment, the first record that is cut short or fails its checksum ends the journal:
-///   the bytes from there to the end are copied to `<segment>.torn-<unix seconds>`, the segment is cut
-///   back to its last whole record and flushed, and a warning names the file, the offset and the number
-///   of bytes cut. That is the record being written when the program stopped (it was never
-///   acknowledged).
-/// - In any other segment, such a record is ``JournalError/Kind/corrupt``, and so is a file named like
-///   a segment that does not start with `SWJRNL01`, a version out of sequence, or a gap between the
-///   snapshot and the records. Nothing is changed before such an error is thrown.
+/// - A torn write: a crash can leave unsynced bytes only after the last commit mark of the last
+///   segment: a prefix of the batch being written, parts of which may read as zeros. Those bytes (the
+///   records of a sync that never returned, so never acknowledged) are copied to
+///   `<segment>.torn-<unix seconds>`, the segment is cut back to the end of its last valid commit mark
+///   and flushed, and a warning names the file, the offset and the number of bytes cut.
+/// - Damage: anything else that fails its check is ``JournalError/Kind/corrupt``, one line with the
+///   file and the offset: a record or commit mark that is cut short or fails its checksum in a segment
+///   before the last; in the last segment, one followed by a valid commit mark, or in a last batch that
+///   ends in its commit mark (tag and version written: the batch was written to its end, so its sync may
+///   have returned and the records been acknowledged; the last record of the last batch is damage too,
+///   not a torn write); a file named like a segment that starts with neither magic; a version out of
+///   sequence, or a gap between the snapshot and the records. Nothing is changed before such an error
+///   is thrown. On a file system that writes the pages of one append out of order, a crash during a
+///   flush may leave a batch whose mark reached the disk before its records: that too is reported as
+///   damage, not cut, since no rule can tell it from damage to an acknowledged batch.
 /// - A record or snapshot that is intact but does not decode is ``JournalError/Kind/decoding``, naming
 ///   the file and the version.
 ///
@@ -165,6 +186,12 @@ where JournaledAction.State == State {
     ///   decodes each record after the snapshot.
     public func load() throws -> JournalContents<State, JournaledAction> {
         try storage.withLock { storage in
+            // A failed write whose cut failed too left bytes that may even end in a whole commit mark:
+            // they were never acknowledged, so they go before anything is read.
+            if storage.broken != nil, let segment = storage.segment {
+                try segment.file.truncate(to: segment.length)
+                try segment.file.sync()
+            }
             // A load that throws leaves the journal unloaded: nothing is written after an error it reported.
             storage = FileJournalState()
             let (contents, opened) = try FileJournalLoader<State, JournaledAction>(directory: directory).load()
@@ -183,12 +210,7 @@ where JournaledAction.State == State {
     ///   16 MiB (nothing is appended then); the error of an earlier failure that left the journal
     ///   unwritable (see "When a write fails").
     public func append(_ action: JournaledAction, version: Int) throws {
-        let payload = try encode(action, what: "the action of version \(version)")
-        guard payload.count <= JournalFormat.maxPayload else {
-            throw JournalError(
-                .encoding, path: directory,
-                reason: "the action of version \(version) encodes to \(payload.count) bytes, more than the \(JournalFormat.maxPayload) a record may hold")
-        }
+        let payload = try payload(of: action, what: "the action of version \(version)")
         try storage.withLock { storage in
             JournalRules.requireLoaded(storage.loaded, "FileJournal", "append(_:version:)")
             if let broken = storage.broken { throw broken }
@@ -238,6 +260,18 @@ where JournaledAction.State == State {
         }
     }
 
+    /// The record payload of `action`: its JSON, or a ``JournalError/Kind/encoding`` naming `what` when
+    /// it cannot be encoded or is larger than a record may hold.
+    private func payload(of action: JournaledAction, what: String) throws(JournalError) -> Data {
+        let payload = try encode(action, what: what)
+        guard payload.count <= JournalFormat.maxPayload else {
+            throw JournalError(
+                .encoding, path: directory,
+                reason: "\(what) encodes to \(payload.count) bytes, more than the \(JournalFormat.maxPayload) a record may hold")
+        }
+        return payload
+    }
+
     /// `value` as JSON with sorted keys, or a ``JournalError/Kind/encoding`` naming `what`.
     private func encode(_ value: some Encodable, what: String) throws(JournalError) -> Data {
         let encoder = JSONEncoder()
@@ -246,6 +280,76 @@ where JournaledAction.State == State {
             return try encoder.encode(value)
         } catch {
             throw JournalError(.encoding, path: directory, reason: "cannot encode \(what): \(error)")
+        }
+    }
+}
+
+extension FileJournal: ActionLog {
+    /// The type of entry the journal's records hold: its actions.
+    public typealias Entry = JournaledAction
+
+    /// Loads the journal (see ``load()``) and returns what it holds as a log's contents.
+    ///
+    /// - Throws: What ``load()`` throws.
+    public func open() async throws -> ActionLogContents<State, JournaledAction> {
+        ActionLogContents(try load())
+    }
+
+    /// Appends `entries` as the records of the next versions, writes them and flushes them to the disk
+    /// in one `write` and one `fsync`, and returns their versions.
+    ///
+    /// The work is synchronous, on the calling task's thread; concurrent appends take turns, each with a
+    /// flush of its own, and each gets a contiguous range of versions.
+    ///
+    /// - Parameter entries: At least one entry (an empty array stops the program); encoded now, as JSON
+    ///   with sorted keys.
+    /// - Returns: The versions the entries made, in order.
+    /// - Throws: ``JournalError/Kind/encoding`` when an entry cannot be encoded (nothing is appended);
+    ///   ``JournalError/Kind/unwritable`` when the write or the flush fails: the segment is cut back, none
+    ///   of the entries is kept, and the next append continues from the last durable version (see "When
+    ///   a write fails").
+    public func append(_ entries: [JournaledAction]) async throws -> ClosedRange<Int> {
+        ActionLogRules.requireEntries(entries.count, "FileJournal")
+        let payloads = try entries.enumerated().map { index, entry throws(JournalError) in
+            try payload(of: entry, what: "entry \(index) of the append")
+        }
+        return try storage.withLock { storage throws(JournalError) in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "append(_:)")
+            if let broken = storage.broken { throw broken }
+            let first = storage.appendedVersion + 1
+            for payload in payloads {
+                storage.appendedVersion += 1
+                JournalFormat.appendRecord(version: storage.appendedVersion, payload: payload, to: &storage.pending)
+            }
+            let last = storage.appendedVersion
+            try storage.flush()
+            return first...last
+        }
+    }
+
+    /// The durable records after `version`, at most `limit`, read back from the segments.
+    ///
+    /// Records covered by the older of the two kept snapshots may be deleted already (see "Snapshots
+    /// and what is kept"); the first record returned is then later than `version + 1`.
+    ///
+    /// - Throws: ``JournalError``: ``JournalError/Kind/corrupt`` when a segment read is damaged,
+    ///   ``JournalError/Kind/decoding`` or ``JournalError/Kind/unreadable``.
+    /// - Complexity: Reads the segments that hold the records asked for, whole, while appends wait.
+    public func records(after version: Int, limit: Int) async throws -> [ActionLogRecord<JournaledAction>] {
+        ActionLogRules.requireLimit(limit, "FileJournal")
+        return try storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "records(after:limit:)")
+            return try FileJournalLoader<State, JournaledAction>(directory: directory)
+                .durableRecords(after: version, limit: limit, in: storage)
+                .map { ActionLogRecord(version: $0.version, entry: $0.action) }
+        }
+    }
+
+    /// The last durable version: the last synced record's, or the loaded snapshot's.
+    public func head() async throws -> Int {
+        storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "FileJournal", "head()")
+            return storage.durableVersion
         }
     }
 }
@@ -282,12 +386,15 @@ struct FileJournalState {
         var first: Int
         /// Its length after the last successful sync: where a failed write is cut back to.
         var length: Int
+        /// The checksum of its last commit mark, which the next one chains from.
+        var chain: UInt32
     }
 
     /// Writes and flushes `pending`; on failure, drops it, cuts the segment back and rethrows.
     mutating func flush() throws(JournalError) {
         if let broken { throw broken }
         guard !pending.isEmpty, let segment else { return }
+        let chain = JournalFormat.appendCommitMark(after: segment.chain, lastVersion: appendedVersion, to: &pending)
         do {
             try segment.file.write(pending, at: segment.length)
             try segment.file.sync()
@@ -305,6 +412,7 @@ struct FileJournalState {
             throw error
         }
         self.segment?.length += pending.count
+        self.segment?.chain = chain
         pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
         durableVersion = appendedVersion
     }
@@ -323,7 +431,7 @@ struct FileJournalState {
         let path = JournalDirectory.path(of: JournalFormat.segmentName(first: first), in: directory)
         try JournalDirectory.writeAtomically(JournalFormat.segmentMagic, to: path, in: directory)
         let file = try JournalFile.open(path, O_WRONLY | O_APPEND)
-        return Segment(file: file, first: first, length: JournalFormat.segmentMagic.count)
+        return Segment(file: file, first: first, length: JournalFormat.segmentMagic.count, chain: JournalFormat.chainSeed(first: first))
     }
 
     /// Records the snapshot at `version`, then deletes every snapshot but the newest two and the

@@ -53,13 +53,15 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
         state.durableVersion = contents.version
         state.snapshots = usable
         state.segments = segments
-        if let first = segments.last, last.end == contents.version {
+        if let first = segments.last, last.end == contents.version, last.hasCommitMarks {
             let file = try JournalFile.open(path(of: JournalFormat.segmentName(first: first)), O_WRONLY | O_APPEND)
-            state.segment = FileJournalState.Segment(file: file, first: first, length: last.length)
+            state.segment = FileJournalState.Segment(file: file, first: first, length: last.length, chain: last.chain)
         } else {
-            // No segment yet, or the snapshot is newer than the last record: records go on in a new one.
-            state.segment = try FileJournalState.createSegment(first: contents.version + 1, in: directory)
-            state.segments.append(contents.version + 1)
+            // No segment yet, the snapshot is newer than the last record, or the last segment is of the
+            // first format: records go on in a new segment (replacing an empty one of the same name).
+            let next = contents.version + 1
+            state.segment = try FileJournalState.createSegment(first: next, in: directory)
+            if state.segments.last != next { state.segments.append(next) }
         }
         return (contents, state)
     }
@@ -99,15 +101,27 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
         return (nil, usable)
     }
 
+    /// What appending needs to know of the last segment read.
+    struct LastSegment {
+        /// The version of its last record that counts.
+        var end: Int
+        /// Its length once repaired.
+        var length: Int
+        /// Whether it has commit marks; one of the first format is never appended to.
+        var hasCommitMarks: Bool
+        /// Its last commit mark's checksum.
+        var chain: UInt32
+    }
+
     /// The records after `base`, from the segments that may hold them, and the version the last segment
     /// ends at and its length once repaired. A bad record at the end of the last segment is to be cut;
     /// anywhere else it is thrown.
     private func records(
         after base: Int, in segments: [Int], repairs: inout [Repair]
-    ) throws -> ([JournalRecord<A>], last: (end: Int, length: Int)) {
+    ) throws -> ([JournalRecord<A>], last: LastSegment) {
         var records: [JournalRecord<A>] = []
         var next = base + 1
-        var last = (end: 0, length: 0)
+        var last = LastSegment(end: 0, length: 0, hasCommitMarks: true, chain: 0)
         for (index, first) in segments.enumerated() {
             let isLast = index == segments.count - 1
             // A segment ends where the next begins; one the snapshot covers wholly is not read.
@@ -115,17 +129,12 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
             let name = JournalFormat.segmentName(first: first)
             let path = path(of: name)
             let bytes = try JournalDirectory.read(path)
-            guard let scan = JournalFormat.scanSegment(bytes) else {
-                throw JournalError(.corrupt, path: path, offset: 0, reason: "not a journal segment: it does not start with SWJRNL01")
-            }
+            let scan = try Self.scan(bytes, first: first, path: path)
             if let stop = scan.stop {
-                guard isLast else {
-                    throw JournalError(
-                        .corrupt, path: path, offset: stop.offset,
-                        reason: "\(stop.problem), in a segment that is not the last one, so it is damage, not a torn write")
+                if let damage = Self.damage(stop, inLastSegment: isLast) {
+                    throw JournalError(.corrupt, path: path, offset: stop.offset, reason: damage)
                 }
-                let torn = bytes[stop.offset...]
-                repairs.append(.cut(name: name, offset: stop.offset, bytes: torn, problem: stop.problem))
+                repairs.append(.cut(name: name, offset: scan.end, bytes: bytes[scan.end...], problem: stop.problem))
             }
             guard first <= next else {
                 throw JournalError(
@@ -150,9 +159,47 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
                 records.append(JournalRecord(version: frame.version, action: action))
                 next += 1
             }
-            last = (expected - 1, scan.stop?.offset ?? bytes.count)
+            last = LastSegment(end: expected - 1, length: scan.end, hasCommitMarks: scan.hasCommitMarks, chain: scan.chain)
         }
         return (records, last)
+    }
+
+    /// The scan of a segment's bytes, or ``JournalError/Kind/corrupt`` when they are not a segment.
+    static func scan(_ bytes: [UInt8], first: Int, path: String) throws(JournalError) -> JournalFormat.SegmentScan {
+        guard let scan = JournalFormat.scanSegment(bytes, first: first) else {
+            throw JournalError(.corrupt, path: path, offset: 0, reason: "not a journal segment: it starts with neither SWJRNL02 nor SWJRNL01")
+        }
+        return scan
+    }
+
+    /// Why `stop` is damage and not a torn write, or `nil` for a torn write: only the end of the last
+    /// segment after its last commit mark can be torn, and only when nothing shows it was synced.
+    static func damage(_ stop: JournalFormat.Stop, inLastSegment isLast: Bool) -> String? {
+        guard isLast else {
+            return "\(stop.problem), in a segment that is not the last one, so it is damage, not a torn write"
+        }
+        return stop.proof.map { "\(stop.problem); \($0), so this is damage to synced records, not a torn write" }
+    }
+
+    /// The records after `version`, at most `limit`, from the segments `state` lists, reading the
+    /// current segment only up to its durable length. A record that fails its check there is damage.
+    func durableRecords(after version: Int, limit: Int, in state: FileJournalState) throws -> [JournalRecord<A>] {
+        var records: [JournalRecord<A>] = []
+        for (index, first) in state.segments.enumerated() where records.count < limit {
+            let isLast = index == state.segments.count - 1
+            if !isLast, state.segments[index + 1] - 1 <= version { continue }
+            let path = path(of: JournalFormat.segmentName(first: first))
+            var bytes = try JournalDirectory.read(path)
+            if isLast, let segment = state.segment { bytes.removeSubrange(min(segment.length, bytes.count)...) }
+            let scan = try Self.scan(bytes, first: first, path: path)
+            if let stop = scan.stop {
+                throw JournalError(.corrupt, path: path, offset: stop.offset, reason: "\(stop.problem), in records already synced")
+            }
+            for frame in scan.frames where frame.version > version && records.count < limit {
+                records.append(JournalRecord(version: frame.version, action: try decode(bytes[frame.payload], frame, path)))
+            }
+        }
+        return records
     }
 
     /// The action in a record's payload.

@@ -99,9 +99,17 @@ extension JournalContents where A: Action, A.State == State {
     ///
     /// - Complexity: One reduce per record, in place on one state.
     public func replayed(onto initialState: State) -> State {
-        var state = snapshot?.state ?? initialState
-        for record in records {
-            record.action.reduce(&state)
+        JournalReplay.reduce(records.lazy.map(\.action), onto: snapshot?.state ?? initialState)
+    }
+}
+
+/// Replaying records, written once for ``JournalContents`` and ``ActionLogContents``.
+enum JournalReplay {
+    /// `state` with each of `actions` reduced onto it in order, effects dropped.
+    static func reduce<A: Action>(_ actions: some Sequence<A>, onto state: A.State) -> A.State {
+        var state = state
+        for action in actions {
+            action.reduce(&state)
         }
         return state
     }

@@ -16,9 +16,11 @@ public struct JournalError: Error, CustomStringConvertible, Equatable, Sendable 
         /// Another journal (in this process or another) has the directory open. Stop the other one, or
         /// use another directory.
         case locked
-        /// The files hold damage the journal will not repair by itself: a bad record before the end of
-        /// the last segment, versions with a gap, a file that is not a journal file. Nothing was changed;
-        /// the reason says what and where.
+        /// The files hold damage the journal will not repair by itself: a record or commit mark that
+        /// fails its check anywhere before the last segment's last commit mark (or in a last batch whose
+        /// commit mark was written), versions with a gap, a file that is not a journal file. Only the
+        /// unsynced bytes after the last commit mark are a torn write, which a load cuts off. Nothing was
+        /// changed; the reason says what and where.
         case corrupt
         /// A file or directory could not be read; the reason holds the system's error text.
         case unreadable

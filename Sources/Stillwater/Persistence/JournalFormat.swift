@@ -2,8 +2,16 @@
 /// of bytes; `FileJournal` does the reading, writing and deciding. The format is described in
 /// `FileJournal`'s documentation and in `Internal/README.md`, "Persistence".
 enum JournalFormat {
-    /// The first eight bytes of every segment.
-    static let segmentMagic = Array("SWJRNL01".utf8)
+    /// The first eight bytes of every segment written now: records in batches, each batch ended by a
+    /// commit mark.
+    static let segmentMagic = Array("SWJRNL02".utf8)
+    /// The first eight bytes of a segment of the first format: records only, no commit marks. Still
+    /// read; never written.
+    static let firstFormatMagic = Array("SWJRNL01".utf8)
+    /// The first four bytes of a commit mark, where a record has its length (which is never this large).
+    static let commitTag: UInt32 = 0xFFFF_FFFF
+    /// A commit mark's size: tag (4 bytes), chained CRC-32 (4), the batch's last version (8).
+    static let commitMarkSize = 16
     /// A record's header: payload length (4 bytes), CRC-32 (4), version (8), all little-endian.
     static let recordHeaderSize = 16
     /// The largest payload a record may hold, so that a damaged length never asks for gigabytes.
@@ -69,62 +77,6 @@ enum JournalFormat {
         buffer.append(contentsOf: payload)
     }
 
-    /// One whole record found in a segment.
-    struct Frame {
-        /// The version it holds.
-        var version: Int
-        /// Where its header starts.
-        var offset: Int
-        /// Where its payload lies in the segment's bytes.
-        var payload: Range<Int>
-    }
-
-    /// What a segment's bytes hold: its whole records, and where and why reading stopped early.
-    struct SegmentScan {
-        /// The whole records, in file order.
-        var frames: [Frame] = []
-        /// Where the first bad or incomplete record starts, and what is wrong with it; `nil` when every
-        /// byte after the magic belongs to a whole record.
-        var stop: (offset: Int, problem: String)?
-    }
-
-    /// Reads the records of a segment. Never traps, whatever `bytes` hold: a record that is cut short,
-    /// claims more than ``maxPayload`` bytes or fails its checksum stops the scan there.
-    ///
-    /// - Returns: `nil` when `bytes` do not start with ``segmentMagic`` (not a segment at all).
-    static func scanSegment(_ bytes: [UInt8]) -> SegmentScan? {
-        guard bytes.starts(with: segmentMagic) else { return nil }
-        var scan = SegmentScan()
-        var offset = segmentMagic.count
-        while offset < bytes.count {
-            let remaining = bytes.count - offset
-            guard remaining >= recordHeaderSize else {
-                scan.stop = (offset, "an incomplete record header (\(remaining) of \(recordHeaderSize) bytes)")
-                break
-            }
-            let length = Int(readUInt32(bytes, at: offset))
-            let stored = readUInt32(bytes, at: offset + 4)
-            guard length <= maxPayload else {
-                scan.stop = (offset, "a record length of \(length) bytes, more than the \(maxPayload) a record may hold")
-                break
-            }
-            let payloadStart = offset + recordHeaderSize
-            guard length <= bytes.count - payloadStart else {
-                scan.stop = (offset, "an incomplete record (\(bytes.count - payloadStart) of \(length) payload bytes)")
-                break
-            }
-            let computed = CRC32.checksum(bytes[(offset + 8)..<(payloadStart + length)])
-            let rawVersion = readUInt64(bytes, at: offset + 8)
-            guard computed == stored, let version = Int(exactly: rawVersion) else {
-                scan.stop = (offset, "a record whose checksum does not match (stored \(hex(stored)), computed \(hex(computed)))")
-                break
-            }
-            scan.frames.append(Frame(version: version, offset: offset, payload: payloadStart..<(payloadStart + length)))
-            offset = payloadStart + length
-        }
-        return scan
-    }
-
     // MARK: Snapshots
 
     /// A snapshot file: the header line, then `json`.
@@ -168,11 +120,11 @@ enum JournalFormat {
         (0..<(T.bitWidth / 8)).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
-    private static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+    static func readUInt32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
         (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << ($1 * 8) }
     }
 
-    private static func readUInt64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+    static func readUInt64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
         (0..<8).reduce(0) { $0 | UInt64(bytes[offset + $1]) << ($1 * 8) }
     }
 

@@ -128,3 +128,51 @@ where JournaledAction.State == State {
         storage.withLock { $0.nextSyncError = error }
     }
 }
+
+extension MemoryJournal: ActionLog {
+    /// The type of entry the journal's records hold: its actions.
+    public typealias Entry = JournaledAction
+
+    /// Loads the journal (see ``load()``) and returns what it holds as a log's contents. Never throws.
+    public func open() async throws -> ActionLogContents<State, JournaledAction> {
+        ActionLogContents(try load())
+    }
+
+    /// Appends `entries` as the records of the next versions, makes them durable (one counted sync) and
+    /// returns their versions.
+    ///
+    /// - Parameter entries: At least one entry; an empty array stops the program.
+    /// - Throws: The error given to ``failNextSync(with:)``, once: none of the entries is kept then.
+    public func append(_ entries: [JournaledAction]) async throws -> ClosedRange<Int> {
+        ActionLogRules.requireEntries(entries.count, "MemoryJournal")
+        return try storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "MemoryJournal", "append(_:)")
+            let first = storage.appendedVersion + 1
+            for entry in entries {
+                storage.pending.append(JournalRecord(version: storage.appendedVersion + 1, action: entry))
+            }
+            let last = storage.appendedVersion
+            storage.syncCount += 1
+            try storage.flush()
+            return first...last
+        }
+    }
+
+    /// The durable records after `version`, at most `limit`; the ones the snapshot covers are gone.
+    public func records(after version: Int, limit: Int) async throws -> [ActionLogRecord<JournaledAction>] {
+        ActionLogRules.requireLimit(limit, "MemoryJournal")
+        return storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "MemoryJournal", "records(after:limit:)")
+            return storage.durable.lazy.filter { $0.version > version }.prefix(limit)
+                .map { ActionLogRecord(version: $0.version, entry: $0.action) }
+        }
+    }
+
+    /// The last durable version: the last synced record's, else the snapshot's, else 0.
+    public func head() async throws -> Int {
+        storage.withLock { storage in
+            JournalRules.requireLoaded(storage.loaded, "MemoryJournal", "head()")
+            return storage.durable.last?.version ?? storage.snapshot?.version ?? 0
+        }
+    }
+}

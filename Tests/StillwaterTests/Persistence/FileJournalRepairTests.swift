@@ -9,8 +9,8 @@ enum TornEnd: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case midLength
     /// A whole header and half the payload of the next record.
     case midPayload
-    /// One byte of the last record's payload changed.
-    case badChecksum
+    /// A whole record after the last commit mark, without a mark of its own.
+    case unmarkedRecord
     /// Random bytes after the last whole record.
     case garbage
 
@@ -32,7 +32,6 @@ extension PersistenceTests {
         func tornEnd(_ damage: TornEnd) throws {
             try withJournalDirectory { directory in
                 let whole = try writeThreeRecords(directory)
-                let lastRecord = try #require(JournalFormat.scanSegment(whole)?.frames.last)
                 var next: [UInt8] = []
                 JournalFormat.appendRecord(version: 4, payload: Array(#"{"increment":{}}"#.utf8), to: &next)
                 let damaged: [UInt8]
@@ -43,10 +42,8 @@ extension PersistenceTests {
                     (damaged, cutAt, survivors) = (whole + next.prefix(2), whole.count, [.add(1), .append("two"), .add(3)])
                 case .midPayload:
                     (damaged, cutAt, survivors) = (whole + next.prefix(20), whole.count, [.add(1), .append("two"), .add(3)])
-                case .badChecksum:
-                    var bytes = whole
-                    bytes[lastRecord.payload.lowerBound] ^= 0x20
-                    (damaged, cutAt, survivors) = (bytes, lastRecord.offset, [.add(1), .append("two")])
+                case .unmarkedRecord:
+                    (damaged, cutAt, survivors) = (whole + next, whole.count, [.add(1), .append("two"), .add(3)])
                 case .garbage:
                     var random = SeededRandom(seed: 7)
                     let noise = (0..<100).map { _ in UInt8.random(in: .min ... .max, using: &random) }
@@ -87,15 +84,16 @@ extension PersistenceTests {
             try withJournalDirectory { directory in
                 try writeTwoSegments(directory)
                 var bytes = fileBytes(segmentName(1), in: directory)
-                let lastRecord = try #require(JournalFormat.scanSegment(bytes)?.frames.last)
-                if damage == "checksum" { bytes[bytes.count - 1] ^= 1 } else { bytes.removeLast(3) }
+                let lastRecord = try #require(JournalFormat.scanSegment(bytes, first: 1)?.frames.last)
+                if damage == "checksum" { bytes[lastRecord.payload.lowerBound] ^= 1 } else { bytes.removeLast(3) }
                 try writeFile(bytes, segmentName(1), in: directory)
                 let before = directoryContents(directory)
 
                 let error = try #require(throws: JournalError.self) { try withLoadedJournal(directory) { _, _ in } }
                 #expect(error.kind == .corrupt)
                 #expect(error.path == directory + "/" + segmentName(1))
-                #expect(error.offset == lastRecord.offset)
+                // A cut-short segment ends inside its last commit mark, right after the last record.
+                #expect(error.offset == (damage == "checksum" ? lastRecord.offset : lastRecord.payload.upperBound))
                 #expect(error.description.contains("not the last one"))
                 #expect(directoryContents(directory) == before)
             }
@@ -183,7 +181,7 @@ extension PersistenceTests {
                 try writeFile(noise, segmentName(1), in: directory)
                 let error = try #require(throws: JournalError.self) { try withLoadedJournal(directory) { _, _ in } }
                 #expect(error.kind == .corrupt)
-                #expect(error.description == "\(directory)/\(segmentName(1)), offset 0: not a journal segment: it does not start with SWJRNL01")
+                #expect(error.description == "\(directory)/\(segmentName(1)), offset 0: not a journal segment: it starts with neither SWJRNL02 nor SWJRNL01")
             }
         }
 

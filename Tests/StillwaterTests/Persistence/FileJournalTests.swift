@@ -28,7 +28,7 @@ extension PersistenceTests {
             }
         }
 
-        @Test("a segment holds the magic, then per record length, CRC-32, version and the action's JSON with sorted keys")
+        @Test("a segment holds the magic, then per record length, CRC-32, version and the action's JSON with sorted keys, and per sync a commit mark chained from the segment's seed")
         func recordBytes() throws {
             try withJournalDirectory { directory in
                 try withLoadedJournal(directory) { journal, _ in
@@ -41,7 +41,12 @@ extension PersistenceTests {
                 let length = UInt32(json.count)
                 let header = (0..<4).map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
                     + (0..<4).map { UInt8(truncatingIfNeeded: crc >> ($0 * 8)) }
-                #expect(bytes == Array("SWJRNL01".utf8) + header + versionBytes + json)
+                let record = header + versionBytes + json
+                let magic = Array("SWJRNL02".utf8)
+                let seed = CRC32.checksum(magic + [1, 0, 0, 0, 0, 0, 0, 0])
+                let chain = CRC32.checksum((0..<4).map { UInt8(truncatingIfNeeded: seed >> ($0 * 8)) } + record + versionBytes)
+                let mark: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF] + (0..<4).map { UInt8(truncatingIfNeeded: chain >> ($0 * 8)) } + versionBytes
+                #expect(bytes == magic + record + mark)
             }
         }
 

@@ -54,6 +54,14 @@ func withJournalDirectory<Result>(_ body: (String) throws -> Result) rethrows ->
     return try body(directory)
 }
 
+/// `withJournalDirectory` for an async body.
+func withJournalDirectory<Result>(_ body: (String) async throws -> Result) async rethrows -> Result {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("stillwater-journal-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try await body(directory)
+}
+
 /// The names of the files in `directory`, sorted.
 func fileNames(in directory: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()

@@ -31,43 +31,78 @@ extension PersistenceTests {
             }
         }
 
-        @Test("records written one after another scan back with their versions and payloads")
-        func recordsScanBack() throws {
-            var bytes = JournalFormat.segmentMagic
-            let payloads = [Array("{}".utf8), [], Array(repeating: 0xFF, count: 1000)]
+        @Test("records written one after another, in either format, scan back with their versions and payloads", arguments: [true, false])
+        func recordsScanBack(_ commitMarks: Bool) throws {
+            let payloads: [[UInt8]] = [Array("{}".utf8), [], Array(repeating: 0xFF, count: 1000)]
+            var batch: [UInt8] = []
             for (index, payload) in payloads.enumerated() {
-                JournalFormat.appendRecord(version: index + 10, payload: payload, to: &bytes)
+                JournalFormat.appendRecord(version: index + 10, payload: payload, to: &batch)
             }
-            let scan = try #require(JournalFormat.scanSegment(bytes))
+            if commitMarks {
+                let chain = JournalFormat.appendCommitMark(after: JournalFormat.chainSeed(first: 10), lastVersion: 12, to: &batch)
+                #expect(chain != JournalFormat.chainSeed(first: 10))
+            }
+            let bytes = (commitMarks ? JournalFormat.segmentMagic : JournalFormat.firstFormatMagic) + batch
+            let scan = try #require(JournalFormat.scanSegment(bytes, first: 10))
             #expect(scan.stop == nil)
-            #expect(scan.frames.map(\.version) == [10, 11, 12])
-            #expect(scan.frames.map { Array(bytes[$0.payload]) } == payloads)
-            #expect(scan.frames.map(\.offset) == [8, 8 + 16 + 2, 8 + 16 + 2 + 16])
+            #expect(scan.hasCommitMarks == commitMarks)
+            #expect(scan.end == bytes.count)
+            let versions: [Int] = scan.frames.map { $0.version }
+            #expect(versions == [10, 11, 12])
+            let read: [[UInt8]] = scan.frames.map { Array(bytes[$0.payload]) }
+            #expect(read == payloads)
+            let offsets: [Int] = scan.frames.map { $0.offset }
+            #expect(offsets == [8, 8 + 16 + 2, 8 + 16 + 2 + 16])
+        }
+
+        @Test("records after the last commit mark do not count, and a segment named for another version fails its first mark")
+        func commitMarksDecide() throws {
+            var batch: [UInt8] = []
+            JournalFormat.appendRecord(version: 1, payload: Array("{}".utf8), to: &batch)
+            _ = JournalFormat.appendCommitMark(after: JournalFormat.chainSeed(first: 1), lastVersion: 1, to: &batch)
+            let committed = JournalFormat.segmentMagic + batch
+            var unmarked = committed
+            JournalFormat.appendRecord(version: 2, payload: Array("{}".utf8), to: &unmarked)
+            let scan = try #require(JournalFormat.scanSegment(unmarked, first: 1))
+            #expect(scan.frames.map { $0.version } == [1])
+            #expect(scan.end == committed.count)
+            #expect(scan.stop?.offset == committed.count)
+            #expect(scan.stop?.proof == nil)
+            let renamed = try #require(JournalFormat.scanSegment(committed, first: 2))
+            #expect(renamed.frames.isEmpty)
+            #expect(renamed.stop?.problem.contains("commit mark whose checksum does not match") == true)
         }
 
         @Test("a length beyond the cap stops the scan without reading further", arguments: [JournalFormat.maxPayload + 1, Int(UInt32.max)])
         func oversizedLength(_ length: Int) throws {
             let header = JournalFormat.littleEndianBytes(UInt32(length)) + [UInt8](repeating: 0, count: 12)
-            let scan = try #require(JournalFormat.scanSegment(JournalFormat.segmentMagic + header))
+            let scan = try #require(JournalFormat.scanSegment(JournalFormat.segmentMagic + header, first: 1))
             #expect(scan.frames.isEmpty)
             #expect(scan.stop?.offset == 8)
-            #expect(scan.stop?.problem.contains("more than the \(JournalFormat.maxPayload)") == true)
+            // The largest length is a commit mark's tag: a mark with no record before it.
+            let problem = length == Int(UInt32.max) ? "a commit mark of version 0 after no record" : "more than the \(JournalFormat.maxPayload)"
+            #expect(scan.stop?.problem.contains(problem) == true, "\(scan.stop?.problem ?? "")")
         }
 
         @Test("random bytes after the magic never trap, and every frame found lies inside the bytes", arguments: 0..<8)
         func randomSegments(_ seed: Int) throws {
             var random = SeededRandom(seed: UInt64(seed))
             for _ in 0..<250 {
-                var bytes = JournalFormat.segmentMagic
-                // Whole records now and then, so the scan gets past the first header too.
+                var bytes = seed % 4 == 3 ? JournalFormat.firstFormatMagic : JournalFormat.segmentMagic
+                // Whole records now and then, so the scan gets past the first header too, and marks (some
+                // valid, some with a commit tag and random bytes), so it gets past marks and checks proofs.
                 for _ in 0..<Int.random(in: 0...3, using: &random) {
+                    if Bool.random(using: &random) {
+                        bytes += [0xFF, 0xFF, 0xFF, 0xFF] + (0..<12).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+                    }
                     JournalFormat.appendRecord(
                         version: Int.random(in: 0...9, using: &random),
                         payload: (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: .min ... .max, using: &random) },
                         to: &bytes)
                 }
                 bytes += (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: .min ... .max, using: &random) }
-                let scan = try #require(JournalFormat.scanSegment(bytes))
+                let scan = try #require(JournalFormat.scanSegment(bytes, first: 1))
+                #expect(scan.end <= bytes.count)
                 #expect(scan.frames.allSatisfy { $0.payload.upperBound <= bytes.count && $0.offset + 16 == $0.payload.lowerBound })
                 #expect(scan.stop.map { $0.offset < bytes.count } ?? true)
                 _ = JournalFormat.snapshotJSON(in: Array(bytes.dropFirst(8)), version: 1)

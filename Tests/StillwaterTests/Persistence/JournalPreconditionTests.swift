@@ -46,6 +46,27 @@ extension PersistenceTests {
             }
         }
 
+        @Test("an ActionLog append of no entries stops the program", arguments: ["memory", "file"])
+        func emptyAppend(_ kind: String) async {
+            if kind == "memory" {
+                await #expect(processExitsWith: .failure) {
+                    let journal = MemoryJournal<Tally, TallyAction>()
+                    _ = try await journal.open()
+                    _ = try await journal.append([])
+                }
+            } else {
+                await #expect(processExitsWith: .failure) {
+                    let directory = NSTemporaryDirectory() + "/stillwater-journal-\(UUID().uuidString)"
+                    defer { try? FileManager.default.removeItem(atPath: directory) }
+                    // A journal that cannot be set up exits with success, which fails the test.
+                    guard let journal = try? FileJournal<Tally, TallyAction>(directory: directory),
+                          (try? await journal.open()) != nil
+                    else { exit(0) }
+                    _ = try? await journal.append([])
+                }
+            }
+        }
+
         @Test("a snapshot beyond the last appended version stops the program")
         func snapshotAhead() async {
             await #expect(processExitsWith: .failure) {
