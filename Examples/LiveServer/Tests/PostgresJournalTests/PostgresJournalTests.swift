@@ -1,6 +1,8 @@
 import Foundation
 import LiveServerCore
 import PostgresJournal
+import Stillwater
+import StillwaterTesting
 import Testing
 
 // Against a real PostgreSQL: LIVE_POSTGRES_URL names it (`.ci/run` starts one with Tests/postgres.sh:
@@ -194,6 +196,22 @@ struct PostgresJournalTests {
         #expect(b.store.state.value.items.count == 31)
         await ahead.stop()
         await behind.stop()
+    }
+
+    @Test func eachLogPassesTheSharedActionLogConformanceSuite() async throws {
+        struct Add: Codable, Equatable, Sendable {
+            var amount: Int
+        }
+        let journal = try PostgresJournal<Int, Add>(url: databaseURL!, prefix: "test")
+        try await journal.prepare()
+        // Names new to this run, so the suite's logs start empty.
+        let run = "conformance-" + UUID().uuidString.lowercased() + "-"
+        let report = await ActionLogConformance.run(
+            entry: { Add(amount: $0) }, state: { $0 * 10 },
+            makeLog: { name in journal.log(named: run + name) })
+        #expect(report.checks > 0)
+        #expect(report.failures.isEmpty)
+        await journal.close()
     }
 
     @Test func aDatabaseThatCannotBeReachedFailsAtOnce() async throws {

@@ -213,6 +213,21 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         return (seq, try JSONDecoder().decode(State.self, from: Data(text.utf8)))
     }
 
+    /// The newest snapshot of `log`, or `nil` when it has none (nothing is stored).
+    ///
+    /// - Throws: What the database answers, or a decoding error for a snapshot that is not `State`.
+    public func newestSnapshot(of log: String) async throws -> (seq: Int64, state: State)? {
+        let row = try await reads.use { connection -> (Int64, String)? in
+            let rows = try await connection.query(
+                "SELECT seq, state FROM \(unescaped: self.snapshots) WHERE log = \(log) ORDER BY seq DESC LIMIT 1",
+                logger: self.logger)
+            for try await (seq, state) in rows.decode((Int64, String).self) { return (seq, state) }
+            return nil
+        }
+        guard let (seq, text) = row else { return nil }
+        return (seq, try JSONDecoder().decode(State.self, from: Data(text.utf8)))
+    }
+
     /// Appends `entries` to `log` in one transaction, in their order, and says what became of each.
     ///
     /// An entry whose `cid` is already recorded in `log` (or earlier in `entries`) is not appended again:
