@@ -43,25 +43,22 @@ if options.showsHelp {
     exit(0)
 }
 
-/// Ends the process with status 0 at the first SIGTERM or SIGINT, until cancelled: for the wait for a
-/// database at startup.
-final class StartupSignals {
-    private let sources: [any DispatchSourceSignal]
+/// The server once it is open; `nil` while the data folder or the database is being opened.
+let running = Locked<LiveServer?>(nil)
 
-    init() {
-        sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                say("stopped before starting")
-                exit(0)
-            }
-            source.resume()
-            return source
-        }
+// A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
+// then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
+// snapshots. Every acknowledged command is already in its journal, so nothing is lost either way. Before
+// the server is open (waiting for a database, say), a signal ends the process at once. One watchdog for
+// the process's life: its signal sources are never replaced.
+let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: {
+    guard let server = running.withLock({ $0 }) else {
+        say("stopped before starting")
+        exit(0)
     }
-
-    func cancel() { for source in sources { source.cancel() } }
+    server.closeQuietConnections()
+}) {
+    if let server = running.withLock({ $0 }) { closeBoards(server) }
 }
 
 let opened: DataFolder.Opened
@@ -74,13 +71,10 @@ if let url = options.postgresURL {
         fail("--postgres: \(error)", status: 2)
     }
     let node = ClusterNode(log: log)
-    // Until the node is up, SIGTERM or SIGINT ends the process at once (nothing is written before then).
-    let startup = StartupSignals()
     do {
         opened = try await DataFolder(path: options.dataDirectory).open(options, node: node) { line in
             FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
         }
-        startup.cancel()
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
@@ -96,6 +90,7 @@ if let url = options.postgresURL {
     }
 }
 let server = opened.server
+running.withLock { $0 = server }
 
 var logger = Logger(label: "live-server")
 logger.logLevel = .warning
@@ -109,12 +104,6 @@ let app = server.application(host: host, port: options.port, logger: logger) { p
     }
 }
 
-// A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
-// then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
-// snapshots. Every acknowledged command is already in its journal, so nothing is lost either way.
-let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: { server.closeQuietConnections() }) {
-    closeBoards(server)
-}
 
 var configuration = ServiceGroupConfiguration(services: [app, server.closingService], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 configuration.maximumGracefulShutdownDuration = .seconds(3)

@@ -25,11 +25,14 @@ struct FullDiskTests {
             // refused; every one acknowledged before must survive.
             var acknowledged = ["before"]
             var refused: (cid: String, text: String)?
+            var lastVersion = 0
             for number in 0..<200 where refused == nil {
                 let text = "while full \(number) " + String(repeating: "x", count: 150)
                 let reply = try await client.perform(.add(text: text), cid: "full-\(number)")
                 switch reply {
-                case .ack: acknowledged.append(text)
+                case .ack(_, let version, _):
+                    acknowledged.append(text)
+                    lastVersion = version
                 case .error(_, _, _, let retry):
                     #expect(retry, "\(reply)")
                     refused = ("full-\(number)", text)
@@ -37,7 +40,9 @@ struct FullDiskTests {
                 }
             }
             let (cid, text) = try #require(refused, "no command was refused on a full disk")
-            // Refused again, each with retry: true, and nothing changes.
+            // Refused again, each with retry: true, and nothing changes (once the client has the patch of
+            // the last acknowledged command).
+            try await eventually("the last acknowledged version") { (client.view?.version ?? 0) >= lastVersion }
             let before = try #require(client.view)
             for attempt in 0..<2 {
                 let reply = try await client.perform(.add(text: text), cid: cid)

@@ -77,6 +77,12 @@ struct ProcessTests {
             let client = try await BoardClient.connected(port: serving, team: "alpha", auth: .header(Self.token))
             #expect(client.view != nil)
             await client.close()
+            // Once serving, SIGTERM is a shutdown as for any server.
+            server.send(SIGTERM)
+            let (status, took) = try await server.exit(within: 10)
+            #expect(status == 0)
+            #expect(took < .seconds(4), "took \(took)")
+            #expect(server.stdout.contains("live-server: stopped\n"), "\(server.stdout)")
         }
     }
 
