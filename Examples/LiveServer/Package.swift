@@ -60,6 +60,7 @@ let package = Package(
             dependencies: [
                 "LiveServerCore",
                 .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "StillwaterTesting", package: "Stillwater"),
             ]
         ),
         .testTarget(

@@ -3,7 +3,7 @@ import PackageDescription
 
 /// A journal of a store's actions in PostgreSQL, shared by several processes: each board's actions in one
 /// table in an order the database assigns, client-chosen command ids kept unique, a notification on every
-/// append, snapshots in a second table. Its own package (on postgres-nio), so the Stillwater library stays
+/// append, snapshots in a second table; each log is also the library's `ActionLog`. Its own package (on postgres-nio), so the Stillwater library stays
 /// dependency-free.
 let package = Package(
     name: "PostgresJournal",
@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(name: "Stillwater", path: "../../.."),
     ],
     targets: [
         .target(
@@ -21,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Stillwater", package: "Stillwater"),
             ]
         ),
     ],

@@ -6,7 +6,11 @@ import Logging
 import Synchronization
 
 // live-load --clients 1000 --actions 10000 [--rate N] [--senders 10] [--window 8] [--port N (0: any free one)]
-//           [--patch-interval-ms N] [--baseline] [--in-process]
+//           [--patch-interval-ms N] [--baseline] [--in-process] [--data DIR] [--snapshot-every N] [--kill-server]
+//
+// --data DIR gives the server that folder and keeps it afterwards (a journal to restart from);
+// --snapshot-every N is passed to the server; --kill-server ends it with SIGKILL (a crash: no closing
+// snapshot) instead of SIGTERM.
 //
 // Starts the server (the `live-server` binary beside this one, with --stats, so its memory is its own;
 // or in this process with --in-process), connects the clients to team `alpha`, lets `senders` of them
@@ -28,6 +32,9 @@ struct Options {
     var patchIntervalMs = 0
     var rate = 0
     var baseline = false
+    var data: String?
+    var snapshotEvery: Int?
+    var killServer = false
 }
 
 var options = Options()
@@ -51,10 +58,19 @@ while let argument = arguments.popFirst() {
     case "--patch-interval-ms": options.patchIntervalMs = value()
     case "--rate": options.rate = value()
     case "--baseline": options.baseline = true
+    case "--data":
+        guard let folder = arguments.popFirst(), !folder.isEmpty else {
+            FileHandle.standardError.write(Data("live-load: --data needs a folder\n".utf8))
+            exit(2)
+        }
+        options.data = folder
+    case "--snapshot-every": options.snapshotEvery = value()
+    case "--kill-server": options.killServer = true
     default:
         FileHandle.standardError.write(Data("""
             usage: live-load [--clients N] [--actions N] [--rate N] [--senders N] [--window N] [--port N]
-                             [--patch-interval-ms N] [--baseline] [--in-process]
+                             [--patch-interval-ms N] [--baseline] [--in-process] [--data DIR]
+                             [--snapshot-every N] [--kill-server]
 
             """.utf8))
         exit(2)
@@ -210,13 +226,14 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     } else {
         guard let binary = siblingServer() else { exit(2) }
         // A fresh data folder, removed at the end: the board starts as a new team's, with a new token.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-load-\(getpid())").path
-        dataDirectory = folder
+        let folder = options.data ?? FileManager.default.temporaryDirectory.appendingPathComponent("live-load-\(getpid())").path
+        dataDirectory = options.data == nil ? folder : nil
         token = AccessPolicy.newToken()
         // With --port 0 (the default) the server picks a port and names it in its "listening on" line.
         guard let (process, number) = try await startServer(binary, arguments: [
             "--port", String(options.port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
-            "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : []))
+            "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : [])
+            + (options.snapshotEvery.map { ["--snapshot-every", String($0)] } ?? []))
         else {
             print("live-load: the server did not start (see its standard error above)")
             finish(1)
@@ -349,12 +366,20 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     print(String(format: "latency, send to every client applied: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d versions)",
                  percentile(0.5), percentile(0.99), latencies.last ?? 0, latencies.count))
     print("versions clients skipped (folded into a later patch): \(delta("superseded"))")
+    if delta("durableWrites") > 0 {
+        print(String(format: "journal: %d durable writes (fsyncs), %.1f commands per write", delta("durableWrites"),
+                     Double(accepted) / Double(delta("durableWrites"))))
+    }
     print("server memory: \((after["rssKiB"] ?? 0) / 1024) MiB resident, peak \((after["peakRssKiB"] ?? 0) / 1024) MiB"
         + (options.inProcess ? " (this process, clients included)" : ""))
     print("replicas equal to the server's board: \(options.clients - mismatched) of \(options.clients)"
         + (failures.isEmpty ? "" : "; failures: \(failures.prefix(3))"))
     for client in clients + [fresh] { client.outgoing.finish() }
-    serverProcess?.terminate()
+    if options.killServer, let serverProcess {
+        kill(serverProcess.processIdentifier, SIGKILL)
+    } else {
+        serverProcess?.terminate()
+    }
     serverProcess?.waitUntilExit()
     if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     inProcessTask?.cancel()

@@ -43,19 +43,38 @@ if options.showsHelp {
     exit(0)
 }
 
+/// The server once it is open; `nil` while the data folder or the database is being opened.
+let running = Locked<LiveServer?>(nil)
+
+// A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
+// then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
+// snapshots. Every acknowledged command is already in its journal, so nothing is lost either way. Before
+// the server is open (waiting for a database, say), a signal ends the process at once. One watchdog for
+// the process's life: its signal sources are never replaced.
+let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: {
+    guard let server = running.withLock({ $0 }) else {
+        say("stopped before starting")
+        exit(0)
+    }
+    server.closeQuietConnections()
+}) {
+    if let server = running.withLock({ $0 }) { closeBoards(server) }
+}
+
 let opened: DataFolder.Opened
 if let url = options.postgresURL {
     // A node of a cluster: the boards are replicas of their logs in the database.
     let log: BoardLog
     do {
-        log = try BoardLog(url: url)
+        log = try BoardLog(url: url, keptActions: options.keptActions)
     } catch {
         fail("--postgres: \(error)", status: 2)
     }
     let node = ClusterNode(log: log)
     do {
-        try await node.start()
-        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node)
+        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node) { line in
+            FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
+        }
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
@@ -71,6 +90,7 @@ if let url = options.postgresURL {
     }
 }
 let server = opened.server
+running.withLock { $0 = server }
 
 var logger = Logger(label: "live-server")
 logger.logLevel = .warning
@@ -84,14 +104,8 @@ let app = server.application(host: host, port: options.port, logger: logger) { p
     }
 }
 
-// A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
-// then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
-// snapshots. Every acknowledged command is already in its journal, so nothing is lost either way.
-let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: { server.closeQuietConnections() }) {
-    closeBoards(server)
-}
 
-var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+var configuration = ServiceGroupConfiguration(services: [app, server.closingService], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
 configuration.maximumGracefulShutdownDuration = .seconds(3)
 do {
     try await ServiceGroup(configuration: configuration).run()

@@ -6,7 +6,7 @@ import Foundation
 /// Tokens are kept as their SHA-256 digests, so neither the server's memory nor its data folder holds a
 /// token a reader could reuse, and a presented token is compared with the team's in constant time (the
 /// time taken does not depend on how many bytes match). A token is sent in the `Authorization: Bearer`
-/// header of the WebSocket upgrade, or in the first frame (`{"type":"hello","token":"…"}`, which is what
+/// header (the scheme in any case) of the WebSocket upgrade, or in the first frame (`{"type":"hello","token":"…"}`, which is what
 /// the page does); never in a URL, which servers and proxies log.
 ///
 /// The `Origin` check stops a page from another site, open in the same browser, from using a board
@@ -17,15 +17,19 @@ import Foundation
 /// WebSocket client libraries do), comes from a program, not a page: it passes this check and still needs
 /// the token.
 public struct AccessPolicy: Sendable {
+    /// The SHA-256 digest of each team's token, by team name, shared by every copy of the policy (so a
+    /// cluster node can change the server's as the database's change: ``replaceTokenDigests(_:)``).
+    private let digests: Locked<[String: [UInt8]]>
+
     /// The SHA-256 digest of each team's token, by team name.
-    public var tokenDigests: [String: [UInt8]]
+    public var tokenDigests: [String: [UInt8]] { digests.withLock { $0 } }
     /// Origins allowed besides the server's own (`scheme://host[:port]`, compared in lowercase), for a
     /// page served through a proxy under another name.
     public var extraOrigins: Set<String>
 
     /// Creates a policy from each team's token digest (``digest(of:)``) and the extra allowed origins.
     public init(tokenDigests: [String: [UInt8]], extraOrigins: Set<String> = []) {
-        self.tokenDigests = tokenDigests
+        digests = Locked(tokenDigests)
         // Origins are compared in lowercase: scheme and host are case-insensitive.
         self.extraOrigins = Set(extraOrigins.map { $0.lowercased() })
     }
@@ -35,6 +39,26 @@ public struct AccessPolicy: Sendable {
         self.init(tokenDigests: tokens.mapValues(Self.digest(of:)), extraOrigins: extraOrigins)
     }
 
+    /// The token of an `Authorization` header value `Bearer TOKEN`, or `nil` for another scheme. The
+    /// scheme is case-insensitive (`bearer TOKEN` too, as HTTP says); spaces around the token are dropped.
+    ///
+    /// ```swift
+    /// print(AccessPolicy.bearerToken(in: "bearer abc") ?? "none", AccessPolicy.bearerToken(in: "Basic abc") ?? "none")
+    /// // Prints "abc none"
+    /// ```
+    public static func bearerToken(in header: String) -> String? {
+        let trimmed = header.drop(while: { $0 == " " })
+        guard let space = trimmed.firstIndex(of: " "), trimmed[..<space].lowercased() == "bearer" else { return nil }
+        let token = trimmed[space...].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// Replaces the token digests of this policy and of every copy of it (the server's included): a
+    /// token presented from now on is checked against these; connections already open stay open.
+    public func replaceTokenDigests(_ tokenDigests: [String: [UInt8]]) {
+        digests.withLock { $0 = tokenDigests }
+    }
+
     /// The SHA-256 digest of `token`'s UTF-8 bytes.
     public static func digest(of token: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(token.utf8)))
@@ -42,7 +66,7 @@ public struct AccessPolicy: Sendable {
 
     /// Whether `token` is `team`'s token. Constant time in the token's content; `false` for an unknown team.
     public func allows(team: String, token: String) -> Bool {
-        guard let expected = tokenDigests[team] else { return false }
+        guard let expected = digests.withLock({ $0[team] }) else { return false }
         return Self.constantTimeEqual(Self.digest(of: token), expected)
     }
 

@@ -16,13 +16,19 @@ public typealias BoardLog = PostgresJournal<Board, BoardAction>
 /// notification or a lost connection costs a read, never an action. It also asks for each log's head
 /// every ``pollInterval``, for a board that went quiet right after a missed notification.
 public final class ClusterNode: Sendable {
-    /// How often each board's head is read when no notification came.
+    /// How often each board's head (and the teams) are read when no notification came.
     public static let pollInterval = Duration.seconds(2)
 
     /// The log.
     public let log: BoardLog
     private let boards: Mutex<[String: ReplicaWriter]>
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Told the teams whenever the database's change (set by ``onTeamsChanged(_:)``).
+    private let teamsObserver = Mutex<(@Sendable ([DataFolder.TeamEntry]) -> Void)?>(nil)
+
+    /// The prefix of the keys under which the log's values hold the teams: `team/NAME`, with the
+    /// SHA-256 digest of the team's token in lowercase hexadecimal as value.
+    static let teamKeyPrefix = "team/"
 
     /// A node on `log` with no boards yet; ``open(_:initial:snapshotEvery:)`` adds them.
     public init(log: BoardLog) {
@@ -30,11 +36,24 @@ public final class ClusterNode: Sendable {
         boards = Mutex([:])
     }
 
-    /// Makes the log's tables unless they exist and starts listening for appends.
+    /// Makes the log's tables unless they exist and starts listening for appends. While the database
+    /// cannot be reached (refused, cut, starting up), waits and tries again with ``Backoff``, calling
+    /// `waiting` once per failed attempt with one line that says so; cancel the task to stop waiting.
     ///
-    /// - Throws: What the database answers (it cannot be reached, say).
-    public func start() async throws {
-        try await log.prepare()
+    /// - Throws: What the database answers when it can be reached but refuses (a wrong user or
+    ///   database, say), or `CancellationError` when cancelled while waiting.
+    public func start(waiting: (String) -> Void = { _ in }) async throws {
+        var backoff = Backoff()
+        while true {
+            do {
+                try await log.prepare()
+                break
+            } catch where Self.isUnreachable(error) {
+                let delay = backoff.next()
+                waiting("the database cannot be reached (\(Self.describe(error))); attempt \(backoff.attempts), trying again in \(Backoff.describe(delay))")
+                try await Task.sleep(for: delay)
+            }
+        }
         let events = log.events()
         let started = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -42,7 +61,10 @@ public final class ClusterNode: Sendable {
                     for await event in events {
                         switch event {
                         case .appended(let name, let head): self.replica(name)?.advance(to: head)
-                        case .listening: await self.readHeads()
+                        case .listening:
+                            await self.readHeads()
+                            await self.readTeams()
+                        case .valuesChanged: await self.readTeams()
                         case .lost: break
                         }
                     }
@@ -51,6 +73,7 @@ public final class ClusterNode: Sendable {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: Self.pollInterval)
                         await self.readHeads()
+                        await self.readTeams()
                     }
                 }
             }
@@ -108,6 +131,53 @@ public final class ClusterNode: Sendable {
             return String((error.serverInfo?[.message] ?? "the database reported an error").prefix(160))
         default:
             return "\(error.code)"
+        }
+    }
+
+    /// Calls `observer` with the teams each time the database's teams change (a notification, or what a
+    /// poll finds after a lost one), on the node's listening task.
+    func onTeamsChanged(_ observer: @escaping @Sendable ([DataFolder.TeamEntry]) -> Void) {
+        teamsObserver.withLock { $0 = observer }
+    }
+
+    /// The teams stored in the database, by name.
+    func storedTeams() async throws -> [DataFolder.TeamEntry] {
+        try await log.values().compactMap { key, value in
+            guard key.hasPrefix(Self.teamKeyPrefix) else { return nil }
+            return DataFolder.TeamEntry(name: String(key.dropFirst(Self.teamKeyPrefix.count)), tokenSHA256: value)
+        }.sorted { $0.name < $1.name }
+    }
+
+    /// Stores `teams` (with `keepingStored`, only those the database has no entry for).
+    func storeTeams(_ teams: [DataFolder.TeamEntry], keepingStored: Bool) async throws {
+        try await log.setValues(
+            Dictionary(teams.map { (Self.teamKeyPrefix + $0.name, $0.tokenSHA256) }, uniquingKeysWith: { _, last in last }),
+            keepingStored: keepingStored)
+    }
+
+    /// Reads the teams and tells the observer; a failed read is retried at the next poll or notification.
+    private func readTeams() async {
+        guard let observer = teamsObserver.withLock({ $0 }), let teams = try? await storedTeams() else { return }
+        observer(teams)
+    }
+
+    /// Whether `error` says the database could not be reached (no connection, a connection cut, no
+    /// answer in time, or a server that is starting or shutting down), rather than refusing the request.
+    public static func isUnreachable(_ error: any Error) -> Bool {
+        if let error = error as? PostgresTransactionError {
+            return isUnreachable(error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError ?? PostgresJournalError(""))
+        }
+        if error is PostgresJournalError { return describe(error).contains("did not answer") }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+            return true
+        case .server:
+            // Class 08 (connection exception) and 57P01-57P03 (shutting down, starting up).
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || state.hasPrefix("57P")
+        default:
+            return false
         }
     }
 
@@ -180,6 +250,10 @@ final class ReplicaWriter: BoardWriting {
     /// The sequence number of the last action applied.
     var position: Int64 { state.withLock { $0.position } }
 
+    private let appends = Atomic<Int>(0)
+
+    var durableWrites: Int { appends.load(ordering: .relaxed) }
+
     func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void) {
         let start: Bool? = state.withLock { state in
             guard !state.closed else { return nil }
@@ -227,6 +301,7 @@ final class ReplicaWriter: BoardWriting {
         do {
             results = try await log.append(
                 batch.map { (cid: $0.id, action: BoardAction(command: $0.command, cid: $0.id)) }, to: name, using: appender)
+            appends.add(1, ordering: .relaxed)
         } catch {
             let message = "the board's database cannot be reached (\(ClusterNode.describe(error))); try again later"
             for request in batch { request.reply(.unavailable(message)) }
@@ -280,12 +355,46 @@ final class ReplicaWriter: BoardWriting {
                 state.withLock { $0.reading = false }
                 return
             }
-            guard !records.isEmpty else {
+            guard let first = records.first else {
                 state.withLock { $0.reading = false }
                 return
             }
+            if first.seq != from + 1 {
+                // What this node lacks was pruned (it fell further behind than the log keeps): it starts
+                // again from the newest snapshot.
+                do {
+                    try await restart(after: first.seq)
+                } catch {
+                    state.withLock { $0.reading = false }
+                    return
+                }
+                continue
+            }
             apply(records, after: from)
         }
+    }
+
+    /// Replaces the board with the log's newest snapshot, which must be at `seq - 1` or later, and
+    /// tells the senders waiting for the actions it covers to try again (their commands were in the log;
+    /// sent again with their ids, they are answered, not applied twice). Only the reading loop calls it.
+    private func restart(after seq: Int64) async throws {
+        let current = state.withLock { $0.board }
+        let (position, board) = try await log.open(name, initial: current)
+        guard position >= seq - 1 else {
+            throw PostgresJournalError("log \(name): no snapshot covers the pruned actions before \(seq)")
+        }
+        store.dispatch(BoardReplacement(board: board))
+        let stale = state.withLock { state -> [Waiter] in
+            state.board = board
+            state.position = position
+            state.target = max(state.target, position)
+            state.outcomes = [:]
+            state.snapshotMark = position / snapshotEvery
+            let stale = state.waiters.filter { $0.key <= position }
+            for key in stale.keys { state.waiters[key] = nil }
+            return stale.values.flatMap { $0 }
+        }
+        for waiter in stale { waiter.reply(.unavailable("this node fell behind the log and started again from its snapshot; try again")) }
     }
 
     /// Applies `records` (those after `position`, in order), one dispatch for them all, then answers
@@ -346,4 +455,41 @@ final class ReplicaWriter: BoardWriting {
             return .duplicate(version: waiter.cid.flatMap { state.board.recentCommands[$0] } ?? state.board.version)
         }
     }
+}
+
+/// The waits between attempts to reach a database: 0.25 s, doubling to at most ``cap`` (5 s), each one
+/// drawn at random between half and all of that (jitter, so nodes started together do not retry in step).
+public struct Backoff: Sendable {
+    /// The longest wait.
+    public static let cap = Duration.seconds(5)
+    /// The first wait, before jitter.
+    public static let first = Duration.milliseconds(250)
+
+    /// The attempts that failed so far (the calls to ``next()``).
+    public private(set) var attempts = 0
+
+    /// A backoff before its first attempt.
+    public init() {}
+
+    /// The wait after one more failed attempt.
+    public mutating func next() -> Duration {
+        attempts += 1
+        var ceiling = Self.first
+        for _ in 1..<min(attempts, 16) where ceiling < Self.cap { ceiling *= 2 }
+        ceiling = min(ceiling, Self.cap)
+        return ceiling * Double.random(in: 0.5...1)
+    }
+
+    /// `delay` in seconds with one decimal (`1.3 s`).
+    public static func describe(_ delay: Duration) -> String {
+        let tenths = Int((Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) * 10 + 0.5)
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
+}
+
+/// Sets the whole board: a replica that starts again from a snapshot.
+struct BoardReplacement: Action {
+    var board: Board
+
+    func reduce(_ state: inout Board) { state = board }
 }

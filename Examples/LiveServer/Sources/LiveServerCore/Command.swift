@@ -111,8 +111,8 @@ public struct ClientFrame: Equatable, Sendable {
     /// and the length limits. Whether ids exist and indexes are in range is checked when the command is
     /// reduced, against the board as it is then.
     ///
-    /// - Throws: ``CommandRejection`` with `ref` as far as it could be read (a frame that is not JSON
-    ///   has none; one whose fields do not fit has its `ref` read on its own).
+    /// - Throws: ``CommandRejection`` with `ref` whenever one can be read: a frame whose fields do not
+    ///   fit, or that is not whole JSON, has its `ref` read on its own (see the README's protocol).
     public static func decode(_ text: String) throws(CommandRejection) -> ClientFrame {
         guard text.utf8.count <= Limits.frame else {
             throw CommandRejection("frame of \(text.utf8.count) bytes is over the limit of \(Limits.frame)",
@@ -160,10 +160,66 @@ public struct ClientFrame: Equatable, Sendable {
         return ClientFrame(command: command, ref: wire.ref, cid: wire.cid)
     }
 
-    /// The `ref` of a frame that did not decode as a whole, if it is a JSON object with an integer `ref`.
+    /// The `ref` of a frame that did not decode as a whole: the integer `ref` of a JSON object, or, when
+    /// the text is not whole JSON (cut short, a stray comma), the first integer `"ref":` among the
+    /// outermost object's keys that can be read before the damage.
     static func readRef(_ text: String) -> Int? {
         guard text.utf8.count <= Limits.frameLimit else { return nil }
-        return (try? JSONReader.parse(text))?["ref"]?.int
+        if let value = try? JSONReader.parse(text) { return value["ref"]?.int }
+        return scanRef(Array(text.utf8))
+    }
+
+    /// Scans `bytes` for a key `"ref"` at the first level of an object (a string after its `{` or a `,`),
+    /// followed by `:` and an integer; strings (escapes included) and nesting are followed, nothing else
+    /// is checked.
+    private static func scanRef(_ bytes: [UInt8]) -> Int? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var depth = 0, index = 0
+        // Whether the outermost value is an object, and whether its next string is a key.
+        var inObject = false, keyNext = false
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 {
+                    inObject = bytes[index] == UInt8(ascii: "{")
+                    keyNext = inObject
+                }
+                depth += 1
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                index += 1
+            case UInt8(ascii: ","):
+                if depth == 1 { keyNext = inObject }
+                index += 1
+            case quote:
+                let start = index + 1
+                var end = start
+                while end < bytes.count, bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
+                guard end < bytes.count else { return nil }
+                index = end + 1
+                let isKey = depth == 1 && keyNext
+                if depth == 1 { keyNext = false }
+                guard isKey, bytes[start..<end].elementsEqual("ref".utf8) else { continue }
+                while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { continue }
+                index += 1
+                while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+                var digits = index
+                if digits < bytes.count, bytes[digits] == UInt8(ascii: "-") { digits += 1 }
+                var digitsEnd = digits
+                while digitsEnd < bytes.count, bytes[digitsEnd] >= 0x30, bytes[digitsEnd] <= 0x39 { digitsEnd += 1 }
+                // A number cut at the end of the text, or followed by a fraction or exponent, is no integer.
+                guard digitsEnd > digits, digitsEnd < bytes.count,
+                      ![UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[digitsEnd])
+                else { continue }
+                return Int(String(decoding: bytes[index..<digitsEnd], as: UTF8.self))
+            default:
+                index += 1
+            }
+        }
+        return nil
     }
 
     /// Whether `cid` is a well-formed command id: 1 to 64 ASCII letters, digits, `-` and `_`.

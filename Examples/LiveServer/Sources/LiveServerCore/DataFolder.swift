@@ -10,8 +10,9 @@ public struct DataFolderError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The server's data folder: `teams.json` (each team's name and token digest, readable by its owner
-/// only) and `boards/NAME/`, each board's journal and snapshots (a ``FileJournal``).
+/// The server's data folder: `live-server.lock` (held by the server using the folder, holding its
+/// process id), `teams.json` (each team's name and token digest, readable by its owner only) and
+/// `boards/NAME/`, each board's journal and snapshots (a ``FileJournal``).
 ///
 /// Nothing here is ever overwritten with less: `teams.json` is replaced by writing a new file and
 /// renaming it over the old one, and a file that cannot be read stops the server with an error instead of
@@ -45,6 +46,22 @@ public struct DataFolder {
         public var server: LiveServer
         /// Each new team's generated token, by team, in the order they were made.
         public var newTokens: [(team: String, token: String)]
+        /// The folder's lock, held while this value (or a copy) lives.
+        public var lock: DataFolderLock
+    }
+
+    /// Takes the folder's lock (creating the folder first if need be): the first step of every open, so
+    /// a start refused because another live-server uses the folder has changed no file.
+    ///
+    /// - Throws: ``DataFolderError`` naming the other live-server (its process id) when the folder is in
+    ///   use, or the folder cannot be made.
+    public func lock() throws -> DataFolderLock {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw DataFolderError(message: "cannot create the data folder \(path): \(error.localizedDescription)")
+        }
+        return try DataFolderLock(path: path + "/live-server.lock")
     }
 
     /// Opens (or creates) the folder for `options`: reads the teams, adds the ones the options name,
@@ -56,6 +73,7 @@ public struct DataFolder {
     /// - Throws: ``DataFolderError`` when a file cannot be read or written, or what a journal throws
     ///   (its folder is used by another process, a damaged record that is not a torn tail).
     public func open(_ options: ServerOptions, warn: (String) -> Void) throws -> Opened {
+        let lock = try lock()
         let (teams, newTokens) = try registeredTeams(options)
         var boards: [String: TeamBoard] = [:]
         for (name, _) in teams {
@@ -64,20 +82,33 @@ public struct DataFolder {
                 journal: journal, initial: Self.newBoard(named: name), snapshotEvery: options.snapshotEvery,
                 warn: { warn("team \(name): \($0)") })
         }
-        return Opened(server: server(boards: boards, teams: teams, options), newTokens: newTokens)
+        return Opened(server: server(boards: boards, teams: teams, options), newTokens: newTokens, lock: lock)
     }
 
     /// Opens the folder's teams as ``open(_:warn:)`` does, with each team's board a replica of its log in
-    /// `node`'s database (made, for a new team, from the same first board as a file journal's).
+    /// `node`'s database (made, for a new team, from the same first board as a file journal's). Takes the
+    /// folder's lock first, then starts `node`, waiting for its database as ``ClusterNode/start(waiting:)``
+    /// does (each failed attempt reported to `waiting`).
     ///
     /// - Throws: ``DataFolderError`` as ``open(_:warn:)``, or what the database answers.
-    public func open(_ options: ServerOptions, node: ClusterNode) async throws -> Opened {
-        let (teams, newTokens) = try registeredTeams(options)
+    public func open(_ options: ServerOptions, node: ClusterNode, waiting: (String) -> Void = { _ in }) async throws -> Opened {
+        let lock = try lock()
+        try await node.start(waiting: waiting)
+        let (teams, newTokens) = try await clusterTeams(options, node: node)
         var boards: [String: TeamBoard] = [:]
         for (name, _) in teams {
             boards[name] = try await node.open(name, initial: Self.newBoard(named: name), snapshotEvery: options.snapshotEvery)
         }
-        return Opened(server: server(boards: boards, teams: teams, options), newTokens: newTokens)
+        let server = server(boards: boards, teams: teams, options)
+        let access = server.access
+        node.onTeamsChanged { entries in
+            // A digest that cannot be read keeps the team's previous one out: the team is refused.
+            access.replaceTokenDigests(Dictionary(entries.compactMap { entry in
+                guard let digest = Self.bytes(hex: entry.tokenSHA256), digest.count == 32 else { return nil }
+                return (entry.name, digest)
+            }, uniquingKeysWith: { first, _ in first }))
+        }
+        return Opened(server: server, newTokens: newTokens, lock: lock)
     }
 
     private func server(boards: [String: TeamBoard], teams: [(name: String, digest: [UInt8])], _ options: ServerOptions) -> LiveServer {
@@ -97,41 +128,81 @@ public struct DataFolder {
             throw DataFolderError(message: "cannot create the data folder \(path): \(error.localizedDescription)")
         }
         var registry = try readRegistry()
+        let (changed, newTokens) = Self.register(options.teams, in: &registry)
+        if !changed.isEmpty { try writeRegistry(registry) }
+        return (try checked(registry.teams, source: registryPath), newTokens)
+    }
+
+    /// Adds the teams `named` to `registry` (``open(_:warn:)`` says how): sets the tokens they give and
+    /// generates one for each new team without one; with no team named in an empty registry, adds
+    /// `alpha` and `beta`.
+    ///
+    /// - Returns: The entries added or changed (those that must be stored), and the generated tokens.
+    static func register(_ named: [ServerOptions.Team], in registry: inout Registry)
+        -> (changed: [TeamEntry], newTokens: [(team: String, token: String)])
+    {
         var newTokens: [(team: String, token: String)] = []
-        var named = options.teams
+        var named = named
         if named.isEmpty && registry.teams.isEmpty {
             named = [ServerOptions.Team(name: "alpha", token: nil), ServerOptions.Team(name: "beta", token: nil)]
         }
-        var changed = false
+        var changed: [TeamEntry] = []
         for team in named {
             let digest: String
             if let token = team.token {
-                digest = Self.hex(AccessPolicy.digest(of: token))
+                digest = hex(AccessPolicy.digest(of: token))
             } else if registry.teams.contains(where: { $0.name == team.name }) {
                 continue
             } else {
                 let token = AccessPolicy.newToken()
                 newTokens.append((team.name, token))
-                digest = Self.hex(AccessPolicy.digest(of: token))
+                digest = hex(AccessPolicy.digest(of: token))
             }
+            let entry = TeamEntry(name: team.name, tokenSHA256: digest)
             if let index = registry.teams.firstIndex(where: { $0.name == team.name }) {
-                if registry.teams[index].tokenSHA256 != digest {
-                    registry.teams[index].tokenSHA256 = digest
-                    changed = true
-                }
+                guard registry.teams[index] != entry else { continue }
+                registry.teams[index] = entry
             } else {
-                registry.teams.append(TeamEntry(name: team.name, tokenSHA256: digest))
-                changed = true
+                registry.teams.append(entry)
             }
+            changed.append(entry)
         }
-        if changed { try writeRegistry(registry) }
+        return (changed, newTokens)
+    }
 
-        return (try registry.teams.map { entry in
+    /// The teams of `entries` with their digests as bytes.
+    ///
+    /// - Throws: ``DataFolderError`` naming `source` for a bad name or digest.
+    private func checked(_ entries: [TeamEntry], source: String) throws -> [(name: String, digest: [UInt8])] {
+        try entries.map { entry in
             guard ServerOptions.isTeamName(entry.name), let digest = Self.bytes(hex: entry.tokenSHA256), digest.count == 32 else {
-                throw DataFolderError(message: "\(registryPath): team \"\(entry.name.prefix(40))\" has a bad name or token digest")
+                throw DataFolderError(message: "\(source): team \"\(entry.name.prefix(40))\" has a bad name or token digest")
             }
             return (entry.name, digest)
-        }, newTokens)
+        }
+    }
+
+    /// The teams of a cluster, kept in its database (see ``ClusterNode``) instead of `teams.json`: a token set on one node holds on every node. Teams of a
+    /// `teams.json` in the folder that the database lacks are added to it (a folder from before). A
+    /// token this node generated is reported only if it is the one stored (another node may have stored
+    /// its own for the same new team at once).
+    private func clusterTeams(_ options: ServerOptions, node: ClusterNode) async throws
+        -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)])
+    {
+        let file = try readRegistry()
+        if !file.teams.isEmpty {
+            try await node.storeTeams(file.teams, keepingStored: true)
+        }
+        var registry = Registry(teams: try await node.storedTeams())
+        let (changed, generated) = Self.register(options.teams, in: &registry)
+        let generatedTeams = Set(generated.map(\.team))
+        try await node.storeTeams(changed.filter { !generatedTeams.contains($0.name) }, keepingStored: false)
+        try await node.storeTeams(changed.filter { generatedTeams.contains($0.name) }, keepingStored: true)
+        let stored = try await node.storedTeams()
+        let newTokens = generated.filter { team in
+            stored.first { $0.name == team.team }?.tokenSHA256 == Self.hex(AccessPolicy.digest(of: team.token))
+        }
+        return (try checked(stored, source: "the database's teams"), newTokens)
     }
 
     /// The first board of a new team: the two demo teams get a few items, others start empty.
@@ -189,4 +260,41 @@ public struct DataFolder {
         }
         return bytes
     }
+}
+
+/// The exclusive lock of a data folder: an `flock` on its `live-server.lock`, held until the value is
+/// freed (or the process ends), with the holder's process id written in the file for whoever is refused.
+public final class DataFolderLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock on the file at `path` (made if missing), never waiting.
+    ///
+    /// - Throws: ``DataFolderError`` naming the holder's process id when another process (or another
+    ///   lock in this one) holds it; nothing is written then.
+    init(path: String) throws {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw DataFolderError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = Self.readHolder(descriptor)
+            close(descriptor)
+            throw DataFolderError(message: "the data folder is used by another live-server"
+                + (holder.map { " (pid \($0))" } ?? "") + "; one live-server per data folder (\(path) is locked)")
+        }
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        self.descriptor = descriptor
+    }
+
+    /// The process id the holder wrote, if the file holds one.
+    private static func readHolder(_ descriptor: Int32) -> Int? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return Int(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    deinit { close(descriptor) }
 }

@@ -47,6 +47,8 @@ public struct LiveServer: Sendable {
     public let firstRequestTimeout: Duration
     /// The connections that have not sent their first request yet.
     public let quietConnections = QuietConnections()
+    /// The open WebSockets, closed with 1001 (going away) by ``closingService``.
+    let openSockets = OpenSockets()
 
     /// Creates a server for these boards.
     public init(
@@ -69,6 +71,11 @@ public struct LiveServer: Sendable {
     public func closeQuietConnections() {
         quietConnections.closeAll()
     }
+
+    /// A service to run after ``application(host:port:logger:onRunning:)`` in the same service group
+    /// (which stops services in reverse order, so this one first): at a graceful shutdown it closes every
+    /// open WebSocket with 1001 (going away), and any opened after, before the application stops.
+    public var closingService: some Service { SocketClosingService(sockets: openSockets) }
 
     /// The first items of the demo teams' boards.
     static let alphaSeed = ["Write the release notes", "Review the store diff", "Fix the flaky test", "Plan the demo"]
@@ -94,7 +101,8 @@ public struct LiveServer: Sendable {
     ///
     /// A connection that sends nothing within ``firstRequestTimeout`` of opening is closed, so is one idle for 30 s between
     /// requests, and so is a WebSocket whose peer stops answering pings (one every 20 s). On a graceful
-    /// shutdown every WebSocket is closed with a close frame (1001, going away); connections that have not
+    /// shutdown every WebSocket is closed with a close frame: 1001 (going away) when ``closingService``
+    /// runs after the application in its service group, as `live-server` does; connections that have not
     /// sent a request are closed by ``closeQuietConnections()``.
     public func application(
         host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
@@ -183,7 +191,7 @@ public struct LiveServer: Sendable {
         let team = query.get("team") ?? ""
         var authorized = false
         if let header = head.headerFields[.authorization] {
-            guard teams[team] != nil, header.hasPrefix("Bearer "), access.allows(team: team, token: String(header.dropFirst(7))) else {
+            guard teams[team] != nil, let token = AccessPolicy.bearerToken(in: header), access.allows(team: team, token: token) else {
                 stats.refused.add(1, ordering: .relaxed)
                 return .refused("unknown team or wrong token")
             }
@@ -198,6 +206,11 @@ public struct LiveServer: Sendable {
 
     /// Serves one connection until its socket closes or the server shuts down.
     func serve(_ client: Admission, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        guard let socket = openSockets.add(outbound) else {
+            try await outbound.close(.goingAway, reason: "the server is shutting down")
+            return
+        }
+        defer { openSockets.remove(socket) }
         var messages = inbound.messages(maxSize: Limits.frameLimit).makeAsyncIterator()
         if !client.authorized {
             // A client that never says hello is closed after `helloTimeout`, which ends the read below.
@@ -335,7 +348,9 @@ public struct LiveServer: Sendable {
                     continue
                 }
                 if exposesStats, text == #"{"type":"stats"}"# {
-                    let data = (try? JSONSerialization.data(withJSONObject: stats.snapshot(), options: [.sortedKeys])) ?? Data()
+                    var counters = stats.snapshot()
+                    counters["durableWrites"] = teams.values.reduce(0) { $0 + $1.durableWrites }
+                    let data = (try? JSONSerialization.data(withJSONObject: counters, options: [.sortedKeys])) ?? Data()
                     try await outbound.write(.text(#"{"type":"stats","stats":"# + String(decoding: data, as: UTF8.self) + "}"))
                     continue
                 }
@@ -375,6 +390,53 @@ public struct LiveServer: Sendable {
             stats.unavailable.add(1, ordering: .relaxed)
             return .error(message: reason, ref: frame.ref, retry: true)
         }
+    }
+}
+
+/// The open WebSockets of a server, so that a shutdown closes each with 1001 (going away) itself: the
+/// WebSocket library's own shutdown closes them with 1000.
+final class OpenSockets: Sendable {
+    private struct State {
+        var sockets: [Int: WebSocketOutboundWriter] = [:]
+        var next = 0
+        var closing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Keeps `socket` until ``remove(_:)``; `nil` once the sockets are being closed (close it yourself).
+    func add(_ socket: WebSocketOutboundWriter) -> Int? {
+        state.withLock { state in
+            guard !state.closing else { return nil }
+            state.next += 1
+            state.sockets[state.next] = socket
+            return state.next
+        }
+    }
+
+    func remove(_ id: Int) { state.withLock { _ = $0.sockets.removeValue(forKey: id) } }
+
+    /// Sends every open socket its close frame (1001) and refuses sockets from now on.
+    func closeAll() async {
+        let sockets = state.withLock { state in
+            state.closing = true
+            return Array(state.sockets.values)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for socket in sockets {
+                group.addTask { try? await socket.close(.goingAway, reason: "the server is shutting down") }
+            }
+        }
+    }
+}
+
+/// Waits for the graceful shutdown, then closes the open WebSockets (see ``LiveServer/closingService``).
+struct SocketClosingService: Service {
+    let sockets: OpenSockets
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await sockets.closeAll()
     }
 }
 

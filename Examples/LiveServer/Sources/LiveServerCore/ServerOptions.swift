@@ -44,9 +44,13 @@ public struct ServerOptions: Equatable, Sendable {
     public var snapshotEvery = 1_000
     /// Whether `--help` was given.
     public var showsHelp = false
-    /// The PostgreSQL database of a cluster (`--postgres URL`): boards are replicas of its logs instead of
-    /// files under the data folder (which still holds the teams).
+    /// The PostgreSQL database of a cluster (`--postgres URL`): boards are replicas of its logs, and the
+    /// teams and tokens are kept in it, instead of files under the data folder.
     public var postgresURL: String?
+
+    /// With `--postgres`: how many of a board's commands before its newest snapshot the database keeps
+    /// (older ones are deleted when a snapshot is written).
+    public var keptActions = 10_000
 
     /// Creates the defaults.
     public init() {}
@@ -55,7 +59,7 @@ public struct ServerOptions: Equatable, Sendable {
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
                            [--patch-interval-ms N] [--snapshot-every N] [--stats] [--send-whole-board]
-                           [--postgres postgres://USER@HOST:PORT/DATABASE]
+                           [--postgres postgres://USER@HOST:PORT/DATABASE] [--kept-actions N]
           --host H              address to listen on (default 127.0.0.1)
           --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
           --data DIR            where teams and boards are kept (default ./live-data, or LIVE_DATA)
@@ -69,11 +73,14 @@ public struct ServerOptions: Equatable, Sendable {
           --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
           --stats               let clients ask for the server's counters (for live-load)
           --send-whole-board    send the whole board on every change instead of patches (live-load's baseline)
-          --postgres URL        join a cluster: keep the boards in this PostgreSQL database (also
-                                LIVE_POSTGRES), shared with the other nodes; every node must be given the
-                                same teams and tokens
-        Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder or the database cannot
-        be used, 2 for a bad argument or a port that cannot be listened on.
+          --postgres URL        join a cluster: keep the boards, teams and tokens in this PostgreSQL
+                                database (also LIVE_POSTGRES), shared with the other nodes (a token set on
+                                one node holds on all); while it cannot be reached, wait and try again
+          --kept-actions N      with --postgres: commands kept in the database before a board's newest
+                                snapshot; older ones are deleted at each snapshot (default 10000)
+        Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used (in use
+        by another live-server, damaged) or the database refuses, 2 for a bad argument or a port that cannot
+        be listened on.
         """
 
     /// Reads `arguments` (without the program's name) and `environment`; arguments win over the
@@ -106,6 +113,8 @@ public struct ServerOptions: Equatable, Sendable {
                 options.patchInterval = .milliseconds(try number(try value(argument), for: argument, in: 0...60_000))
             case "--snapshot-every":
                 options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
+            case "--kept-actions":
+                options.keptActions = try number(try value(argument), for: argument, in: 0...100_000_000)
             case "--stats": options.exposesStats = true
             case "--send-whole-board": options.sendsWholeBoard = true
             case "--postgres":

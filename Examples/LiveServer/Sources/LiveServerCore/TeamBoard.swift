@@ -52,8 +52,11 @@ public final class TeamBoard: Sendable {
         } else {
             board = contents.replayed(onto: initial())
         }
+        // A replayed tail counts toward the next snapshot, so a clean shutdown right after this start
+        // still writes one and the start after it replays nothing.
+        let tail = contents.records.count
         self.init(board: board) { store in
-            CommandWriter(board: board, journal: journal, store: store, snapshotEvery: snapshotEvery)
+            CommandWriter(board: board, journal: journal, store: store, snapshotEvery: snapshotEvery, sinceSnapshot: tail)
         }
     }
 
@@ -98,13 +101,18 @@ public final class TeamBoard: Sendable {
         writer.submit(command, id: id, reply: reply)
     }
 
-    /// Writes a snapshot of the board as it is now (so the next start replays nothing), and refuses
+    /// Writes a snapshot of the board as it is now when its journal holds commands after its newest
+    /// snapshot (replayed at this start or accepted since), so the next start replays nothing; refuses
     /// commands from then on with ``CommandOutcome/unavailable(_:)``. Waits for commands being written.
     ///
     /// - Throws: What the journal throws when the snapshot cannot be written.
     public func close() throws {
         try writer.close()
     }
+
+    /// The journal writes that made commands durable so far (for the file journal, one `fsync` each;
+    /// for a cluster, one committed transaction each): commands per write is the batching's measure.
+    public var durableWrites: Int { writer.durableWrites }
 }
 
 /// Several accepted commands reduced as one action, so the store's observers are told once for the
@@ -141,6 +149,8 @@ protocol BoardWriting: Sendable {
     func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void)
     /// Refuses commands from now on (a file journal writes its closing snapshot).
     func close() throws
+    /// The writes that made a batch durable so far.
+    var durableWrites: Int { get }
 }
 
 /// Takes commands from any task, applies them to a copy of the board, journals the accepted ones with
@@ -180,9 +190,13 @@ final class CommandWriter: BoardWriting {
     private let store: Store<Board>
     private let snapshotEvery: Int
     private let queue = DispatchQueue(label: "live-server.journal")
+    private let syncs = Atomic<Int>(0)
 
-    init(board: Board, journal: any ActionJournal<Board, BoardAction>, store: Store<Board>, snapshotEvery: Int) {
-        state = Mutex(State(board: board))
+    var durableWrites: Int { syncs.load(ordering: .relaxed) }
+
+    /// A writer for `board`, whose journal holds `sinceSnapshot` records after its newest snapshot.
+    init(board: Board, journal: any ActionJournal<Board, BoardAction>, store: Store<Board>, snapshotEvery: Int, sinceSnapshot: Int = 0) {
+        state = Mutex(State(board: board, sinceSnapshot: sinceSnapshot))
         self.journal = journal
         self.store = store
         self.snapshotEvery = snapshotEvery
@@ -253,6 +267,7 @@ final class CommandWriter: BoardWriting {
                     try journal.append(action, version: board.sequence + offset + 1)
                 }
                 try journal.sync()
+                syncs.add(1, ordering: .relaxed)
             } catch {
                 // Nothing of this batch is durable: none of it is applied, and each sender may retry. A
                 // failed sync has already dropped the batch's records; reading the journal again before

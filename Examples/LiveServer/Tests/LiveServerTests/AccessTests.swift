@@ -160,6 +160,17 @@ struct AccessTests {
         }
     }
 
+    @Test("the Authorization header's scheme is case-insensitive: bearer in lower or upper case opens the board",
+          arguments: ["bearer", "BEARER", "Bearer"])
+    func bearerInAnyCase(scheme: String) async throws {
+        try await withServer { _, port in
+            let response = try await httpRequest(
+                port: port, upgradeRequest(port: port, path: "/ws?team=alpha",
+                                           headers: ["Authorization": "\(scheme) alpha-token-for-tests"]))
+            #expect(response.status == 101)
+        }
+    }
+
     @Test("a command sent twice with one cid is applied once; the retry is acknowledged as a duplicate")
     func duplicateCommand() async throws {
         try await withServer { server, port in

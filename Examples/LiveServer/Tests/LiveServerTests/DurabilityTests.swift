@@ -86,6 +86,33 @@ struct DurabilityTests {
         }
     }
 
+    @Test("a clean close after a start that replayed a tail writes a snapshot, so the next start replays nothing")
+    func closeSnapshotsReplayedTail() async throws {
+        try await withDataFolder { folder in
+            weak var released: FileJournal<Board, BoardAction>?
+            do {
+                // Commands journaled, then no close (a crash): the journal has a tail after its snapshot.
+                let board = try Self.open(folder) { released = $0 }
+                for number in 0..<6 { _ = await board.perform(.add(text: "tail \(number)")) }
+            }
+            try await eventually("the journal was freed") { released == nil }
+            do {
+                let journal = try FileJournal<Board, BoardAction>(directory: folder)
+                #expect(try journal.load().records.count == 6)
+            }
+            weak var second: FileJournal<Board, BoardAction>?
+            do {
+                // Started from the tail, closed at once with no new command.
+                let board = try Self.open(folder) { second = $0 }
+                try board.close()
+            }
+            try await eventually("the journal was freed") { second == nil }
+            let contents = try FileJournal<Board, BoardAction>(directory: folder).load()
+            #expect(contents.records.isEmpty)
+            #expect(contents.snapshot?.version == 6)
+        }
+    }
+
     @Test("the commands sent while a sync runs are written together, in order, and answered after it")
     func batching() async throws {
         try await withDataFolder { folder in

@@ -120,6 +120,33 @@ struct ModelTests {
         }
     }
 
+    @Test("a frame that is not whole JSON still has its ref echoed when one can be read before the damage")
+    func brokenFramesEchoRef() {
+        let cases: [(String, Int?)] = [
+            (#"{"type":"add","ref":7,"text":"cut sho"#, 7), (#"{"ref" : -12 , "type":"add",}"#, -12),
+            (#"{"text":"a \"ref\": 3","ref":8,"#, 8), (#"{"type":"add","ref":9"#, nil), (#"{"ref":1.5,"#, nil),
+            (#"{"nested":{"ref":3},"#, nil), (#"[{"ref":3},"#, nil), (#"{"type":"ref":4,"#, nil), ("{", nil),
+        ]
+        for (text, ref) in cases {
+            do {
+                _ = try ClientFrame.decode(text)
+                Issue.record("decoded \(text)")
+            } catch {
+                #expect(error.ref == ref, "\(text)")
+            }
+        }
+    }
+
+    @Test("the Authorization scheme is read in any case; other schemes give no token")
+    func bearerScheme() {
+        #expect(AccessPolicy.bearerToken(in: "Bearer abc") == "abc")
+        #expect(AccessPolicy.bearerToken(in: "bearer abc") == "abc")
+        #expect(AccessPolicy.bearerToken(in: "BEARER  abc ") == "abc")
+        #expect(AccessPolicy.bearerToken(in: "Basic abc") == nil)
+        #expect(AccessPolicy.bearerToken(in: "Bearer ") == nil)
+        #expect(AccessPolicy.bearerToken(in: "Bearerabc") == nil)
+    }
+
     @Test("a command id is answered once accepted: a retry is a duplicate with the first version, never applied again")
     func commandIDs() {
         var board = Board(title: "T", texts: ["a"])

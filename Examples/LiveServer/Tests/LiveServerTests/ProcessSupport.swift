@@ -143,3 +143,43 @@ func upgradeRequest(port: Int, path: String, headers: [String: String] = [:]) ->
     for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
     return text + "\r\n"
 }
+
+/// A TCP port on loopback that was free a moment ago.
+func freePort() throws -> Int {
+    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { throw TestFailure("socket() failed") }
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw TestFailure("bind() failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Runs `executable` with `arguments` to its end, its output discarded, blocking the calling thread;
+/// throws when it fails. (Spawned and waited for here: `Process.waitUntilExit` was seen never to return
+/// for a script that starts a daemon.)
+func runCommand(_ executable: String, _ arguments: [String]) throws {
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw TestFailure("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    // Exited normally with status 0 (the wait status's low 7 bits are the signal, the next 8 the status).
+    guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+        throw TestFailure("\(executable) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+    }
+}

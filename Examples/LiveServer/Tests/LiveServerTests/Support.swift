@@ -17,7 +17,7 @@ func withServer<R>(
     var logger = Logger(label: "live-server-test")
     logger.logLevel = .warning
     let app = server.application(port: 0, logger: logger) { port in portContinuation.yield(port) }
-    let services = ServiceGroup(configuration: .init(services: [app], logger: logger))
+    let services = ServiceGroup(configuration: .init(services: [app, server.closingService], logger: logger))
     let task = Task { try await services.run() }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next() else { throw TestFailure("the server did not start") }

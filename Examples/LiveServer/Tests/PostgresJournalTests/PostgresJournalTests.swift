@@ -1,6 +1,8 @@
 import Foundation
 import LiveServerCore
 import PostgresJournal
+import Stillwater
+import StillwaterTesting
 import Testing
 
 // Against a real PostgreSQL: LIVE_POSTGRES_URL names it (`.ci/run` starts one with Tests/postgres.sh:
@@ -109,6 +111,106 @@ struct PostgresJournalTests {
         #expect(try await journal.snapshotSeqs(of: log) == [5, 9])
         let (newest, newestState) = try await journal.open(log, initial: board)
         #expect(newest == 9 && newestState.title == "Later")
+        await journal.close()
+    }
+
+    @Test func aSnapshotPrunesTheActionsMoreThanKeptActionsBehindIt() async throws {
+        let journal = try BoardLog(url: databaseURL!, prefix: "test", keptActions: 5)
+        let log = "log-" + UUID().uuidString.lowercased()
+        try await journal.prepare()
+        let board = Board(title: "Pruned")
+        _ = try await journal.open(log, initial: board)
+        let appender = journal.makeAppender()
+        for round in 0..<4 {
+            _ = try await journal.append((0..<5).map { action(.add(text: "r\(round)-\($0)"), "c\(round)-\($0)") }, to: log, using: appender)
+        }
+        #expect(try await journal.records(of: log, after: 0).map(\.seq) == Array(1...20))
+        try await journal.writeSnapshot(board, seq: 12, of: log)
+        // Kept: the 5 actions up to the snapshot (8 to 12) and everything after it.
+        #expect(try await journal.records(of: log, after: 0).map(\.seq) == Array(8...20))
+        try await journal.writeSnapshot(board, seq: 20, of: log)
+        #expect(try await journal.records(of: log, after: 0).map(\.seq) == Array(16...20))
+        #expect(try await journal.head(of: log) == 20)
+        // Appends go on from the head.
+        #expect(try await journal.append([action(.add(text: "next"))], to: log, using: appender) == [.appended(21)])
+        await appender.close()
+        await journal.close()
+    }
+
+    @Test func aTokenSetOnOneNodeHoldsOnEveryNodeWithinASecond() async throws {
+        // Tables of their own, so the nodes serve this test's teams only.
+        let prefix = "t" + UUID().uuidString.prefix(8).lowercased()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-teams-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = ClusterNode(log: try BoardLog(url: databaseURL!, prefix: prefix))
+        let second = ClusterNode(log: try BoardLog(url: databaseURL!, prefix: prefix))
+        let third = ClusterNode(log: try BoardLog(url: databaseURL!, prefix: prefix))
+        let a = try await DataFolder(path: folder + "/a").open(try ServerOptions.parse(["--team", "crew=first-token-00000001"]), node: first)
+        #expect(a.server.access.allows(team: "crew", token: "first-token-00000001"))
+        // The second node is started with another token for the team: it holds on the first node too.
+        let b = try await DataFolder(path: folder + "/b").open(try ServerOptions.parse(["--team", "crew=second-token-0000002"]), node: second)
+        let changed = ContinuousClock.now
+        while !a.server.access.allows(team: "crew", token: "second-token-0000002"), ContinuousClock.now - changed < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(ContinuousClock.now - changed < .seconds(1))
+        #expect(!a.server.access.allows(team: "crew", token: "first-token-00000001"))
+        #expect(b.server.access.allows(team: "crew", token: "second-token-0000002"))
+        // A node started with no team serves the database's, with their tokens, and makes none.
+        let c = try await DataFolder(path: folder + "/c").open(try ServerOptions.parse([]), node: third)
+        #expect(c.server.teams.keys.sorted() == ["crew"])
+        #expect(c.newTokens.isEmpty)
+        #expect(c.server.access.allows(team: "crew", token: "second-token-0000002"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/c/teams.json"))
+        for node in [first, second, third] { await node.stop() }
+    }
+
+    @Test func aNodeFurtherBehindThanTheKeptActionsStartsAgainFromTheSnapshot() async throws {
+        let url = databaseURL!
+        let log = "team-" + UUID().uuidString.prefix(8).lowercased()
+        let ahead = ClusterNode(log: try BoardLog(url: url, keptActions: 5))
+        try await ahead.start()
+        // Never started: it hears of no append until its own, so it falls behind.
+        let behind = ClusterNode(log: try BoardLog(url: url, keptActions: 5))
+        let a = try await ahead.open(log, initial: Board(title: "Far"), snapshotEvery: 10)
+        let b = try await behind.open(log, initial: Board(title: "Never used"), snapshotEvery: 10)
+        for index in 0..<30 {
+            let appended = await a.perform(.add(text: "n\(index)"), id: "n\(index)")
+            guard case .applied = appended else {
+                Issue.record("append \(index): \(appended)")
+                return
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await ahead.log.snapshotSeqs(of: log).last != 30, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await ahead.log.records(of: log, after: 0).first?.seq == 26)
+        // Its next command finds the actions it lacks pruned: it starts again from the snapshot, then goes on.
+        let outcome = await b.perform(.add(text: "from behind"), id: "late")
+        #expect(outcome == .applied(version: 31), "\(outcome)")
+        while a.store.state.value != b.store.state.value, ContinuousClock.now < deadline + .seconds(10) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(a.store.state.value == b.store.state.value)
+        #expect(b.store.state.value.items.count == 31)
+        await ahead.stop()
+        await behind.stop()
+    }
+
+    @Test func eachLogPassesTheSharedActionLogConformanceSuite() async throws {
+        struct Add: Codable, Equatable, Sendable {
+            var amount: Int
+        }
+        let journal = try PostgresJournal<Int, Add>(url: databaseURL!, prefix: "test")
+        try await journal.prepare()
+        // Names new to this run, so the suite's logs start empty.
+        let run = "conformance-" + UUID().uuidString.lowercased() + "-"
+        let report = await ActionLogConformance.run(
+            entry: { Add(amount: $0) }, state: { $0 * 10 },
+            makeLog: { name in journal.log(named: run + name) })
+        #expect(report.checks > 0)
+        #expect(report.failures.isEmpty)
         await journal.close()
     }
 

@@ -17,8 +17,16 @@ import Synchronization
 /// - `PREFIX_snapshots` (`log`, `seq`, `state`): the state after action `seq`, as JSON; the newest two
 ///   of each log are kept.
 ///
-/// Every append notifies the channel `PREFIX_log` with the payload `"HEAD LOG"` when it commits
-/// (``events()`` listens to it). Reads and appends each take a connection of their own, made at first use
+/// - `PREFIX_values` (`key`, `value`): a few named texts shared by every process on the database (a
+///   cluster's settings, say): ``values()``, ``setValues(_:keepingStored:)``.
+///
+/// **Retention.** Each snapshot prunes the actions behind it: those more than ``keptActions`` (10 000
+/// unless set) before the newest snapshot are deleted. A new reader starts from the newest snapshot and
+/// needs none of them; what is kept lets a reader that fell behind by up to that many actions catch up
+/// from the table, and answers a command id sent again among them from the table.
+///
+/// Every append notifies the channel `PREFIX_log` with the payload `"HEAD LOG"` when it commits, and
+/// every change of the values with the payload `"values"` (``events()`` listens to it). Reads and appends each take a connection of their own, made at first use
 /// and made again after the database closed it, so a restarted database is used again without a restart
 /// of this process; what fails meanwhile throws.
 ///
@@ -67,10 +75,15 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         case lost(String)
         /// `log` has actions up to `head`.
         case appended(log: String, head: Int64)
+        /// The values changed (read them with ``values()``).
+        case valuesChanged
     }
 
     /// The connection settings read from the URL.
     public let configuration: PostgresConnection.Configuration
+    /// How many actions before a log's newest snapshot are kept when a snapshot is written (older ones
+    /// are deleted).
+    public let keptActions: Int
     private let prefix: String
     private let logger: Logger
     private let reads: ConnectionSlot
@@ -82,8 +95,15 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     ///     keep the database on loopback or a private network.
     ///   - prefix: The tables' prefix: lowercase letters, digits and `_`, starting with a letter.
     ///   - logger: Where postgres-nio logs its connections' events.
+    ///   - keptActions: How many actions before the newest snapshot to keep (see the retention note
+    ///     above); 0 keeps none of them.
     /// - Throws: ``PostgresURLError`` naming what is wrong with `url`.
-    public init(url: String, prefix: String = "stillwater", logger: Logger = Logger(label: "postgres-journal")) throws(PostgresURLError) {
+    public init(
+        url: String, prefix: String = "stillwater", logger: Logger = Logger(label: "postgres-journal"),
+        keptActions: Int = 10_000
+    ) throws(PostgresURLError) {
+        precondition(keptActions >= 0, "PostgresJournal(keptActions:) must not be negative (got \(keptActions))")
+        self.keptActions = keptActions
         precondition(
             prefix.first.map({ $0 >= "a" && $0 <= "z" }) == true
                 && prefix.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "_" }),
@@ -104,6 +124,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     private var logs: String { prefix + "_logs" }
     private var actions: String { prefix + "_actions" }
     private var snapshots: String { prefix + "_snapshots" }
+    private var valuesTable: String { prefix + "_values" }
     /// The channel every append notifies.
     public var channel: String { prefix + "_log" }
 
@@ -128,6 +149,45 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                 CREATE TABLE IF NOT EXISTS \(unescaped: self.snapshots) (
                     log text NOT NULL, seq bigint NOT NULL, state text NOT NULL, PRIMARY KEY (log, seq))
                 """, logger: self.logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS \(unescaped: self.valuesTable) (key text PRIMARY KEY, value text NOT NULL)
+                """, logger: self.logger)
+        }
+    }
+
+    /// Every stored value, by key.
+    ///
+    /// - Throws: What the database answers.
+    public func values() async throws -> [String: String] {
+        try await reads.use { connection in
+            let rows = try await connection.query("SELECT key, value FROM \(unescaped: self.valuesTable)", logger: self.logger)
+            var values: [String: String] = [:]
+            for try await (key, value) in rows.decode((String, String).self) { values[key] = value }
+            return values
+        }
+    }
+
+    /// Stores `values` in one transaction, replacing what is stored under their keys (or, with
+    /// `keepingStored`, only under keys that hold nothing yet), and notifies the channel with `"values"`
+    /// when it commits.
+    ///
+    /// - Throws: What the database answers; then nothing was stored.
+    public func setValues(_ values: [String: String], keepingStored: Bool = false) async throws {
+        guard !values.isEmpty else { return }
+        let keys = Array(values.keys), texts = keys.map { values[$0]! }
+        try await oneOff { connection in
+            if keepingStored {
+                try await connection.query("""
+                    INSERT INTO \(unescaped: self.valuesTable) (key, value) SELECT * FROM unnest(\(keys)::text[], \(texts)::text[])
+                    ON CONFLICT (key) DO NOTHING
+                    """, logger: self.logger)
+            } else {
+                try await connection.query("""
+                    INSERT INTO \(unescaped: self.valuesTable) (key, value) SELECT * FROM unnest(\(keys)::text[], \(texts)::text[])
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, logger: self.logger)
+            }
+            try await connection.query("SELECT pg_notify(\(self.channel), 'values')", logger: self.logger)
         }
     }
 
@@ -150,6 +210,21 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                 logger: self.logger)
             return (Int64(0), initialText)
         }
+        return (seq, try JSONDecoder().decode(State.self, from: Data(text.utf8)))
+    }
+
+    /// The newest snapshot of `log`, or `nil` when it has none (nothing is stored).
+    ///
+    /// - Throws: What the database answers, or a decoding error for a snapshot that is not `State`.
+    public func newestSnapshot(of log: String) async throws -> (seq: Int64, state: State)? {
+        let row = try await reads.use { connection -> (Int64, String)? in
+            let rows = try await connection.query(
+                "SELECT seq, state FROM \(unescaped: self.snapshots) WHERE log = \(log) ORDER BY seq DESC LIMIT 1",
+                logger: self.logger)
+            for try await (seq, state) in rows.decode((Int64, String).self) { return (seq, state) }
+            return nil
+        }
+        guard let (seq, text) = row else { return nil }
         return (seq, try JSONDecoder().decode(State.self, from: Data(text.utf8)))
     }
 
@@ -238,9 +313,11 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     }
 
     /// Stores `state` as the snapshot of `log` after action `seq`, unless one is stored there already,
-    /// and removes the snapshots older than the newest two.
+    /// removes the snapshots older than the newest two, and deletes the actions more than
+    /// ``keptActions`` before the newest snapshot.
     public func writeSnapshot(_ state: State, seq: Int64, of log: String) async throws {
         let text = try Self.encode(state)
+        let kept = Int64(keptActions)
         try await reads.use { connection in
             try await connection.query(
                 "INSERT INTO \(unescaped: self.snapshots) (log, seq, state) VALUES (\(log), \(seq), \(text)) ON CONFLICT DO NOTHING",
@@ -248,6 +325,10 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
             try await connection.query("""
                 DELETE FROM \(unescaped: self.snapshots) WHERE log = \(log) AND seq < (
                     SELECT min(seq) FROM (SELECT seq FROM \(unescaped: self.snapshots) WHERE log = \(log) ORDER BY seq DESC LIMIT 2) AS newest)
+                """, logger: self.logger)
+            try await connection.query("""
+                DELETE FROM \(unescaped: self.actions) WHERE log = \(log) AND seq <= (
+                    SELECT max(seq) FROM \(unescaped: self.snapshots) WHERE log = \(log)) - \(kept)
                 """, logger: self.logger)
         }
     }
@@ -286,6 +367,10 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                             continuation.yield(.listening)
                             delay = .milliseconds(100)
                             for try await notification in notifications {
+                                if notification.payload == "values" {
+                                    continuation.yield(.valuesChanged)
+                                    continue
+                                }
                                 let parts = notification.payload.split(separator: " ", maxSplits: 1)
                                 guard parts.count == 2, let head = Int64(parts[0]) else { continue }
                                 continuation.yield(.appended(log: String(parts[1]), head: head))
