@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import Stillwater
+
+/// What the compiler says about a conformance to `EffectAction`: each snippet is type-checked against
+/// the Stillwater module this test binary was built with.
+@Suite("EffectAction's reduce requirement")
+struct EffectActionRequirementTests {
+    /// The folder of the built modules, beside the test binary.
+    static var modules: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("Modules")
+    }
+
+    /// Type-checks `source` (after `import Stillwater`); returns whether it compiled and what the compiler
+    /// wrote.
+    static func typecheck(_ source: String) throws -> (compiled: Bool, output: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stillwater-requirement-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("main.swift")
+        try ("import Stillwater\n" + source).write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
+                             "-module-cache-path", folder.appendingPathComponent("cache").path, file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus == 0, output)
+    }
+
+    @Test("a type that implements neither reduce does not compile; either one alone, or both, does",
+          .enabled(if: FileManager.default.fileExists(atPath: modules.appendingPathComponent("Stillwater.swiftmodule").path)))
+    func oneReduceIsRequired() throws {
+        let neither = try Self.typecheck("""
+            enum Idle: EffectAction {
+                typealias State = Int
+                case idle
+            }
+            """)
+        #expect(!neither.compiled)
+        #expect(neither.output.contains("does not conform to protocol 'EffectAction'"), "\(neither.output)")
+
+        // Either reduce alone, or both: one file, so the compiler runs twice in all.
+        let either = try Self.typecheck("""
+            enum Plain: EffectAction {
+                case go
+                func reduce(into count: inout Int) -> Effect<Plain> { count += 1; return .none }
+            }
+            enum Reading: EffectAction {
+                case go
+                func reduce(into count: inout Int, dependencies: Dependencies) -> Effect<Reading> {
+                    count += 1
+                    return .none
+                }
+            }
+            enum Both: EffectAction {
+                case go
+                func reduce(into count: inout Int) -> Effect<Both> { .none }
+                func reduce(into count: inout Int, dependencies: Dependencies) -> Effect<Both> { .none }
+            }
+            var count = 0
+            _ = Plain.go.reduce(into: &count)
+            _ = Reading.go.reduce(into: &count)
+            """)
+        #expect(either.compiled, "\(either.output)")
+        #expect(!either.output.contains("warning"), "\(either.output)")
+    }
+}
