@@ -67,8 +67,8 @@ import Darwin
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
 /// Errors an effect does not handle itself are failures too, reported at the next assertion.
-public final class TestStore<State: Equatable, Action: Stillwater.Action>: @unchecked Sendable
-where Action.State == State {
+public final class TestStore<State: Equatable, TestedAction: Stillwater.Action>: @unchecked Sendable
+where TestedAction.State == State {
     /// How strictly the store checks.
     public enum Exhaustivity: Sendable, Equatable {
         /// Every change of state, every received action and every running effect must be asserted.
@@ -225,7 +225,7 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public convenience init(
-        initialState: State, actions: Action.Type,
+        initialState: State, actions: TestedAction.Type,
         dependencies configure: (_ dependencies: inout Dependencies) -> Void = { _ in },
         middleware: [Middleware<State>] = [],
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -272,7 +272,7 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func send(
-        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        _ action: TestedAction, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) rethrows {
@@ -280,7 +280,7 @@ where Action.State == State {
     }
 
     /// The work of both `send`s: dispatches `action` and checks the step it made.
-    private func sendNow(_ action: Action, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
+    private func sendNow(_ action: TestedAction, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
         reportEffectErrors(at: location)
         let exhaustive = exhaustivity == .on
         let pending = book.withLock { book in
@@ -345,7 +345,7 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func send(
-        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        _ action: TestedAction, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
@@ -367,13 +367,13 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func receive(
-        _ expected: Action, timeout: Duration? = nil, assert: ((inout State) throws -> Void)? = nil,
+        _ expected: TestedAction, timeout: Duration? = nil, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
-    ) async rethrows where Action: Equatable {
+    ) async rethrows where TestedAction: Equatable {
         try await receive(
             description: Self.name(expected), timeout: timeout ?? self.timeout,
-            matching: { ($0 as? Action) == expected },
+            matching: { ($0 as? TestedAction) == expected },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -391,14 +391,14 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func receive(
-        where isExpected: @escaping (Action) -> Bool, timeout: Duration? = nil,
+        where isExpected: @escaping (TestedAction) -> Bool, timeout: Duration? = nil,
         assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
         try await receive(
             description: "an action matching the predicate", timeout: timeout ?? self.timeout,
-            matching: { ($0 as? Action).map(isExpected) ?? false },
+            matching: { ($0 as? TestedAction).map(isExpected) ?? false },
             assert: assert, at: (fileID, filePath, line, column))
     }
 

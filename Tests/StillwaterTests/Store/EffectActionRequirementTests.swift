@@ -70,4 +70,33 @@ struct EffectActionRequirementTests {
         #expect(either.compiled, "\(either.output)")
         #expect(!either.output.contains("warning"), "\(either.output)")
     }
+
+    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone",
+          .enabled(if: FileManager.default.fileExists(atPath: modules.appendingPathComponent("Stillwater.swiftmodule").path)))
+    func deprecatedAndRemoved() throws {
+        let deprecated = try Self.typecheck("""
+            struct AppState { var todos: [String] = []; var count = 0 }
+            enum TodoAction: ChildAction {
+                case add(String)
+                static var child: WritableKeyPath<AppState, [String]> { \\.todos }
+                func reduce(child todos: inout [String]) { if case .add(let title) = self { todos.append(title) } }
+            }
+            struct Increment: Action { func reduce(_ count: inout Int) { count += 1 } }
+            let store = Store(AppState())
+            store.dispatch(TodoAction.add("milk"))
+            store.dispatch(Increment().lifted(to: \\AppState.count))
+            """)
+        #expect(deprecated.compiled, "\(deprecated.output)")
+        #expect(deprecated.output.contains("'ChildAction' is deprecated: write the part's actions as an Action"), "\(deprecated.output)")
+        #expect(deprecated.output.contains("'lifted(to:)' is deprecated: route the part's action"), "\(deprecated.output)")
+
+        let removed = try Self.typecheck("""
+            struct Add: Action { let amount: Int; func reduce(_ count: inout Int) { count += amount } }
+            let store = Store(0)
+            let onAdd = ActionHandle<Int>()
+            let routing = onAdd.dispatch(to: store) { Add(amount: $0) }
+            """)
+        #expect(!removed.compiled)
+        #expect(removed.output.contains("has no member 'dispatch'"), "\(removed.output)")
+    }
 }
