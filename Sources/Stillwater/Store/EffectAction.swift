@@ -94,10 +94,12 @@ public protocol EffectAction<State>: Action {
     func reduce(into state: inout State, dependencies: ReduceDependencies) -> Effect<Output>
 }
 
-/// The type of the `dependencies` an ``EffectAction`` that implements only
-/// ``EffectAction/reduce(into:)`` would be given: none can be made, so its
-/// ``EffectAction/reduce(into:dependencies:)`` can never be called.
-public enum DependenciesNotRead {}
+/// The type of the `dependencies` of an ``EffectAction`` that implements only ``EffectAction/reduce(into:)``:
+/// its ``EffectAction/reduce(into:dependencies:)`` exists only to complete the conformance, and since no
+/// value of this type can be made outside Stillwater, nobody calls it.
+public struct DependenciesNotRead: Sendable {
+    private init() {}
+}
 
 extension EffectAction where ReduceDependencies == Dependencies {
     /// Calls ``reduce(into:dependencies:)`` with the dependencies of the store reducing this action, or
@@ -108,10 +110,10 @@ extension EffectAction where ReduceDependencies == Dependencies {
 }
 
 extension EffectAction where ReduceDependencies == DependenciesNotRead {
-    /// Never called: no ``DependenciesNotRead`` exists. (It completes the conformance of a type that
-    /// implements only ``reduce(into:)``.)
+    /// Calls ``reduce(into:)``, which reads no dependency. (It completes the conformance of a type that
+    /// implements only ``reduce(into:)``; no ``DependenciesNotRead`` can be made to call it with.)
     public func reduce(into state: inout State, dependencies: DependenciesNotRead) -> Effect<Output> {
-        switch dependencies {}
+        reduce(into: &state)
     }
 }
 

@@ -309,7 +309,7 @@ class EffectRecord: @unchecked Sendable {
     /// Run on the deliverer when the effect ended or was cancelled by id: what comes next in a
     /// concatenation, or the count of a merge.
     @usableFromInline
-    nonisolated(unsafe) let onFinish: (() -> Void)?
+    let onFinish: (() -> Void)?
     /// The ``StoreTask`` group the effect belongs to, and with it the actions it sends and their effects.
     /// Set on the deliverer: when the record is made, and (for a record of the dispatch in progress,
     /// ``groupIsRoot``) just before it is registered, so before another thread can see it in the registry.

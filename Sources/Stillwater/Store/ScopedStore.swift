@@ -42,9 +42,9 @@
 public final class ScopedStore<State: Equatable, FeatureAction> {
     /// The feature's part of the parent's state, told to observers only when it changed.
     public let state: Property<State>
-    private let send: (FeatureAction) -> StoreTask
+    private let send: (sending FeatureAction) -> StoreTask
 
-    init(state: Property<State>, send: @escaping (FeatureAction) -> StoreTask) {
+    init(state: Property<State>, send: @escaping (sending FeatureAction) -> StoreTask) {
         self.state = state
         self.send = send
     }
@@ -84,7 +84,7 @@ public final class ScopedStore<State: Equatable, FeatureAction> {
     ///   ``StoreTask/finish()``, or ``StoreTask/cancel()`` them. When the parent's actions are plain
     ///   ``Action``s (no effects), or every effect ended during the dispatch, the task is already finished.
     @discardableResult
-    public func dispatch(_ action: FeatureAction) -> StoreTask {
+    public func dispatch(_ action: sending FeatureAction) -> StoreTask {
         send(action)
     }
 
@@ -148,8 +148,8 @@ extension Store {
     /// the dispatch that returns their ``StoreTask``.
     private func effectSend<E: EffectAction, FeatureAction, ParentAction>(
         _: E.Type, _ embed: @escaping (FeatureAction) -> ParentAction
-    ) -> (FeatureAction) -> StoreTask where E.State == State {
-        { [self] in dispatch(embed($0) as! E) }
+    ) -> (sending FeatureAction) -> StoreTask where E.State == State {
+        { [self] (action: sending FeatureAction) in dispatch(embed(action) as! E) }
     }
 }
 

@@ -33,7 +33,7 @@ extension Store {
     ///   finished (and costing nothing) when every effect ended during the dispatch.
     @inlinable
     @discardableResult
-    public func dispatch<E: EffectAction>(_ action: E) -> StoreTask where E.State == State {
+    public func dispatch<E: EffectAction>(_ action: sending E) -> StoreTask where E.State == State {
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
             guard core.queue.tryAcquire() else { return dispatchQueued(action, on: core) }
             if chain == nil { inlineBudget = Self.inlineDepthLimit }

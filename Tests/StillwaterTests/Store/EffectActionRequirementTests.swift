@@ -14,7 +14,8 @@ struct EffectActionRequirementTests {
 
     /// Type-checks `source` (after `import Stillwater`); returns whether it compiled and what the compiler
     /// wrote.
-    static func typecheck(_ source: String) throws -> (compiled: Bool, output: String) {
+    /// With `sil`, also runs the checks made after type-checking (the data-race checks of `sending`).
+    static func typecheck(_ source: String, sil: Bool = false) throws -> (compiled: Bool, output: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stillwater-requirement-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -22,7 +23,8 @@ struct EffectActionRequirementTests {
         try ("import Stillwater\n" + source).write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
+        process.arguments = ["swiftc"] + (sil ? ["-emit-sil", "-o", "/dev/null"] : ["-typecheck"])
+            + ["-swift-version", "6", "-I", modules.path,
                              "-module-cache-path", folder.appendingPathComponent("cache").path, file.path]
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -71,7 +73,7 @@ struct EffectActionRequirementTests {
         #expect(!either.output.contains("warning"), "\(either.output)")
     }
 
-    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone",
+    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone; an action that is not Sendable cannot be touched after its dispatch",
           .enabled(if: FileManager.default.fileExists(atPath: modules.appendingPathComponent("Stillwater.swiftmodule").path)))
     func deprecatedAndRemoved() throws {
         let deprecated = try Self.typecheck("""
@@ -98,5 +100,19 @@ struct EffectActionRequirementTests {
             """)
         #expect(!removed.compiled)
         #expect(removed.output.contains("has no member 'dispatch'"), "\(removed.output)")
+
+        let sent = try Self.typecheck("""
+            // An action that is not Sendable is sent: the caller may not touch it after the dispatch,
+            // since another thread may be reducing it.
+            final class Counter { var step = 1 }
+            struct Bump: Action { let counter: Counter; func reduce(_ count: inout Int) { count += counter.step } }
+            func bump(_ store: Store<Int>) {
+                let action = Bump(counter: Counter())
+                store.dispatch(action)
+                action.counter.step = 2
+            }
+            """, sil: true)
+        #expect(!sent.compiled)
+        #expect(sent.output.contains("sending 'action' risks causing data races"), "\(sent.output)")
     }
 }
