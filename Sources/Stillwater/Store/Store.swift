@@ -138,7 +138,7 @@ public final class Store<State> {
     ///   and tells its observers only when it changed; the whole state is copied (once) only when some
     ///   observer takes the whole state.
     @inlinable
-    public func dispatch<A: Action>(_ action: sending A) where A.State == State {
+    public func dispatch<A: Action>(_ action: A) where A.State == State {
         // The store keeps its core for its whole life, so the core is borrowed here rather than retained
         // for the length of the dispatch (two atomic operations saved on every action).
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in

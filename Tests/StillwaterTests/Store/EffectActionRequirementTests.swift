@@ -73,7 +73,7 @@ struct EffectActionRequirementTests {
         #expect(!either.output.contains("warning"), "\(either.output)")
     }
 
-    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone; an action that is not Sendable cannot be touched after its dispatch",
+    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone; an effect action that is not Sendable cannot be touched after its dispatch",
           .enabled(if: FileManager.default.fileExists(atPath: modules.appendingPathComponent("Stillwater.swiftmodule").path)))
     func deprecatedAndRemoved() throws {
         let deprecated = try Self.typecheck("""
@@ -105,7 +105,10 @@ struct EffectActionRequirementTests {
             // An action that is not Sendable is sent: the caller may not touch it after the dispatch,
             // since another thread may be reducing it.
             final class Counter { var step = 1 }
-            struct Bump: Action { let counter: Counter; func reduce(_ count: inout Int) { count += counter.step } }
+            struct Bump: EffectAction {
+                let counter: Counter
+                func reduce(into count: inout Int) -> Effect<Bump> { count += counter.step; return .none }
+            }
             func bump(_ store: Store<Int>) {
                 let action = Bump(counter: Counter())
                 store.dispatch(action)
