@@ -34,7 +34,7 @@ enum TimersAction: EffectAction {
     case add(Int, seconds: Int), remove(Int), row(Int, CountdownAction), showDetail(Int), hideDetail
     case detail(CountdownAction)
 
-    func reduce(into state: inout Timers, dependencies: Dependencies) -> Effect<TimersAction> {
+    func reduce(into state: inout Timers) -> Effect<TimersAction> {
         switch self {
         case .add(let id, let seconds):
             state.rows.append(Countdown(id: id, remaining: seconds))
@@ -50,9 +50,9 @@ enum TimersAction: EffectAction {
             return .none
         // One case per child feature: routed by id, effects cancelled when the row or the detail goes.
         case .row(let id, let action):
-            return .forEach(\.rows, id: id, action, in: &state, dependencies: dependencies) { .row(id, $0) }
+            return .forEach(\.rows, id: id, action, in: &state) { .row(id, $0) }
         case .detail(let action):
-            return .ifLet(\.detail, action, in: &state, dependencies: dependencies) { .detail($0) }
+            return .ifLet(\.detail, action, in: &state) { .detail($0) }
         }
     }
 }

@@ -67,8 +67,8 @@ import Darwin
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
 /// Errors an effect does not handle itself are failures too, reported at the next assertion.
-public final class TestStore<State: Equatable, Action: Stillwater.Action>: @unchecked Sendable
-where Action.State == State {
+public final class TestStore<State: Equatable, TestedAction: Stillwater.Action>: @unchecked Sendable
+where TestedAction.State == State {
     /// How strictly the store checks.
     public enum Exhaustivity: Sendable, Equatable {
         /// Every change of state, every received action and every running effect must be asserted.
@@ -225,7 +225,7 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public convenience init(
-        initialState: State, actions: Action.Type,
+        initialState: State, actions: TestedAction.Type,
         dependencies configure: (_ dependencies: inout Dependencies) -> Void = { _ in },
         middleware: [Middleware<State>] = [],
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -241,12 +241,13 @@ where Action.State == State {
         // The effects still running are counted first; then the store, released after this body, cancels
         // them, and their tasks, resumed by the cancellation, run on the global queue to their end.
         defer { executor.release() }
-        let (isFinished, unasserted) = book.withLock { ($0.isFinished, $0.received.count) }
+        let (isFinished, unasserted) = book.withLock { ($0.isFinished, $0.received) }
         guard !isFinished, exhaustivity == .on else { return }
         let running = store.runningEffectCount
-        guard running > 0 || unasserted > 0 else { return }
+        guard running > 0 || !unasserted.isEmpty else { return }
         reportTestFailure(
-            "The TestStore was released with \(Self.describe(running: running, unasserted: unasserted)); assert them, or call finish().",
+            "The TestStore was released with \(Self.describe(running: running, unasserted: unasserted.count)); assert them, or call finish()."
+                + (unasserted.isEmpty ? "" : "\n" + Self.describe(unasserted)),
             fileID: origin.fileID, filePath: origin.filePath, line: origin.line, column: origin.column)
     }
 
@@ -271,7 +272,7 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func send(
-        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        _ action: TestedAction, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) rethrows {
@@ -279,7 +280,7 @@ where Action.State == State {
     }
 
     /// The work of both `send`s: dispatches `action` and checks the step it made.
-    private func sendNow(_ action: Action, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
+    private func sendNow(_ action: TestedAction, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
         reportEffectErrors(at: location)
         let exhaustive = exhaustivity == .on
         let pending = book.withLock { book in
@@ -290,10 +291,13 @@ where Action.State == State {
             return book.received.count
         }
         if pending > 0 {
+            let unasserted = book.withLock { book in
+                defer { book.received.removeAll() }
+                return book.received
+            }
             fail("Received \(pending) action(s) that were not asserted before sending \(Self.name(action)):\n"
-                 + book.withLock { $0.received }.map { "  \(Self.name($0.action))" }.joined(separator: "\n")
+                 + Self.describe(unasserted)
                  + "\nReceive them with receive(_:), or set exhaustivity to .off.", at: location)
-            book.withLock { $0.received.removeAll() }
         }
         // The mark is set and cleared on the store's deliverer, around this action alone: an action an
         // effect's thread has the store reduce meanwhile is recorded as received, not as this one.
@@ -341,7 +345,7 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func send(
-        _ action: Action, assert: ((inout State) throws -> Void)? = nil,
+        _ action: TestedAction, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
@@ -363,13 +367,13 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func receive(
-        _ expected: Action, timeout: Duration? = nil, assert: ((inout State) throws -> Void)? = nil,
+        _ expected: TestedAction, timeout: Duration? = nil, assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
-    ) async rethrows where Action: Equatable {
+    ) async rethrows where TestedAction: Equatable {
         try await receive(
             description: Self.name(expected), timeout: timeout ?? self.timeout,
-            matching: { ($0 as? Action) == expected },
+            matching: { ($0 as? TestedAction) == expected },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -387,14 +391,14 @@ where Action.State == State {
     ///   - line: The line of that place.
     ///   - column: The column of that place.
     public func receive(
-        where isExpected: @escaping (Action) -> Bool, timeout: Duration? = nil,
+        where isExpected: @escaping (TestedAction) -> Bool, timeout: Duration? = nil,
         assert: ((inout State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
         try await receive(
             description: "an action matching the predicate", timeout: timeout ?? self.timeout,
-            matching: { ($0 as? Action).map(isExpected) ?? false },
+            matching: { ($0 as? TestedAction).map(isExpected) ?? false },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -473,14 +477,15 @@ where Action.State == State {
         reportEffectErrors(at: location)
         let unasserted = book.withLock { book in
             book.isFinished = true
-            return book.received.count
+            return book.received
         }
         let running = store.runningEffectCount
-        guard exhaustivity == .on, running > 0 || unasserted > 0 else { return }
+        guard exhaustivity == .on, running > 0 || !unasserted.isEmpty else { return }
         let pending = scheduler.pendingWorkCount
-        fail("The test ended with \(Self.describe(running: running, unasserted: unasserted))."
+        fail("The test ended with \(Self.describe(running: running, unasserted: unasserted.count))."
              + (running > 0 && pending > 0
-                ? " The scheduler holds \(pending) piece(s) of pending work: advance it if they wait on it." : ""),
+                ? " The scheduler holds \(pending) piece(s) of pending work: advance it if they wait on it." : "")
+             + (unasserted.isEmpty ? "" : "\nNot asserted:\n" + Self.describe(unasserted)),
              at: location)
     }
 
@@ -528,7 +533,8 @@ where Action.State == State {
             }
             if let found, let step = found {
                 if !matching(step.action) {
-                    fail("Received \(Self.name(step.action)), but expected \(description).", at: location)
+                    fail("Received \(Self.name(step.action)), but expected \(description). The action received:\n"
+                         + Self.describe([step]), at: location)
                     return
                 }
                 try check(step, assert, exhaustive: exhaustive, what: "receiving \(Self.name(step.action))",
@@ -572,6 +578,20 @@ where Action.State == State {
         let text = String(describing: action)
         guard text.count > 200 else { return text }
         return "\(text.prefix(200))… (\(text.count) characters)"
+    }
+
+    /// Each of `steps`, numbered, with how it changed the state: its diff (`−` before, `+` after), or a
+    /// line saying it changed nothing.
+    static func describe(_ steps: [Step]) -> String {
+        steps.enumerated().map { index, step in
+            let change = step.before == step.after
+                ? "     (the state did not change)"
+                : "     state (− before, + after):\n"
+                    + StateDiff.lines(expected: step.before, actual: step.after)
+                        .split(separator: "\n", omittingEmptySubsequences: false)
+                        .map { "     " + $0 }.joined(separator: "\n")
+            return "  \(index + 1). \(name(step.action))\n\(change)"
+        }.joined(separator: "\n")
     }
 
     private static func describe(running: Int, unasserted: Int) -> String {

@@ -38,32 +38,3 @@ extension ObservableType where Value: Action {
         observe { store.dispatchAny($0) }
     }
 }
-
-extension ObservableType {
-    /// Dispatches into `store` the action that `makeAction` builds from each value of this stream: a
-    /// shorthand for `map(makeAction).bind(to: store)`. Deprecated: the two did the same thing twice; write
-    /// the `map` and the `bind` (see <doc:WhichStoreAPI>).
-    ///
-    /// <!-- doc-test: skip a deprecated spelling; the replacement is bind(to:) above -->
-    /// ```swift
-    /// struct Counter { var count = 0 }
-    /// struct Add: Action {
-    ///     let amount: Int
-    ///     func reduce(_ state: inout Counter) { state.count += amount }
-    /// }
-    /// let store = Store(Counter())
-    /// let onAdd = ActionHandle<Int>()
-    /// let routing = onAdd.dispatch(to: store) { Add(amount: $0) }
-    /// onAdd(2)
-    /// onAdd(3)
-    /// print(store.state.value.count)
-    /// // Prints "5"
-    /// ```
-    ///
-    /// - Returns: The routing's subscription; releasing it ends the routing. It keeps `store` alive while
-    ///   the routing lasts.
-    @available(*, deprecated, message: "Use map(_:).bind(to:), which does the same: onAdd.map { Add(amount: $0) }.bind(to: store)")
-    public func dispatch<A: Action>(to store: Store<A.State>, _ makeAction: @escaping (Value) -> A) -> Subscription {
-        observe { store.dispatchAny(makeAction($0)) }
-    }
-}

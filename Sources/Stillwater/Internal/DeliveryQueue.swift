@@ -21,7 +21,7 @@ import Synchronization
 /// Debug builds also remember the deliverer's thread, so that state owned by the deliverer can check its
 /// rule (``checkOwned(_:)``); release builds keep no such field.
 @usableFromInline
-struct DeliveryQueue<Work>: ~Copyable {
+struct DeliveryQueue<Work>: ~Copyable, Sendable {
     @usableFromInline let status = Atomic<Int>(0)
     @usableFromInline let pending = Lock<[Work]>([])
     #if DEBUG

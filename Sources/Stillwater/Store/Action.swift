@@ -35,13 +35,17 @@ public protocol Action<State> {
     func reduce(_ state: inout State)
 
     /// The store's entry for reducing this action when it reaches the reducer as `any Action` (after
-    /// middleware, or from an effect). Provided for every action; do not implement it.
+    /// middleware, or from an effect): a requirement only so that an ``EffectAction`` starts its effects
+    /// however it arrives, with no dynamic cast on every dispatch. Provided for every action, and not
+    /// part of the API: do not implement it or call it (a type that implements it is not supported).
+    @_documentation(visibility: internal)
     func _reduce(in store: Store<State>)
 }
 
 extension Action {
     /// Reduces this action with ``reduce(_:)``; ``EffectAction`` provides a version that also starts the
     /// action's effects.
+    @_documentation(visibility: internal)
     @inlinable
     public func _reduce(in store: Store<State>) {
         store.reduce(self)
@@ -103,6 +107,7 @@ public protocol DynamicAction<State> {
 /// print(store.state.value.todos)
 /// // Prints "[\"milk\"]"
 /// ```
+@available(*, deprecated, message: "write the part's actions as an Action of the part's state and route them from one case of the app's action: `case todo(TodoAction)` reducing with `action.reduce(&state.todos)`; or give the feature a ScopedStore with store.scope(state:action:)")
 public protocol ChildAction<State>: Action {
     /// The type of the whole state (restated here so that Swift infers it from ``child``).
     associatedtype State
@@ -117,6 +122,7 @@ public protocol ChildAction<State>: Action {
     func reduce(child: inout Child)
 }
 
+@available(*, deprecated, message: "write the part's actions as an Action of the part's state and route them from one case of the app's action: `case todo(TodoAction)` reducing with `action.reduce(&state.todos)`; or give the feature a ScopedStore with store.scope(state:action:)")
 extension ChildAction {
     /// Reduces the part of `state` at ``child`` with ``reduce(child:)``.
     @inlinable
@@ -127,6 +133,7 @@ extension ChildAction {
 
 /// An action written for a part of a state, lifted to act on the whole state: it reduces the part at
 /// `path` and leaves the rest alone. Made by ``Action/lifted(to:)``.
+@available(*, deprecated, message: "route the part's action from one case of the app's action (`case counter(Increment)` reducing with `action.reduce(&state.counter)`), or give the feature a ScopedStore with store.scope(state:action:)")
 public struct LiftedAction<Root, Base: Action>: Action {
     /// The action that reduces the part.
     public let base: Base
@@ -147,6 +154,7 @@ public struct LiftedAction<Root, Base: Action>: Action {
     }
 }
 
+@available(*, deprecated, message: "route the part's action from one case of the app's action (`case counter(Increment)` reducing with `action.reduce(&state.counter)`), or give the feature a ScopedStore with store.scope(state:action:)")
 extension LiftedAction: Sendable where Base: Sendable {}
 
 extension Action {
@@ -163,6 +171,7 @@ extension Action {
     /// print(store.state.value.counter.count)
     /// // Prints "1"
     /// ```
+    @available(*, deprecated, message: "route the part's action from one case of the app's action (`case counter(Increment)` reducing with `action.reduce(&state.counter)`), or give the feature a ScopedStore with store.scope(state:action:)")
     @inlinable
     public func lifted<Root>(to path: WritableKeyPath<Root, State> & Sendable) -> LiftedAction<Root, Self> {
         LiftedAction(self, at: path)

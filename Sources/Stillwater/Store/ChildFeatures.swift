@@ -32,6 +32,11 @@
 /// What the store does for them:
 /// - the child action is reduced on its element, in place, and its effect's actions come back through
 ///   `send` (`{ .row(id, $0) }`), so they reach the same element;
+/// - the child reads the store's dependencies (a `TestStore`'s in a test) in its reduce, its effects and
+///   its own children, with nothing passed down; `dependencies: { $0.date = … }` changes keys for one
+///   child's subtree;
+/// - the child's cancel ids are its own: two rows' `"save"` are two ids, and a row's `.cancel(id:)`
+///   reaches its own effects only (`acrossStore: true` makes an id the store's);
 /// - the effects of a child are cancelled once the child left the state: the element was removed, or the
 ///   optional became `nil`, at any level of nesting (a row of a row: the inner `forEach` or `ifLet` is
 ///   lifted through each level above it, so removing the outer element cancels its rows' effects too, and
@@ -74,13 +79,18 @@ extension Effect where Output: Action {
     /// case .row(let id, let action): return .forEach(\.rows, id: id, action, in: &state) { .row(id, $0) }
     /// ```
     ///
+    /// The child reads the store's dependencies (a test store's in a test): in its reduce, in its effects
+    /// and in its own children, with nothing passed down. Its cancel ids are its own (see
+    /// ``cancellable(id:cancelInFlight:acrossStore:)``).
+    ///
     /// - Parameters:
     ///   - elements: The collection of children in the parent's state.
     ///   - id: The child's id.
     ///   - action: The child's action.
     ///   - state: The parent's state.
-    ///   - dependencies: What the child's reduce reads; pass the parent's (from
-    ///     ``EffectAction/reduce(into:dependencies:)``) when it reads any.
+    ///   - dependencies: Changes to the dependencies of this child's subtree (its reduce, its effects and
+    ///     its children), made to the store's: `{ $0.uuid = .incrementing }`. `nil` (the default) for
+    ///     the store's as they are.
     ///   - fileID: Where the parent's `case` is, for the report of an action for a missing child.
     ///   - line: The line of that place.
     ///   - embed: Makes a parent action of each action the child's effects send.
@@ -90,7 +100,7 @@ extension Effect where Output: Action {
     ///   effect action of the store while the child's effects may run.
     public static func forEach<Element: Identifiable, Child: EffectAction>(
         _ elements: WritableKeyPath<Output.State, [Element]>, id: Element.ID, _ action: Child,
-        in state: inout Output.State, dependencies: Dependencies = Dependencies(),
+        in state: inout Output.State, dependencies: (@Sendable (inout Dependencies) -> Void)? = nil,
         fileID: StaticString = #fileID, line: UInt = #line,
         send embed: @escaping @Sendable (Child.Output) -> Output
     ) -> Effect where Child.State == Element, Element.ID: Sendable, Output: Sendable {
@@ -98,7 +108,7 @@ extension Effect where Output: Action {
             return Effect(.report(ChildActionForMissingElement(description:
                 "\(fileID):\(line): \(action) arrived for id \(id), which \(elements) no longer holds; the action was dropped. An effect of a removed element should be cancelled with it, or the element removed later.")))
         }
-        let effect = action.reduce(into: &state[keyPath: elements][index], dependencies: dependencies)
+        let effect = Effect<Child.Output>.reduceChild(changing: dependencies) { action.reduce(into: &state[keyPath: elements][index]) }
         guard !effect.isNone else { return .none }
         return effect.map(embed).asChild(
             EffectID(ChildEffectID(path: "\(elements)", id: id)),
@@ -118,11 +128,15 @@ extension Effect where Output: Action {
     /// case .detail(let action): return .ifLet(\.detail, action, in: &state) { .detail($0) }
     /// ```
     ///
+    /// The child reads the store's dependencies, and its cancel ids are its own, as with
+    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)``.
+    ///
     /// - Parameters:
     ///   - child: The optional child in the parent's state.
     ///   - action: The child's action.
     ///   - state: The parent's state.
-    ///   - dependencies: What the child's reduce reads; pass the parent's when it reads any.
+    ///   - dependencies: Changes to the dependencies of this child's subtree, made to the store's; `nil`
+    ///     (the default) for the store's as they are.
     ///   - fileID: Where the parent's `case` is, for the report of an action for an absent child.
     ///   - line: The line of that place.
     ///   - embed: Makes a parent action of each action the child's effects send.
@@ -130,7 +144,7 @@ extension Effect where Output: Action {
     ///   when it is `nil`, no work, and a report to the store's `onEffectError` handler.
     public static func ifLet<Child: EffectAction>(
         _ child: WritableKeyPath<Output.State, Child.State?>, _ action: Child,
-        in state: inout Output.State, dependencies: Dependencies = Dependencies(),
+        in state: inout Output.State, dependencies: (@Sendable (inout Dependencies) -> Void)? = nil,
         fileID: StaticString = #fileID, line: UInt = #line,
         send embed: @escaping @Sendable (Child.Output) -> Output
     ) -> Effect where Output: Sendable {
@@ -138,7 +152,7 @@ extension Effect where Output: Action {
             return Effect(.report(ChildActionForMissingElement(description:
                 "\(fileID):\(line): \(action) arrived while \(child) is nil; the action was dropped.")))
         }
-        let effect = action.reduce(into: &state[keyPath: child]!, dependencies: dependencies)
+        let effect = Effect<Child.Output>.reduceChild(changing: dependencies) { action.reduce(into: &state[keyPath: child]!) }
         guard !effect.isNone else { return .none }
         return effect.map(embed).asChild(
             EffectID(ChildEffectID(path: "\(child)", id: 0)),
@@ -147,6 +161,71 @@ extension Effect where Output: Action {
                 guard let parent = root as? Output.State else { return .unknown }
                 return parent[keyPath: child].map { .found($0) } ?? .gone
             })
+    }
+
+    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)`` with dependencies of the child's own.
+    @available(*, deprecated, message: "leave `dependencies:` out: the child reads the store's dependencies; to change some for the child's subtree, pass a closure: `dependencies: { $0.uuid = .incrementing }`")
+    public static func forEach<Element: Identifiable, Child: EffectAction>(
+        _ elements: WritableKeyPath<Output.State, [Element]>, id: Element.ID, _ action: Child,
+        in state: inout Output.State, dependencies: Dependencies,
+        fileID: StaticString = #fileID, line: UInt = #line,
+        send embed: @escaping @Sendable (Child.Output) -> Output
+    ) -> Effect where Child.State == Element, Element.ID: Sendable, Output: Sendable {
+        forEach(elements, id: id, action, in: &state, dependencies: { $0 = dependencies },
+                fileID: fileID, line: line, send: embed)
+    }
+
+    /// ``ifLet(_:_:in:dependencies:fileID:line:send:)`` with dependencies of the child's own.
+    @available(*, deprecated, message: "leave `dependencies:` out: the child reads the store's dependencies; to change some for the child's subtree, pass a closure: `dependencies: { $0.uuid = .incrementing }`")
+    public static func ifLet<Child: EffectAction>(
+        _ child: WritableKeyPath<Output.State, Child.State?>, _ action: Child,
+        in state: inout Output.State, dependencies: Dependencies,
+        fileID: StaticString = #fileID, line: UInt = #line,
+        send embed: @escaping @Sendable (Child.Output) -> Output
+    ) -> Effect where Output: Sendable {
+        ifLet(child, action, in: &state, dependencies: { $0 = dependencies }, fileID: fileID, line: line, send: embed)
+    }
+}
+
+extension Effect {
+    /// The effect `reduce` returns, reduced with the current dependencies changed by `change` (when
+    /// given), and whose effects read them changed too.
+    static func reduceChild(
+        changing change: (@Sendable (inout Dependencies) -> Void)?, _ reduce: () -> Effect
+    ) -> Effect {
+        guard let change else { return reduce() }
+        var dependencies = Dependencies.current
+        change(&dependencies)
+        return DependencyContext(dependencies).enter(reduce).changingDependencies(change)
+    }
+
+    /// This effect, whose parts that read the store's dependencies when they start read them changed by
+    /// `change`.
+    func changingDependencies(_ change: @escaping @Sendable (inout Dependencies) -> Void) -> Effect {
+        switch kind {
+        case .none, .send, .source, .cancel, .report:
+            return self
+        case .stream(let make):
+            return Effect(.stream({ dependencies in
+                var changed = dependencies
+                change(&changed)
+                return make(changed)
+            }))
+        case .run(let launch):
+            return Effect(.run({ sink, dependencies, onError in
+                var changed = dependencies
+                change(&changed)
+                return launch(sink, changed, onError)
+            }))
+        case .merge(let effects):
+            return Effect(.merge(effects.map { $0.changingDependencies(change) }))
+        case .concatenate(let effects):
+            return Effect(.concatenate(effects.map { $0.changingDependencies(change) }))
+        case .cancellable(let id, let cancelInFlight, let inner):
+            return Effect(.cancellable(id, cancelInFlight: cancelInFlight, inner.changingDependencies(change)))
+        case .child(let id, let isPresent, let inner):
+            return Effect(.child(id, isPresent: isPresent, inner.changingDependencies(change)))
+        }
     }
 }
 
@@ -182,18 +261,28 @@ extension Effect {
         Effect(.child(scope, isPresent: isPresent, liftingChildren(under: scope, locate)))
     }
 
+    /// The id `id` of a child feature's effect, made the child's own under `scope` (unless it is the
+    /// store's): so equal ids of two rows, or of a row and its parent, are different ids.
+    static func scoped(_ id: EffectID, under scope: EffectID) -> EffectID {
+        id.acrossStore ? id : EffectID(NestedChildEffectID(parent: scope, child: id))
+    }
+
     /// This effect with each child-feature node in it lifted into the frame of the parent found by
-    /// `locate` (see ``asChild(_:isPresent:locatedBy:)``). Only the nodes that hold effects are rebuilt.
+    /// `locate` (see ``asChild(_:isPresent:locatedBy:)``), and each cancel id in it made the child's own
+    /// under `scope` (see ``scoped(_:under:)``). Only the nodes that hold effects are rebuilt.
     func liftingChildren(under scope: EffectID, _ locate: @escaping (Any) -> ChildLocation) -> Effect {
         switch kind {
-        case .none, .send, .source, .stream, .run, .cancel, .report:
+        case .none, .send, .source, .stream, .run, .report:
             return self
         case .merge(let effects):
             return Effect(.merge(effects.map { $0.liftingChildren(under: scope, locate) }))
         case .concatenate(let effects):
             return Effect(.concatenate(effects.map { $0.liftingChildren(under: scope, locate) }))
         case .cancellable(let id, let cancelInFlight, let inner):
-            return Effect(.cancellable(id, cancelInFlight: cancelInFlight, inner.liftingChildren(under: scope, locate)))
+            return Effect(.cancellable(Self.scoped(id, under: scope), cancelInFlight: cancelInFlight,
+                                       inner.liftingChildren(under: scope, locate)))
+        case .cancel(let id):
+            return Effect(.cancel(Self.scoped(id, under: scope)))
         case .child(let id, let isPresent, let inner):
             let lifted = { (root: Any) -> Bool in
                 switch locate(root) {

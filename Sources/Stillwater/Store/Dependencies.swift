@@ -61,6 +61,9 @@ public struct Dependencies: Sendable {
         configure(&self)
     }
 
+    /// Whether no key was set (every key reads its default).
+    var isEmpty: Bool { values.isEmpty }
+
     /// The value set for `key`, or its ``DependencyKey/defaultValue`` when none was set.
     public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
         get {

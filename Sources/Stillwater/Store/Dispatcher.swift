@@ -67,8 +67,9 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 /// dispatching. A circular wait never hangs or crashes: the `waitFor` that closes the circle throws
 /// ``DispatchError/circularWait(_:)``, naming the tokens.
 ///
-/// `@unchecked Sendable`: `pending` and `round` belong to the dispatching thread (`queue`'s holder) alone.
-public final class Dispatcher<Payload>: @unchecked Sendable {
+/// Payloads cross threads (one dispatched from another thread during a dispatch is handed to the thread
+/// that dispatches), so they are `Sendable`. The handlers run on the dispatching thread, one at a time.
+public final class Dispatcher<Payload: Sendable>: Sendable {
     typealias Handler = (Payload) throws -> Void
 
     struct Registry {
@@ -76,7 +77,7 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
         var nextID = 1
     }
 
-    /// The state of the payload being dispatched; owned by the dispatching thread.
+    /// The state of the payload being dispatched; used by the dispatching thread.
     struct Round {
         var payload: Payload
         var handlers: [DispatchToken: Handler]
@@ -87,8 +88,9 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
 
     let registry = Lock(Registry())
     let queue = DeliveryQueue<Payload>()
-    @exclusivity(unchecked) var pending: [Payload] = []
-    @exclusivity(unchecked) var round: Round?
+    /// The payload being dispatched, under a lock taken briefly around each step (never while a handler
+    /// runs), so that the type is checked `Sendable`.
+    let round = Lock<Round?>(nil, misuse: "Stillwater: a Dispatcher's round was locked twice by one thread")
     /// The thread that dispatches now, so `waitFor` from elsewhere is refused.
     let dispatchingThread = Atomic<UInt>(0)
 
@@ -114,7 +116,7 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
     /// rest of the current payload if it has not run yet. An unknown token is ignored.
     public func unregister(_ token: DispatchToken) {
         registry.withLock { $0.handlers.removeAll { $0.token == token } }
-        if isDispatchingOnThisThread { round?.handlers[token] = nil }
+        if isDispatchingOnThisThread { round.withLock { $0?.handlers[token] = nil } }
     }
 
     /// Sends `payload` to every registered handler, or queues it when a dispatch is in progress.
@@ -127,6 +129,7 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
         guard queue.enqueue(payload) else { return }
         dispatchingThread.store(Self.currentThread, ordering: .relaxed)
         var firstError: (any Error)?
+        var pending: [Payload] = []
         while queue.releaseOrTake(into: &pending) {
             // Another thread may be the next to dispatch once the queue is released; mark it ours again.
             dispatchingThread.store(Self.currentThread, ordering: .relaxed)
@@ -147,15 +150,22 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
     ///   registered; ``DispatchError/notDispatching`` outside a handler; and whatever a named handler
     ///   throws.
     public func waitFor(_ tokens: [DispatchToken]) throws {
-        guard isDispatchingOnThisThread, round != nil else { throw DispatchError.notDispatching }
+        guard isDispatchingOnThisThread else { throw DispatchError.notDispatching }
         for token in tokens {
-            guard let current = round else { throw DispatchError.notDispatching }
-            if current.finished.contains(token) { continue }
-            if let index = current.running.firstIndex(of: token) {
-                throw DispatchError.circularWait(Array(current.running[index...]) + [token])
+            let error: DispatchError?? = round.withLock { round in
+                guard let current = round else { return .some(.notDispatching) }
+                if current.finished.contains(token) { return .none }
+                if let index = current.running.firstIndex(of: token) {
+                    return .some(.circularWait(Array(current.running[index...]) + [token]))
+                }
+                guard current.handlers[token] != nil else { return .some(.unknownToken(token)) }
+                return .some(nil)
             }
-            guard current.handlers[token] != nil else { throw DispatchError.unknownToken(token) }
-            try invoke(token)
+            switch error {
+            case .none: continue                          // already ran for this payload
+            case .some(.some(let error)): throw error
+            case .some(.none): try invoke(token)
+            }
         }
     }
 
@@ -173,15 +183,17 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
 
     func run(_ payload: Payload) -> (any Error)? {
         let handlers = registry.withLock { $0.handlers }
-        round = Round(
-            payload: payload,
-            handlers: Dictionary(uniqueKeysWithValues: handlers.map { ($0.token, $0.handler) }))
-        defer { round = nil }
+        round.withLock {
+            $0 = Round(payload: payload,
+                       handlers: Dictionary(uniqueKeysWithValues: handlers.map { ($0.token, $0.handler) }))
+        }
+        defer { round.withLock { $0 = nil } }
         var firstError: (any Error)?
         for token in handlers.map(\.token) {
-            guard let current = round, !current.finished.contains(token), current.handlers[token] != nil else {
-                continue
+            let due = round.withLock { round in
+                round.map { !$0.finished.contains(token) && $0.handlers[token] != nil } ?? false
             }
+            guard due else { continue }
             do {
                 try invoke(token)
             } catch {
@@ -191,13 +203,20 @@ public final class Dispatcher<Payload>: @unchecked Sendable {
         return firstError
     }
 
-    /// Runs one handler, marking it running, then finished (even when it throws).
+    /// Runs one handler, marking it running, then finished (even when it throws). The handler runs
+    /// outside the lock.
     func invoke(_ token: DispatchToken) throws {
-        guard let handler = round?.handlers[token], let payload = round?.payload else { return }
-        round?.running.append(token)
+        let call: (Handler, Payload)? = round.withLock { round in
+            guard let handler = round?.handlers[token], let payload = round?.payload else { return nil }
+            round?.running.append(token)
+            return (handler, payload)
+        }
+        guard let (handler, payload) = call else { return }
         defer {
-            round?.running.removeLast()
-            round?.finished.insert(token)
+            round.withLock { round in
+                round?.running.removeLast()
+                round?.finished.insert(token)
+            }
         }
         try handler(payload)
     }

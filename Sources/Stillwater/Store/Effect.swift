@@ -35,7 +35,8 @@
 /// - ``run(priority:_:catch:)``: an `async throws` operation on a task of its own, sending actions when
 ///   it likes.
 /// - `merge(_:)`, `concatenate(_:)`: several effects at once, or one after another.
-/// - ``cancellable(id:cancelInFlight:)`` and ``cancel(id:)``: cancellation by an identifier.
+/// - ``cancellable(id:cancelInFlight:acrossStore:)`` and ``cancel(id:acrossStore:)``: cancellation by an
+///   identifier, the feature's own (a row's, in a list of rows) unless said to be the store's.
 ///
 /// Errors: an error a stream fails with, or that ``run(priority:_:catch:)`` throws without a `catch`
 /// handler, goes to the store's `onEffectError` handler (see ``Store/init(_:dependencies:middleware:onEffectError:)``).
@@ -166,13 +167,16 @@ public struct Effect<Output> {
         Effect(.run({ sink, dependencies, onError in
             Task(executorPreference: dependencies.taskExecutor, priority: priority) {
                 let send = Send<Output> { sink.send($0) }
-                do {
-                    try await operation(send, dependencies)
-                } catch {
-                    // A cancelled effect's failure is moot (often it is the cancellation itself, whatever
-                    // error type the operation turns it into): it is dropped.
-                    if !Task.isCancelled {
-                        if let handler { await handler(error, send) } else { onError(error) }
+                // What the operation calls (a child's reduce among them) reads the same dependencies.
+                await DependencyContext.$task.withValue(DependencyContext(dependencies)) {
+                    do {
+                        try await operation(send, dependencies)
+                    } catch {
+                        // A cancelled effect's failure is moot (often it is the cancellation itself,
+                        // whatever error type the operation turns it into): it is dropped.
+                        if !Task.isCancelled {
+                            if let handler { await handler(error, send) } else { onError(error) }
+                        }
                     }
                 }
                 sink.end()
@@ -221,26 +225,74 @@ public struct Effect<Output> {
         .concatenate([self, next])
     }
 
-    /// This effect, made cancellable by ``cancel(id:)`` with `id`.
+    /// This effect, made cancellable by ``cancel(id:acrossStore:)`` with `id`.
     ///
     /// Once a cancel of `id` has been reduced, the store reduces no action this effect sends, even one
     /// sent before the cancel and still waiting in the store's queue; its stream is unsubscribed and its
     /// task cancelled.
+    ///
+    /// An id belongs to the feature whose reduce returned the effect: in a child feature (a row of
+    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)``, the child of
+    /// ``ifLet(_:_:in:dependencies:fileID:line:send:)``), it is that element's own, so two rows that both
+    /// save under `"save"` with `cancelInFlight` never cancel each other, and a row's
+    /// ``cancel(id:acrossStore:)`` reaches only its own effects. Pass `acrossStore: true` for an id the
+    /// whole store shares, whichever feature starts or cancels it.
+    ///
+    /// ```swift
+    /// struct Row: Identifiable, Equatable { var id: Int; var saves = 0 }
+    /// enum RowAction: EffectAction {
+    ///     case save, saved
+    ///     func reduce(into row: inout Row) -> Effect<RowAction> {
+    ///         switch self {
+    ///         case .save:
+    ///             return .run { send, _ in send(.saved) }.cancellable(id: "save", cancelInFlight: true)
+    ///         case .saved:
+    ///             row.saves += 1
+    ///             return .none
+    ///         }
+    ///     }
+    /// }
+    /// enum ListAction: EffectAction {
+    ///     case row(Int, RowAction)
+    ///     func reduce(into rows: inout [Row]) -> Effect<ListAction> {
+    ///         guard case .row(let id, let action) = self else { return .none }
+    ///         return .forEach(\.self, id: id, action, in: &rows) { .row(id, $0) }
+    ///     }
+    /// }
+    /// let store = Store([Row(id: 1), Row(id: 2)])
+    /// let first = store.dispatch(ListAction.row(1, .save))
+    /// let second = store.dispatch(ListAction.row(2, .save))     // does not cancel row 1's save
+    /// await first.finish()
+    /// await second.finish()
+    /// print(store.state.value.map(\.saves))
+    /// // Prints "[1, 1]"
+    /// ```
     ///
     /// - Parameters:
     ///   - id: Any hashable value; effects share an id when their ids are equal as `AnyHashable` values
     ///     are: `1` and `1 as Int8` are one id, `1` and `"1"` are two.
     ///   - cancelInFlight: When `true`, starting this effect first cancels the effects already running
     ///     under `id` (a search that replaces the one before it).
-    public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
+    ///   - acrossStore: When `true`, `id` is the store's, not the feature's: a cancel of it from any
+    ///     feature of the store, with `acrossStore: true` there too (or from the top-level feature),
+    ///     reaches this effect. At the top level the two are the same.
+    public func cancellable(
+        id: some Hashable & Sendable, cancelInFlight: Bool = false, acrossStore: Bool = false
+    ) -> Effect {
         if isNone && !cancelInFlight { return self }
-        return Effect(.cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
+        return Effect(.cancellable(EffectID(id, acrossStore: acrossStore), cancelInFlight: cancelInFlight, self))
     }
 
-    /// Cancels the running effects made ``cancellable(id:cancelInFlight:)`` with `id`; none of their
-    /// actions is reduced after this effect's action.
-    public static func cancel(id: some Hashable & Sendable) -> Effect {
-        Effect(.cancel(EffectID(id)))
+    /// Cancels the running effects made ``cancellable(id:cancelInFlight:acrossStore:)`` with `id`; none of
+    /// their actions is reduced after this effect's action.
+    ///
+    /// - Parameters:
+    ///   - id: The id, as given to `cancellable`.
+    ///   - acrossStore: When `false` (the default), the id of the feature whose reduce returned this
+    ///     effect (a row's own, in a child feature); when `true`, the store's (see
+    ///     ``cancellable(id:cancelInFlight:acrossStore:)``).
+    public static func cancel(id: some Hashable & Sendable, acrossStore: Bool = false) -> Effect {
+        Effect(.cancel(EffectID(id, acrossStore: acrossStore)))
     }
 
     /// This effect with each action it sends changed by `transform`, for a feature's effects embedded in
@@ -282,9 +334,14 @@ struct EffectID: Hashable, Sendable {
     }
 
     let box: Box
+    /// Whether the id is the store's rather than the feature's: a child feature's lifting leaves it as
+    /// it is (see ``Effect/scoped(_:under:)``). Not part of the id's identity: at the top level, where
+    /// nothing is lifted, `"save"` and `"save"` across the store are one id.
+    let acrossStore: Bool
 
-    init(_ value: some Hashable & Sendable) {
+    init(_ value: some Hashable & Sendable, acrossStore: Bool = false) {
         box = Box(value)
+        self.acrossStore = acrossStore
     }
 
     @usableFromInline

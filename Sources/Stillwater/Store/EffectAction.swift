@@ -1,7 +1,8 @@
 /// An action whose reduce may also ask the store to run side effects: a request, a timer, a save.
 ///
 /// Conform with ``reduce(into:)``, which changes the state like ``Action/reduce(_:)`` does and returns
-/// an ``Effect``. The store starts the effect after the reduce (once the new state reached its
+/// an ``Effect`` (or with ``reduce(into:dependencies:)`` instead, when the reduce reads a dependency;
+/// a type that implements neither does not compile). The store starts the effect after the reduce (once the new state reached its
 /// observers) and dispatches the actions the effect sends back, in the order it sends them, through the
 /// middleware like any action. An enum of actions whose effects send its own cases is the usual shape
 /// (`Output` is `Self` unless said otherwise).
@@ -44,15 +45,23 @@ public protocol EffectAction<State>: Action {
     /// The type of the actions this action's effects send back; `Self` unless said otherwise.
     associatedtype Output: Action = Self where Output.State == State
 
+    /// Which of the two reduces the type implements, inferred from it; never written by hand.
+    /// ``Dependencies`` when the type implements ``reduce(into:dependencies:)``,
+    /// ``DependenciesNotRead`` when it implements only ``reduce(into:)``. A type that implements
+    /// neither does not compile: nothing can be inferred, and neither reduce has a default.
+    associatedtype ReduceDependencies = Dependencies
+
     /// Changes `state` in place and returns the work to run afterwards (``Effect/none`` for none).
     ///
-    /// Runs under the store's lock, like ``Action/reduce(_:)``: it must not read its store, and it
-    /// should only describe effects, not run them; the store starts them after the reduce.
+    /// The store calls this one. Runs under the store's lock, like ``Action/reduce(_:)``: it must not
+    /// read its store, and it should only describe effects, not run them; the store starts them after
+    /// the reduce. A type that implements ``reduce(into:dependencies:)`` instead gets this one, which
+    /// calls it with the dependencies of the store reducing it (every key's default outside a store).
     func reduce(into state: inout State) -> Effect<Output>
 
     /// Changes `state` in place, reading the store's `dependencies` (a clock's time, a new id), and
-    /// returns the work to run afterwards. The store calls this one; implement it instead of
-    /// ``reduce(into:)`` when the reduce needs a dependency, so a test can fix what it reads.
+    /// returns the work to run afterwards. Implement it instead of ``reduce(into:)`` when the reduce
+    /// needs a dependency, so a test can fix what it reads.
     ///
     /// ```swift
     /// import Foundation
@@ -74,26 +83,41 @@ public protocol EffectAction<State>: Action {
     /// // Prints "00000000-0000-0000-0000-000000000000 0.0"
     /// ```
     ///
+    /// The dependencies are the store's, whoever reduces the action: the store itself, or a parent
+    /// feature's ``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)`` or
+    /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)`` (with the parent's overrides), or a
+    /// parent's reduce calling ``reduce(into:)`` on it.
+    ///
     /// The reduce stays a function of the state, the action and the dependencies: a dependency read
     /// here should only give values (`date.now`, `uuid()`), not do work; work belongs in the effect.
     /// Runs under the store's lock, like ``reduce(into:)``.
-    func reduce(into state: inout State, dependencies: Dependencies) -> Effect<Output>
+    func reduce(into state: inout State, dependencies: ReduceDependencies) -> Effect<Output>
+}
+
+/// The type of the `dependencies` of an ``EffectAction`` that implements only ``EffectAction/reduce(into:)``:
+/// its ``EffectAction/reduce(into:dependencies:)`` exists only to complete the conformance, and since no
+/// value of this type can be made outside Stillwater, nobody calls it.
+public struct DependenciesNotRead: Sendable {
+    private init() {}
+}
+
+extension EffectAction where ReduceDependencies == Dependencies {
+    /// Calls ``reduce(into:dependencies:)`` with the dependencies of the store reducing this action, or
+    /// every key's default outside a store.
+    public func reduce(into state: inout State) -> Effect<Output> {
+        reduce(into: &state, dependencies: .current)
+    }
+}
+
+extension EffectAction where ReduceDependencies == DependenciesNotRead {
+    /// Calls ``reduce(into:)``, which reads no dependency. (It completes the conformance of a type that
+    /// implements only ``reduce(into:)``; no ``DependenciesNotRead`` can be made to call it with.)
+    public func reduce(into state: inout State, dependencies: DependenciesNotRead) -> Effect<Output> {
+        reduce(into: &state)
+    }
 }
 
 extension EffectAction {
-    /// Calls ``reduce(into:)``: the dependencies are not read.
-    @inlinable
-    public func reduce(into state: inout State, dependencies: Dependencies) -> Effect<Output> {
-        reduce(into: &state)
-    }
-
-    /// Calls ``reduce(into:dependencies:)`` with the default dependencies (every key's default value):
-    /// for an action that implements only that one, when it is reduced outside a store.
-    @inlinable
-    public func reduce(into state: inout State) -> Effect<Output> {
-        reduce(into: &state, dependencies: Dependencies())
-    }
-
     /// Changes `state` with ``reduce(into:)`` and drops the effect it returns (see the note on
     /// ``EffectAction``).
     @inlinable

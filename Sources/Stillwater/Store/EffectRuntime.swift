@@ -55,6 +55,10 @@ final class EffectRuntime: @unchecked Sendable {
 
     @usableFromInline
     let dependencies: Dependencies
+    /// The dependencies as the store lends them to its reduces (``DependencyContext/enter(_:)``); `nil`
+    /// when every key is at its default, so a store made without dependencies marks nothing.
+    @usableFromInline
+    let context: DependencyContext?
     /// The store, for effects that send or end after their start, or from another thread. Set once, on
     /// the deliverer, before the store's first effect starts (``link(_:)``), so every sink made after it
     /// reads it without a lock; it is `nil` once the store is released.
@@ -78,6 +82,7 @@ final class EffectRuntime: @unchecked Sendable {
     @usableFromInline
     init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void) {
         self.dependencies = dependencies
+        context = dependencies.isEmpty ? nil : DependencyContext(dependencies)
         self.onError = onError
     }
 
@@ -304,7 +309,7 @@ class EffectRecord: @unchecked Sendable {
     /// Run on the deliverer when the effect ended or was cancelled by id: what comes next in a
     /// concatenation, or the count of a merge.
     @usableFromInline
-    nonisolated(unsafe) let onFinish: (() -> Void)?
+    let onFinish: (() -> Void)?
     /// The ``StoreTask`` group the effect belongs to, and with it the actions it sends and their effects.
     /// Set on the deliverer: when the record is made, and (for a record of the dispatch in progress,
     /// ``groupIsRoot``) just before it is registered, so before another thread can see it in the registry.

@@ -39,12 +39,12 @@
 /// and adds no queue of its own: its dispatches are the parent's, reduced in the parent's order, through
 /// the parent's middleware. When the parent's actions are ``EffectAction``s, a dispatch returns the
 /// ``StoreTask`` of the parent's action it was embedded in, as ``Store/dispatch(_:)-(E)`` does.
-public final class ScopedStore<State: Equatable, Action> {
+public final class ScopedStore<State: Equatable, FeatureAction> {
     /// The feature's part of the parent's state, told to observers only when it changed.
     public let state: Property<State>
-    private let send: (Action) -> StoreTask
+    private let send: (sending FeatureAction) -> StoreTask
 
-    init(state: Property<State>, send: @escaping (Action) -> StoreTask) {
+    init(state: Property<State>, send: @escaping (sending FeatureAction) -> StoreTask) {
         self.state = state
         self.send = send
     }
@@ -84,7 +84,7 @@ public final class ScopedStore<State: Equatable, Action> {
     ///   ``StoreTask/finish()``, or ``StoreTask/cancel()`` them. When the parent's actions are plain
     ///   ``Action``s (no effects), or every effect ended during the dispatch, the task is already finished.
     @discardableResult
-    public func dispatch(_ action: Action) -> StoreTask {
+    public func dispatch(_ action: sending FeatureAction) -> StoreTask {
         send(action)
     }
 
@@ -96,12 +96,12 @@ public final class ScopedStore<State: Equatable, Action> {
 
     /// A scoped store of a part of this one: its state at `keyPath`, its actions embedded with `embed`
     /// in this store's actions.
-    public func scope<ChildState: Equatable, ChildAction>(
+    public func scope<ChildState: Equatable, InnerAction>(
         state keyPath: KeyPath<State, ChildState>,
-        action embed: @escaping (ChildAction) -> Action
-    ) -> ScopedStore<ChildState, ChildAction> {
+        action embed: @escaping (InnerAction) -> FeatureAction
+    ) -> ScopedStore<ChildState, InnerAction> {
         let send = send
-        return ScopedStore<ChildState, ChildAction>(state: state.scope(keyPath), send: { send(embed($0)) })
+        return ScopedStore<ChildState, InnerAction>(state: state.scope(keyPath), send: { send(embed($0)) })
     }
 }
 
@@ -131,10 +131,10 @@ extension Store {
     ///
     /// `embed` runs on whichever thread sends to the scoped store, so it must be a pure function of its
     /// argument (an enum case is).
-    public func scope<ChildState: Equatable, ChildAction, ParentAction: Action>(
+    public func scope<ChildState: Equatable, FeatureAction, ParentAction: Action>(
         state keyPath: KeyPath<State, ChildState>,
-        action embed: @escaping (ChildAction) -> ParentAction
-    ) -> ScopedStore<ChildState, ChildAction> where ParentAction.State == State {
+        action embed: @escaping (FeatureAction) -> ParentAction
+    ) -> ScopedStore<ChildState, FeatureAction> where ParentAction.State == State {
         if let effectActions = ParentAction.self as? any EffectAction<State>.Type {
             return ScopedStore(state: scope(keyPath), send: effectSend(effectActions, embed))
         }
@@ -146,10 +146,10 @@ extension Store {
 
     /// The send of a scoped store whose parent actions (`ParentAction`, which is `E`) are effect actions:
     /// the dispatch that returns their ``StoreTask``.
-    private func effectSend<E: EffectAction, ChildAction, ParentAction>(
-        _: E.Type, _ embed: @escaping (ChildAction) -> ParentAction
-    ) -> (ChildAction) -> StoreTask where E.State == State {
-        { [self] in dispatch(embed($0) as! E) }
+    private func effectSend<E: EffectAction, FeatureAction, ParentAction>(
+        _: E.Type, _ embed: @escaping (FeatureAction) -> ParentAction
+    ) -> (sending FeatureAction) -> StoreTask where E.State == State {
+        { [self] (action: sending FeatureAction) in dispatch(embed(action) as! E) }
     }
 }
 

@@ -33,7 +33,7 @@ extension Store {
     ///   finished (and costing nothing) when every effect ended during the dispatch.
     @inlinable
     @discardableResult
-    public func dispatch<E: EffectAction>(_ action: E) -> StoreTask where E.State == State {
+    public func dispatch<E: EffectAction>(_ action: sending E) -> StoreTask where E.State == State {
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
             guard core.queue.tryAcquire() else { return dispatchQueued(action, on: core) }
             if chain == nil { inlineBudget = Self.inlineDepthLimit }
@@ -149,7 +149,12 @@ extension Store {
     @inlinable
     func reduceWithEffects<A: EffectAction>(_ action: A) where A.State == State {
         var effect = Effect<A.Output>.none
-        storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0, dependencies: effects.dependencies) }
+        if let context = effects.context {
+            // The reduce, and the child features it reduces, read the store's dependencies.
+            storage.core.modifyAndDeliverOwned { state in context.enter { effect = action.reduce(into: &state) } }
+        } else {
+            storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
+        }
         if !childScopes.isEmpty { cancelDepartedChildren() }
         guard !effect.isNone, !suppressesEffects else { return }
         if inlineBudget > 0 {

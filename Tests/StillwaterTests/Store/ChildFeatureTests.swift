@@ -33,16 +33,16 @@ struct Board: Equatable, Sendable {
 enum BoardAction: EffectAction, Equatable, Sendable {
     case add(Int), remove(Int), ticker(Int, TickerAction), open(Int), close, detail(TickerAction)
 
-    func reduce(into state: inout Board, dependencies: Dependencies) -> Effect<BoardAction> {
+    func reduce(into state: inout Board) -> Effect<BoardAction> {
         switch self {
         case .add(let id): state.tickers.append(Ticker(id: id)); return .none
         case .remove(let id): state.tickers.removeAll { $0.id == id }; return .none
         case .open(let id): state.detail = Ticker(id: id); return .none
         case .close: state.detail = nil; return .none
         case .ticker(let id, let action):
-            return .forEach(\.tickers, id: id, action, in: &state, dependencies: dependencies) { .ticker(id, $0) }
+            return .forEach(\.tickers, id: id, action, in: &state) { .ticker(id, $0) }
         case .detail(let action):
-            return .ifLet(\.detail, action, in: &state, dependencies: dependencies) { .detail($0) }
+            return .ifLet(\.detail, action, in: &state) { .detail($0) }
         }
     }
 }
@@ -57,13 +57,13 @@ struct Shelf: Identifiable, Equatable, Sendable {
 enum ShelfAction: EffectAction, Equatable, Sendable {
     case ticker(Int, TickerAction), removeTicker(Int), detail(TickerAction), close
 
-    func reduce(into shelf: inout Shelf, dependencies: Dependencies) -> Effect<ShelfAction> {
+    func reduce(into shelf: inout Shelf) -> Effect<ShelfAction> {
         switch self {
         case .ticker(let id, let action):
-            return .forEach(\.tickers, id: id, action, in: &shelf, dependencies: dependencies) { .ticker(id, $0) }
+            return .forEach(\.tickers, id: id, action, in: &shelf) { .ticker(id, $0) }
         case .removeTicker(let id): shelf.tickers.removeAll { $0.id == id }; return .none
         case .detail(let action):
-            return .ifLet(\.detail, action, in: &shelf, dependencies: dependencies) { .detail($0) }
+            return .ifLet(\.detail, action, in: &shelf) { .detail($0) }
         case .close: shelf.detail = nil; return .none
         }
     }
@@ -78,12 +78,12 @@ struct House: Equatable, Sendable {
 enum HouseAction: EffectAction, Equatable, Sendable {
     case shelf(Int, ShelfAction), removeShelf(Int), takeDown, wall(WallAction), nothing
 
-    func reduce(into house: inout House, dependencies: Dependencies) -> Effect<HouseAction> {
+    func reduce(into house: inout House) -> Effect<HouseAction> {
         switch self {
         case .shelf(let id, let action):
-            return .ifLet(\.wall, WallAction.shelf(id, action), in: &house, dependencies: dependencies) { .wall($0) }
+            return .ifLet(\.wall, WallAction.shelf(id, action), in: &house) { .wall($0) }
         case .wall(let action):
-            return .ifLet(\.wall, action, in: &house, dependencies: dependencies) { .wall($0) }
+            return .ifLet(\.wall, action, in: &house) { .wall($0) }
         case .removeShelf(let id): house.wall?.removeAll { $0.id == id }; return .none
         case .takeDown: house.wall = nil; return .none
         case .nothing: return .none
@@ -94,9 +94,9 @@ enum HouseAction: EffectAction, Equatable, Sendable {
 enum WallAction: EffectAction, Equatable, Sendable {
     case shelf(Int, ShelfAction)
 
-    func reduce(into shelves: inout [Shelf], dependencies: Dependencies) -> Effect<WallAction> {
+    func reduce(into shelves: inout [Shelf]) -> Effect<WallAction> {
         guard case .shelf(let id, let action) = self else { return .none }
-        return .forEach(\.self, id: id, action, in: &shelves, dependencies: dependencies) { .shelf(id, $0) }
+        return .forEach(\.self, id: id, action, in: &shelves) { .shelf(id, $0) }
     }
 }
 
