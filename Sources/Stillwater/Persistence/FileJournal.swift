@@ -160,6 +160,8 @@ where JournaledAction.State == State {
     public let directory: String
     /// Holds the directory's `flock` for the journal's life.
     private let lockFile: JournalFile
+    /// The directory and the file operations made on it.
+    private let files: JournalDirectory
     private let storage = Lock(FileJournalState())
 
     /// Opens the journal in `directory`, creating the directory if it is missing, and locks it.
@@ -168,13 +170,21 @@ where JournaledAction.State == State {
     ///
     /// - Throws: ``JournalError/Kind/locked`` when another journal (in any process) has the directory
     ///   open; ``JournalError/Kind/unwritable`` when the directory or its lock file cannot be created.
-    public init(directory: String) throws {
+    public convenience init(directory: String) throws {
+        try self.init(directory: directory, system: .posix)
+    }
+
+    /// Opens the journal in `directory` with every file operation made through `system` (a test's, to
+    /// inject faults).
+    init(directory: String, system: JournalSystem) throws {
         self.directory = directory
         guard !directory.isEmpty else {
             throw JournalError(.unwritable, path: directory, reason: "the directory's path is empty")
         }
-        try JournalDirectory.create(directory)
-        let lockFile = try JournalFile.open(JournalDirectory.path(of: "lock", in: directory), O_RDWR | O_CREAT)
+        let files = JournalDirectory(directory: directory, system: system)
+        self.files = files
+        try files.create()
+        let lockFile = try files.open(files.path(of: "lock"), O_RDWR | O_CREAT)
         guard try lockFile.tryLockExclusively() else {
             throw JournalError(
                 .locked, path: lockFile.path,
@@ -204,7 +214,7 @@ where JournaledAction.State == State {
             }
             // A load that throws leaves the journal unloaded: nothing is written after an error it reported.
             storage = FileJournalState()
-            let (contents, opened) = try FileJournalLoader<State, JournaledAction>(directory: directory).load()
+            let (contents, opened) = try FileJournalLoader<State, JournaledAction>(files: files).load()
             storage = opened
             return contents
         }
@@ -262,11 +272,10 @@ where JournaledAction.State == State {
             JournalRules.requireLoaded(storage.loaded, "FileJournal", "writeSnapshot(_:version:)")
             JournalRules.requireSnapshotVersion(version, appended: storage.appendedVersion, "FileJournal")
             try storage.flush()
-            try storage.startSegmentIfUsed(in: directory)
-            let path = JournalDirectory.path(of: JournalFormat.snapshotName(version: version), in: directory)
-            try JournalDirectory.writeAtomically(
-                JournalFormat.snapshotFile(version: version, json: json), to: path, in: directory)
-            storage.removeCovered(by: version, in: directory)
+            try storage.startSegmentIfUsed(in: files)
+            let path = files.path(of: JournalFormat.snapshotName(version: version))
+            try files.writeAtomically(JournalFormat.snapshotFile(version: version, json: json), to: path)
+            storage.removeCovered(by: version, in: files)
         }
     }
 
@@ -349,7 +358,7 @@ extension FileJournal: ActionLog {
         ActionLogRules.requireLimit(limit, "FileJournal")
         return try storage.withLock { storage in
             JournalRules.requireLoaded(storage.loaded, "FileJournal", "records(after:limit:)")
-            return try FileJournalLoader<State, JournaledAction>(directory: directory)
+            return try FileJournalLoader<State, JournaledAction>(files: files)
                 .durableRecords(after: version, limit: limit, in: storage)
                 .map { ActionLogRecord(version: $0.version, entry: $0.action) }
         }
@@ -428,29 +437,29 @@ struct FileJournalState {
     }
 
     /// Starts a new segment for the next version, unless the current one holds no records yet.
-    mutating func startSegmentIfUsed(in directory: String) throws(JournalError) {
+    mutating func startSegmentIfUsed(in files: JournalDirectory) throws(JournalError) {
         let next = appendedVersion + 1
         guard segment?.first != next else { return }
-        segment = try Self.createSegment(first: next, in: directory)
+        segment = try Self.createSegment(first: next, in: files)
         segments.append(next)
     }
 
     /// Creates the segment for records from `first` on (atomically, holding only the magic) and opens it
     /// for appending.
-    static func createSegment(first: Int, in directory: String) throws(JournalError) -> Segment {
-        let path = JournalDirectory.path(of: JournalFormat.segmentName(first: first), in: directory)
-        try JournalDirectory.writeAtomically(JournalFormat.segmentMagic, to: path, in: directory)
-        let file = try JournalFile.open(path, O_WRONLY | O_APPEND)
+    static func createSegment(first: Int, in files: JournalDirectory) throws(JournalError) -> Segment {
+        let path = files.path(of: JournalFormat.segmentName(first: first))
+        try files.writeAtomically(JournalFormat.segmentMagic, to: path)
+        let file = try files.open(path, O_WRONLY | O_APPEND)
         return Segment(file: file, first: first, length: JournalFormat.segmentMagic.count, chain: JournalFormat.chainSeed(first: first))
     }
 
     /// Records the snapshot at `version`, then deletes every snapshot but the newest two and the
     /// segments whose records the older of those two covers. Best effort: a file that cannot be deleted
     /// stays listed and is tried again next time.
-    mutating func removeCovered(by version: Int, in directory: String) {
+    mutating func removeCovered(by version: Int, in files: JournalDirectory) {
         snapshots = Set(snapshots + [version]).sorted()
         func delete(_ name: String) -> Bool {
-            (try? JournalDirectory.remove(JournalDirectory.path(of: name, in: directory))) != nil
+            (try? files.remove(files.path(of: name))) != nil
         }
         while snapshots.count > 2, delete(JournalFormat.snapshotName(version: snapshots[0])) {
             snapshots.removeFirst()
@@ -462,7 +471,7 @@ struct FileJournalState {
         while segments.count > 1, segments[1] - 1 <= older, delete(JournalFormat.segmentName(first: segments[0])) {
             segments.removeFirst()
         }
-        try? JournalDirectory.sync(directory)
+        try? files.sync()
     }
 }
 

@@ -13,13 +13,13 @@ import Darwin
 /// segment to append to. Every decision is made before any file is changed, so a thrown error leaves the
 /// files as they were.
 struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == State {
-    let directory: String
+    let files: JournalDirectory
     private let decoder = JSONDecoder()
     /// The time that names the files repairs leave behind.
     private let seconds = Int(Date().timeIntervalSince1970)
 
-    init(directory: String) {
-        self.directory = directory
+    init(files: JournalDirectory) {
+        self.files = files
     }
 
     /// A repair decided while reading, carried out once everything was read.
@@ -53,7 +53,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
     func examine() throws(JournalError) -> Examination {
         var snapshots: [Int] = []
         var segments: [Int] = []
-        for name in try JournalDirectory.names(in: directory) {
+        for name in try files.names() {
             if let version = JournalFormat.snapshotVersion(name) { snapshots.append(version) }
             if let version = JournalFormat.segmentVersion(name) { segments.append(version) }
         }
@@ -79,13 +79,13 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
         state.snapshots = examination.usable
         state.segments = examination.segments
         if let first = state.segments.last, last.end == contents.version, last.hasCommitMarks {
-            let file = try JournalFile.open(path(of: JournalFormat.segmentName(first: first)), O_WRONLY | O_APPEND)
+            let file = try files.open(path(of: JournalFormat.segmentName(first: first)), O_WRONLY | O_APPEND)
             state.segment = FileJournalState.Segment(file: file, first: first, length: last.length, chain: last.chain)
         } else {
             // No segment yet, the snapshot is newer than the last record, or the last segment is of the
             // first format: records go on in a new segment (replacing an empty one of the same name).
             let next = contents.version + 1
-            state.segment = try FileJournalState.createSegment(first: next, in: directory)
+            state.segment = try FileJournalState.createSegment(first: next, in: files)
             if state.segments.last != next { state.segments.append(next) }
         }
         return (contents, state)
@@ -99,7 +99,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
     private func examineSnapshots(_ versions: [Int], _ examination: inout Examination) throws(JournalError) {
         for version in versions.reversed() {
             let name = JournalFormat.snapshotName(version: version)
-            let bytes = try JournalDirectory.read(path(of: name))
+            let bytes = try files.read(path(of: name))
             let json: Range<Int>
             switch JournalFormat.snapshotJSON(in: bytes, version: version) {
             case .failure(let damage):
@@ -153,7 +153,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
             let isLast = index == segments.count - 1
             let name = JournalFormat.segmentName(first: first)
             let path = path(of: name)
-            let bytes = try JournalDirectory.read(path)
+            let bytes = try files.read(path)
             do throws(JournalError) {
                 let scan = try Self.check(bytes, first: first, path: path, isLast: isLast)
                 // A segment ends where the next begins; one the snapshot covers wholly is checked only.
@@ -225,7 +225,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
             let isLast = index == state.segments.count - 1
             if !isLast, state.segments[index + 1] - 1 <= version { continue }
             let path = path(of: JournalFormat.segmentName(first: first))
-            var bytes = try JournalDirectory.read(path)
+            var bytes = try files.read(path)
             if isLast, let segment = state.segment { bytes.removeSubrange(min(segment.length, bytes.count)...) }
             let scan = try Self.scan(bytes, first: first, path: path)
             if let stop = scan.stop {
@@ -267,15 +267,15 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
         for repair in repairs {
             switch repair {
             case .setAside(let name, let reason):
-                let aside = JournalDirectory.unusedName("\(name).damaged-\(seconds)", in: directory)
-                try JournalDirectory.move(path(of: name), to: path(of: aside))
-                try JournalDirectory.sync(directory)
+                let aside = files.unusedName("\(name).damaged-\(seconds)")
+                try files.move(path(of: name), to: path(of: aside))
+                try files.sync()
                 warnings.append("\(path(of: name)): not used (\(reason)); moved aside to \(aside)")
             case .cut(let name, let offset, let bytes, let problem):
-                let torn = JournalDirectory.unusedName("\(name).torn-\(seconds)", in: directory)
-                try JournalDirectory.writeCopy(bytes, to: path(of: torn))
-                try JournalDirectory.sync(directory)
-                let segment = try JournalFile.open(path(of: name), O_WRONLY)
+                let torn = files.unusedName("\(name).torn-\(seconds)")
+                try files.writeCopy(bytes, to: path(of: torn))
+                try files.sync()
+                let segment = try files.open(path(of: name), O_WRONLY)
                 try segment.truncate(to: offset)
                 try segment.sync()
                 warnings.append(
@@ -286,6 +286,6 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
     }
 
     private func path(of name: String) -> String {
-        JournalDirectory.path(of: name, in: directory)
+        files.path(of: name)
     }
 }

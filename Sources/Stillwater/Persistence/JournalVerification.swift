@@ -61,10 +61,11 @@ extension FileJournal {
     /// - Complexity: Reads every byte of the directory's journal files, and decodes the records after
     ///   the newest usable snapshot.
     public static func verify(directory: String) throws -> JournalVerification {
-        let lockPath = JournalDirectory.path(of: "lock", in: directory)
+        let files = JournalDirectory(directory: directory, system: .posix)
+        let lockPath = files.path(of: "lock")
         var lock: JournalFile?
-        if access(lockPath, F_OK) == 0 {
-            let file = try JournalFile.open(lockPath, O_RDONLY)
+        if files.system.exists(lockPath) {
+            let file = try files.open(lockPath, O_RDONLY)
             guard try file.tryLockExclusively() else {
                 throw JournalError(
                     .locked, path: lockPath, reason: "locked: a journal has this directory open; stop it before verifying")
@@ -72,7 +73,7 @@ extension FileJournal {
             lock = file
         }
         defer { withExtendedLifetime(lock) {} }
-        let loader = FileJournalLoader<State, JournaledAction>(directory: directory)
+        let loader = FileJournalLoader<State, JournaledAction>(files: files)
         let examination = try loader.examine()
         return JournalVerification(
             damage: examination.damage, repairs: examination.repairs.map(loader.describe),

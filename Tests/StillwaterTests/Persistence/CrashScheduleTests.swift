@@ -1,0 +1,145 @@
+import Foundation
+import StillwaterTesting
+import Testing
+@testable import Stillwater
+
+extension PersistenceTests {
+    /// A FileJournal on a ``SimulatedDisk``, crashed at every operation of a workload, with flushes that
+    /// fail and a disk that fills, over many seeded schedules. `CRASH_SCHEDULES` in the environment sets
+    /// how many (`.ci/run` asks for more).
+    @Suite("FileJournal crash schedules")
+    struct CrashScheduleTests {
+        static let directory = "/simulated/journal"
+
+        /// What a workload got acknowledged, and the batch it was syncing when it stopped or last failed.
+        struct Outcome {
+            var acknowledged: [TallyAction] = []
+            var unacknowledged: [TallyAction] = []
+        }
+
+        /// Appends batches of one to three actions, syncs each, snapshots now and then, until the disk
+        /// crashes or the workload ends. A failed sync drops its batch: the journal goes on from the last
+        /// durable version; a journal left unwritable is loaded again.
+        static func workload(_ journal: TallyJournal, _ disk: SimulatedDisk, seed: UInt64) -> Outcome {
+            var random = SeededRandom(seed: seed)
+            var outcome = Outcome()
+            var version: Int
+            do {
+                let contents = try journal.load()
+                version = contents.version
+            } catch {
+                return outcome
+            }
+            var failedBefore = false
+            for step in 0..<12 {
+                if disk.crashed { break }
+                let batch = (0..<Int.random(in: 1...3, using: &random)).map { index -> TallyAction in
+                    sampleActions[(step * 3 + index + Int(seed % 5)) % sampleActions.count]
+                }
+                do {
+                    for (offset, action) in batch.enumerated() {
+                        try journal.append(action, version: version + offset + 1)
+                    }
+                    outcome.unacknowledged = batch
+                    try journal.sync()
+                    outcome.acknowledged += batch
+                    outcome.unacknowledged = []
+                    version += batch.count
+                    if step % 4 == 3 {
+                        try journal.writeSnapshot(liveState(outcome.acknowledged), version: version)
+                    }
+                    failedBefore = false
+                } catch {
+                    if disk.crashed { break }
+                    guard failedBefore else {
+                        // The journal continues from the last durable version, without a reload.
+                        version = outcome.acknowledged.count
+                        failedBefore = true
+                        continue
+                    }
+                    // Failing again: the journal may be unwritable until load() repairs it.
+                    guard let reloaded = try? journal.load() else { break }
+                    version = reloaded.version
+                    if version == outcome.acknowledged.count + outcome.unacknowledged.count, !outcome.unacknowledged.isEmpty {
+                        // A failed flush may have made its batch durable whole: it is then in the journal.
+                        outcome.acknowledged += outcome.unacknowledged
+                        outcome.unacknowledged = []
+                    }
+                }
+            }
+            return outcome
+        }
+
+        /// Runs one schedule; returns a description of what went wrong, or `nil`, and whether it crashed.
+        static func run(seed: UInt64, crashAt: Int?, failSyncAt: Int?, full: Range<Int>) -> (failure: String?, crashed: Bool) {
+            let disk = SimulatedDisk(directory: directory, seed: seed)
+            disk.schedule(crashAt: crashAt, failSyncAt: failSyncAt, full: full)
+            return (check(disk, seed: seed), disk.crashedBeforeRestart)
+        }
+
+        /// Runs the workload on `disk`, restarts it, and checks what loads.
+        static func check(_ disk: SimulatedDisk, seed: UInt64) -> String? {
+            let outcome: Outcome
+            do {
+                let journal = try TallyJournal(directory: directory, system: disk.system)
+                outcome = workload(journal, disk, seed: seed)
+            } catch {
+                outcome = Outcome()
+            }
+            disk.restart()
+            let contents: JournalContents<Tally, TallyAction>
+            do {
+                let journal = try TallyJournal(directory: directory, system: disk.system)
+                contents = try journal.load()
+                // And it goes on: one more record, loaded back.
+                try journal.append(.increment, version: contents.version + 1)
+                try journal.sync()
+                let again = try journal.load()
+                guard again.version == contents.version + 1 else { return "an append after the restart did not load back" }
+            } catch {
+                return "load after the crash threw: \(error)"
+            }
+            let state = contents.replayed(onto: Tally())
+            let acknowledged = liveState(outcome.acknowledged)
+            let withBatch = liveState(outcome.acknowledged + outcome.unacknowledged)
+            guard state == acknowledged || state == withBatch,
+                  contents.version == outcome.acknowledged.count || contents.version == outcome.acknowledged.count + outcome.unacknowledged.count
+            else {
+                return "after the crash the journal holds version \(contents.version) (\(state)); acknowledged \(outcome.acknowledged.count), in flight \(outcome.unacknowledged.count)"
+            }
+            return nil
+        }
+
+        static var scheduleCount: Int {
+            ProcessInfo.processInfo.environment["CRASH_SCHEDULES"].flatMap(Int.init) ?? 3_000
+        }
+
+        @Test("after a crash at any operation, a failed flush or a full disk, every acknowledged record is loaded once and no batch half")
+        func crashSchedules() throws {
+            // How many operations the workload makes without faults: the crash points to try.
+            let dry = SimulatedDisk(directory: Self.directory, seed: 0)
+            _ = Self.workload(try TallyJournal(directory: Self.directory, system: dry.system), dry, seed: 0)
+            let operations = dry.operations
+            #expect(operations > 50)
+
+            var failures: [String] = []
+            var crashPoints = 0
+            for schedule in 0..<Self.scheduleCount {
+                var random = SeededRandom(seed: UInt64(schedule) &* 0x9E37)
+                let seed = UInt64(schedule)
+                let crashAt = schedule % (operations + 5) + 1
+                let failSyncAt = Int.random(in: 0..<4, using: &random) == 0 ? Int.random(in: 1...operations, using: &random) : nil
+                let fullStart = Int.random(in: 1...operations, using: &random)
+                let full = Int.random(in: 0..<4, using: &random) == 0 ? fullStart..<(fullStart + Int.random(in: 1...8, using: &random)) : 0..<0
+                let (failure, crashed) = Self.run(seed: seed, crashAt: crashAt, failSyncAt: failSyncAt, full: full)
+                if crashed { crashPoints += 1 }
+                if let failure {
+                    failures.append("schedule \(schedule) (crash at \(crashAt), failed flush at \(failSyncAt.map(String.init) ?? "none"), full \(full)): \(failure)")
+                }
+            }
+            print("crash schedules: \(Self.scheduleCount) run, \(crashPoints) of them crashed (at each of \(operations) operations), \(failures.count) failed")
+            #expect(crashPoints > Self.scheduleCount / 2)
+            #expect(failures.isEmpty, "\(failures.prefix(5))")
+        }
+    }
+}
