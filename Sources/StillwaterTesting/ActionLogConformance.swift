@@ -1,6 +1,6 @@
 import Stillwater
 
-/// Checks that an ``Stillwater/ActionLog`` keeps the rules every log must keep, whatever it is stored in:
+/// Checks that an `ActionLog` keeps the rules every log must keep, whatever it is stored in:
 /// a file, a database, memory.
 ///
 /// ``run(entry:state:concurrentTasks:appendsPerTask:makeLog:fileID:filePath:line:column:)`` opens logs

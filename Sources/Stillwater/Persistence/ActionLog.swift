@@ -89,7 +89,7 @@ extension ActionLogContents where Entry: Action, Entry.State == State {
 ///
 /// A log kept in files (``FileJournal``) has one writer, this process, and the next version is its own
 /// to give. A log kept in a database shared by several nodes orders their concurrent appends itself. Both
-/// keep the same rules, and ``ActionLogConformance`` (in StillwaterTesting) checks them for any log:
+/// keep the same rules, and `ActionLogConformance` (in StillwaterTesting) checks them for any log:
 ///
 /// 1. ``open()`` first, once, before anything else: it verifies what the log holds and reads the newest
 ///    usable snapshot and the records after it.

@@ -1,5 +1,5 @@
-/// Child features: a feature per element of an identified collection (``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)``)
-/// and a feature that may be absent (``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)``), each one
+/// Child features: a feature per element of an identified collection (``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm``)
+/// and a feature that may be absent (``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)-zbc``), each one
 /// `case` of the parent's `switch`.
 ///
 /// ```swift
@@ -129,7 +129,7 @@ extension Effect where Output: Action {
     /// ```
     ///
     /// The child reads the store's dependencies, and its cancel ids are its own, as with
-    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)``.
+    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm``.
     ///
     /// - Parameters:
     ///   - child: The optional child in the parent's state.
@@ -163,7 +163,7 @@ extension Effect where Output: Action {
             })
     }
 
-    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)`` with dependencies of the child's own.
+    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm`` with dependencies of the child's own.
     @available(*, deprecated, message: "leave `dependencies:` out: the child reads the store's dependencies; to change some for the child's subtree, pass a closure: `dependencies: { $0.uuid = .incrementing }`")
     public static func forEach<Element: Identifiable, Child: EffectAction>(
         _ elements: WritableKeyPath<Output.State, [Element]>, id: Element.ID, _ action: Child,
@@ -175,7 +175,7 @@ extension Effect where Output: Action {
                 fileID: fileID, line: line, send: embed)
     }
 
-    /// ``ifLet(_:_:in:dependencies:fileID:line:send:)`` with dependencies of the child's own.
+    /// ``ifLet(_:_:in:dependencies:fileID:line:send:)-zbc`` with dependencies of the child's own.
     @available(*, deprecated, message: "leave `dependencies:` out: the child reads the store's dependencies; to change some for the child's subtree, pass a closure: `dependencies: { $0.uuid = .incrementing }`")
     public static func ifLet<Child: EffectAction>(
         _ child: WritableKeyPath<Output.State, Child.State?>, _ action: Child,

@@ -58,8 +58,8 @@ public struct Effect<Output> {
         case concatenate([Effect])
         indirect case cancellable(EffectID, cancelInFlight: Bool, Effect)
         case cancel(EffectID)
-        /// The effect of a child feature (``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)``,
-        /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)``): cancellable by the id, and cancelled
+        /// The effect of a child feature (``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm``,
+        /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)-zbc``): cancellable by the id, and cancelled
         /// by the store once `isPresent` says the child left the store's state.
         indirect case child(EffectID, isPresent: (Any) -> Bool, Effect)
         /// A mistake to hand to the store's `onEffectError` handler (a child action for a child that is
@@ -232,8 +232,8 @@ public struct Effect<Output> {
     /// task cancelled.
     ///
     /// An id belongs to the feature whose reduce returned the effect: in a child feature (a row of
-    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)``, the child of
-    /// ``ifLet(_:_:in:dependencies:fileID:line:send:)``), it is that element's own, so two rows that both
+    /// ``forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm``, the child of
+    /// ``ifLet(_:_:in:dependencies:fileID:line:send:)-zbc``), it is that element's own, so two rows that both
     /// save under `"save"` with `cancelInFlight` never cancel each other, and a row's
     /// ``cancel(id:acrossStore:)`` reaches only its own effects. Pass `acrossStore: true` for an id the
     /// whole store shares, whichever feature starts or cancels it.

@@ -84,8 +84,8 @@ public protocol EffectAction<State>: Action {
     /// ```
     ///
     /// The dependencies are the store's, whoever reduces the action: the store itself, or a parent
-    /// feature's ``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)`` or
-    /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)`` (with the parent's overrides), or a
+    /// feature's ``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm`` or
+    /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)-zbc`` (with the parent's overrides), or a
     /// parent's reduce calling ``reduce(into:)`` on it.
     ///
     /// The reduce stays a function of the state, the action and the dependencies: a dependency read
