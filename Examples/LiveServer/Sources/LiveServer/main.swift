@@ -43,6 +43,15 @@ if options.showsHelp {
     exit(0)
 }
 
+if options.checksOnly {
+    // Reads only: no lock file, no teams.json, no repair is written.
+    let (lines, damaged) = DataFolder(path: options.dataDirectory).check()
+    for line in lines { FileHandle.standardError.write(Data("live-server: \(line)\n".utf8)) }
+    if damaged { exit(1) }
+    say("\(options.dataDirectory): no damage\(lines.isEmpty ? "" : " (a start would make the repairs above)")")
+    exit(0)
+}
+
 /// The server once it is open; `nil` while the data folder or the database is being opened.
 let running = Locked<LiveServer?>(nil)
 

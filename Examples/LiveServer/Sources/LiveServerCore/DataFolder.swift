@@ -214,6 +214,43 @@ public struct DataFolder {
         }
     }
 
+    /// Checks the folder without serving it and without changing a file: `teams.json` is read and its
+    /// entries checked, and every board's journal under `boards/` is verified as
+    /// ``FileJournal/verify(directory:)`` does (every segment and snapshot, every record and commit mark).
+    ///
+    /// - Returns: One line per finding, each naming its file: damage (a start would refuse the folder) and
+    ///   the repairs a start would make (a torn tail it would cut, a snapshot it would set aside), none
+    ///   when a start would open everything as it is; and whether a start would refuse the folder.
+    /// - Complexity: Reads every byte of every journal.
+    public func check() -> (lines: [String], damaged: Bool) {
+        var lines: [String] = []
+        var damaged = false
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+            return (["no data folder at \(path)"], true)
+        }
+        do {
+            _ = try checked(try readRegistry().teams, source: registryPath)
+        } catch {
+            lines.append("\(error)")
+            damaged = true
+        }
+        let boards = path + "/boards"
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: boards)) ?? []).sorted()
+        for name in names where ServerOptions.isTeamName(name) {
+            do {
+                let report = try FileJournal<Board, BoardAction>.verify(directory: journalDirectory(team: name))
+                for damage in report.damage { lines.append("team \(name): \(damage)") }
+                for repair in report.repairs { lines.append("team \(name): a start would repair: \(repair)") }
+                damaged = damaged || !report.damage.isEmpty
+            } catch {
+                lines.append("team \(name): \(error)")
+                damaged = true
+            }
+        }
+        return (lines, damaged)
+    }
+
     private func readRegistry() throws -> Registry {
         guard FileManager.default.fileExists(atPath: registryPath) else { return Registry() }
         do {

@@ -44,6 +44,8 @@ public struct ServerOptions: Equatable, Sendable {
     public var snapshotEvery = 1_000
     /// Whether `--help` was given.
     public var showsHelp = false
+    /// Whether `--check DIR` was given: check the data folder's files and exit, serving nothing.
+    public var checksOnly = false
     /// The PostgreSQL database of a cluster (`--postgres URL`): boards are replicas of its logs, and the
     /// teams and tokens are kept in it, instead of files under the data folder.
     public var postgresURL: String?
@@ -58,6 +60,7 @@ public struct ServerOptions: Equatable, Sendable {
     /// What `live-server --help` prints.
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
+               live-server --check DIR
                            [--patch-interval-ms N] [--snapshot-every N] [--stats] [--send-whole-board]
                            [--postgres postgres://USER@HOST:PORT/DATABASE] [--kept-actions N]
           --host H              address to listen on (default 127.0.0.1)
@@ -76,6 +79,10 @@ public struct ServerOptions: Equatable, Sendable {
           --postgres URL        join a cluster: keep the boards, teams and tokens in this PostgreSQL
                                 database (also LIVE_POSTGRES), shared with the other nodes (a token set on
                                 one node holds on all); while it cannot be reached, wait and try again
+          --check DIR           check the data folder DIR (teams.json, every journal segment and snapshot)
+                                without serving or changing anything: one line per finding; exit 0 when
+                                a start would open it as it is or repair only a torn tail, 1 on damage
+                                (or when it cannot be checked: missing, or in use by a live-server)
           --kept-actions N      with --postgres: commands kept in the database before a board's newest
                                 snapshot; older ones are deleted at each snapshot (default 10000)
         Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used (in use
@@ -123,6 +130,9 @@ public struct ServerOptions: Equatable, Sendable {
                     throw UsageError("--postgres must be a postgres:// URL (got \"\(url.prefix(64))\")")
                 }
                 options.postgresURL = url
+            case "--check":
+                options.dataDirectory = try value(argument)
+                options.checksOnly = true
             case "--help", "-h": options.showsHelp = true
             default: throw UsageError("unknown argument \"\(argument.prefix(64))\" (see --help)")
             }

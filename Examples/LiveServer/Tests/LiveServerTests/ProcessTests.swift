@@ -249,3 +249,91 @@ struct ProcessTests {
         }
     }
 }
+
+/// `live-server --check DIR`: the data folder checked without serving it or changing a file.
+@Suite("live-server --check", .serialized)
+struct CheckTests {
+    /// A folder whose board alpha has `commands` accepted commands in its journal, written by the board
+    /// itself (no snapshot after them), and whose teams.json names alpha.
+    static func folder(_ folder: String, commands: Int) async throws {
+        let server = try ServerProcess(["--port", "0", "--data", folder, "--team", "alpha=\(ProcessTests.token)"])
+        _ = try await server.port()
+        server.send(SIGTERM)
+        _ = try await server.exit(within: 30)
+        let journal = try FileJournal<Board, BoardAction>(directory: DataFolder(path: folder).journalDirectory(team: "alpha"))
+        let board = try TeamBoard(journal: journal, initial: Board(title: "unused"), snapshotEvery: 1_000_000)
+        for index in 0..<commands {
+            guard case .applied = await board.perform(.add(text: "item \(index)")) else {
+                throw TestFailure("command \(index) was not applied")
+            }
+        }
+    }
+
+    /// The newest segment of alpha's journal (the file that holds the commands just written).
+    static func newestSegment(in folder: String) throws -> String {
+        let directory = DataFolder(path: folder).journalDirectory(team: "alpha")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("journal-") && $0.hasSuffix(".log") }
+            .sorted()
+        guard let last = segments.last else {
+            throw TestFailure("no segment in \(try FileManager.default.contentsOfDirectory(atPath: directory))")
+        }
+        return directory + "/" + last
+    }
+
+    @Test("a sound folder: exit 0, one line on standard output, no file changed")
+    func soundFolder() async throws {
+        try await withDataFolder { folder in
+            try await Self.folder(folder, commands: 20)
+            let before = try ProcessTests.files(in: folder)
+            let check = try ServerProcess(["--check", folder])
+            let (status, _) = try await check.exit(within: 30)
+            #expect(status == 0, "\(check.stderr)")
+            #expect(check.stderr.isEmpty, "\(check.stderr)")
+            #expect(check.stdout.contains("no damage"), "\(check.stdout)")
+            #expect(try ProcessTests.files(in: folder) == before)
+        }
+    }
+
+    @Test("a byte flipped in the middle of the last segment: exit 1, a line naming the segment, no file changed")
+    func damagedSegment() async throws {
+        try await withDataFolder { folder in
+            try await Self.folder(folder, commands: 20)
+            let segment = try Self.newestSegment(in: folder)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+            bytes[bytes.count / 2] ^= 0x5A
+            try bytes.write(to: URL(fileURLWithPath: segment))
+            let before = try ProcessTests.files(in: folder)
+            let check = try ServerProcess(["--check", folder])
+            let (status, _) = try await check.exit(within: 30)
+            #expect(status == 1)
+            let lines = check.stderr.split(separator: "\n")
+            #expect(lines.count >= 1 && lines.allSatisfy { $0.hasPrefix("live-server: team alpha: ") }, "\(check.stderr)")
+            #expect(check.stderr.contains(segment), "\(check.stderr)")
+            #expect(try ProcessTests.files(in: folder) == before)
+            // And a start refuses the folder the same way, changing nothing.
+            let server = try ServerProcess(["--port", "0", "--data", folder])
+            defer { server.stop() }
+            let (startStatus, _) = try await server.exit(within: 30)
+            #expect(startStatus == 1, "\(server.stderr)")
+            #expect(try ProcessTests.files(in: folder).filter { $0.key != "live-server.lock" }
+                    == before.filter { $0.key != "live-server.lock" })
+        }
+    }
+
+    @Test("a damaged teams.json and a missing folder: exit 1 with one line each")
+    func damagedTeamsAndMissingFolder() async throws {
+        try await withDataFolder { folder in
+            try await Self.folder(folder, commands: 1)
+            try Data("{\"teams\": [".utf8).write(to: URL(fileURLWithPath: folder + "/teams.json"))
+            let check = try ServerProcess(["--check", folder])
+            let (status, _) = try await check.exit(within: 30)
+            #expect(status == 1)
+            #expect(check.stderr.contains("teams.json"), "\(check.stderr)")
+            let missing = try ServerProcess(["--check", folder + "/nothing-here"])
+            let (missingStatus, _) = try await missing.exit(within: 30)
+            #expect(missingStatus == 1)
+            #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        }
+    }
+}
