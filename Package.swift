@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "Stillwater", targets: ["Stillwater"]),
         .library(name: "StillwaterTesting", targets: ["StillwaterTesting"]),
         .library(name: "StillwaterLive", targets: ["StillwaterLive"]),
+        // Empty unless the package is added with its trait: `traits: ["Hummingbird"]`, `traits: ["Postgres"]`.
+        .library(name: "StillwaterHummingbird", targets: ["StillwaterHummingbird"]),
+        .library(name: "StillwaterPostgres", targets: ["StillwaterPostgres"]),
         .executable(name: "basics", targets: ["Basics"]),
         .executable(name: "counter", targets: ["Counter"]),
         .executable(name: "action-handles", targets: ["ActionHandles"]),
@@ -24,6 +27,21 @@ let package = Package(
         .executable(name: "todo-fuzz", targets: ["TodoFuzz"]),
         .executable(name: "journal-restart", targets: ["JournalRestart"]),
     ],
+    // Off by default: without them the package resolves, fetches and builds no dependency at all.
+    traits: [
+        .trait(name: "Hummingbird", description: "StillwaterHummingbird: serve a LiveHub over WebSockets on a Hummingbird 2 router."),
+        .trait(name: "Postgres", description: "StillwaterPostgres: an ActionLog in PostgreSQL, for several servers on one log."),
+    ],
+    // Used only by the targets of the traits above; a build without those traits does not fetch them.
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+    ],
     targets: [
         // The engine article (Internal/README.md) is for contributors; it is not part of the module.
         .target(name: "Stillwater", exclude: ["Internal/README.md"]),
@@ -31,6 +49,29 @@ let package = Package(
         // A store served live: the protocol without sockets. The contributors' notes (README.md) are not
         // part of the module.
         .target(name: "StillwaterLive", dependencies: ["Stillwater"], exclude: ["README.md"]),
+        // A LiveHub on Hummingbird 2: WebSocket upgrade, access, timeouts, drain; serves the JavaScript client.
+        .target(
+            name: "StillwaterHummingbird",
+            dependencies: [
+                "StillwaterLive",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Hummingbird"])),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        // An ActionLog in PostgreSQL (postgres-nio), shared by several servers.
+        .target(
+            name: "StillwaterPostgres",
+            dependencies: [
+                "Stillwater",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
         .executableTarget(name: "Basics", dependencies: ["Stillwater"], path: "Playgrounds/Basics"),
         .executableTarget(name: "Counter", dependencies: ["Stillwater"], path: "Playgrounds/Counter"),
         .executableTarget(name: "ActionHandles", dependencies: ["Stillwater"], path: "Playgrounds/ActionHandles"),

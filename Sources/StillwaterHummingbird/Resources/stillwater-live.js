@@ -1,0 +1,1 @@
+// The JavaScript client of StillwaterLive's protocol (to be written).
