@@ -1,1 +1,500 @@
-// The JavaScript client of StillwaterLive's protocol (to be written).
+/**
+ * @file stillwater-live.js — the JavaScript client of the StillwaterLive protocol (version 1).
+ *
+ * One file, no framework, no build step. In a page, `<script src="stillwater-live.js"></script>` defines
+ * the global `StillwaterLive`; in node, `require("./stillwater-live.js")` returns the same object.
+ *
+ * ```js
+ * const live = StillwaterLive.connect("wss://example.com/live", {
+ *   token: "s3cret",                       // sent in the hello frame
+ *   params: { team: "alpha" },             // strings handed to the server's check
+ *   onView(view, info) { render(view, info.changes) },
+ *   onStatus(status, detail) { showStatus(status) },
+ *   onError(error) { console.warn(error.code, error.message) },
+ * });
+ * live.send({ add: { text: "Buy milk" } })
+ *   .then((answer) => console.log("recorded at", answer.version, answer.duplicate))
+ *   .catch((error) => console.log("refused:", error.code, error.message));
+ * ```
+ *
+ * ## What `connect(url, options)` returns
+ *
+ * - `send(command)` → `Promise<{version, duplicate, cid}>`: queues the command with a new client id
+ *   (`cid`), sends it at once when connected (else on the next connection), and settles when the server
+ *   answers it: resolves on an ack (the view shows the command from `version` on; `duplicate` is true
+ *   when the server had recorded this `cid` before), rejects with a {@link LiveError} when the server
+ *   refused it (`rejected`, `bad_command`, …) or the client was closed before an answer came (`closed`).
+ * - `view`, `version`, `stream`: the copy of the server's view and where it is; `view` is null until the
+ *   first snapshot. Each applied frame replaces `view` with a new object (members that did not change
+ *   keep their old value, so renderers can compare by reference).
+ * - `status`: `"connecting"`, `"live"` (welcomed and holding a view), `"waiting"` (disconnected, a
+ *   reconnect is scheduled), `"refused"` (credentials refused: close 4401), `"failed"` (a protocol
+ *   error: close 4400) or `"closed"` (after `close()`); the last three are final.
+ * - `pending`: how many commands are queued and not answered yet.
+ * - `close()`: closes the connection and stops reconnecting.
+ *
+ * ## Options
+ *
+ * `token`, `params` (an object of strings), the hooks `onView(view, info)` (once per applied snapshot
+ * or patch; `info` is `{version, stream, snapshot, changes}`, `changes` being the patch's `set` and
+ * `lists` or null for a snapshot), `onStatus(status, detail)`, `onError(error)` (a frame the client
+ * could not use, an error frame about no command, a close that stops the client) and
+ * `onSettled(cid, error, answer)` (every answered command, also those queued before a reload, whose
+ * promises are gone). `storage` (default: `localStorage` when there is one; `null` keeps the queue in
+ * memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
+ * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); and, for tests,
+ * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`.
+ *
+ * ## Guarantees
+ *
+ * - **The view is the server's.** A snapshot replaces the copy; a patch is applied only when its `from`
+ *   is the copy's version, and a list patch only when it fits the list (the checks of the protocol).
+ *   A patch that does not fit is never half applied: the client drops the connection and reconnects,
+ *   resuming from its version (or asking for a snapshot when its list did not fit).
+ * - **Commands are applied once and not lost.** Each command has a `cid` chosen here; the queue of
+ *   unanswered commands is written to `storage` before `send` returns, so it survives a reload, and is
+ *   sent again after every welcome. The server answers a `cid` it recorded before as a duplicate
+ *   without applying it again. At most `window` commands (as the welcome says) are unanswered at once;
+ *   a `retry` error (`window_full`, `unavailable`) keeps the command and sends it again after a delay.
+ * - **Reconnects back off.** After a drop the client waits `initial · 2^attempt` ms (at most `max`),
+ *   times a random factor in `[1 − jitter, 1 + jitter)`, and resumes from its stream and version; the
+ *   attempt count returns to 0 once a view arrives. A connection that brings no welcome and view within
+ *   `helloTimeout` is dropped and tried again.
+ * - **Close codes** are handled as the protocol says: 1001 (server shutting down), 4408, 4429 and any
+ *   other close reconnect and resume; 4401 stops (`"refused"`), 4400 stops (`"failed"`), each reported
+ *   through `onError`. The queue stays in `storage` when the client stops.
+ * - Hooks are called outside the client's own bookkeeping, once per event, and an exception thrown by a
+ *   hook is reported to `onError`, never breaks the client.
+ */
+(function (root, factory) {
+  "use strict";
+  const api = factory();
+  if (typeof module === "object" && module && module.exports) module.exports = api;
+  else root.StillwaterLive = api;
+})(typeof globalThis !== "undefined" ? globalThis : this, function () {
+  "use strict";
+
+  const PROTOCOL = 1;
+  const OPEN = 1;
+
+  /** An error a command or the connection ended with: a protocol error code, its message, and `retry`. */
+  class LiveError extends Error {
+    constructor(code, message, details) {
+      super(message);
+      this.name = "LiveError";
+      this.code = code;
+      Object.assign(this, details || {});
+    }
+  }
+
+  /**
+   * Applies a list patch (`{changes: {deletes, inserts, moves, updates}, elements}`) to `list` as the
+   * protocol's "Applying a list patch" says, and returns the new list. Throws when the patch does not
+   * fit the list; `list` is never changed.
+   */
+  function applyListPatch(list, patch) {
+    if (!patch || typeof patch !== "object") throw new Error("a list patch must be an object");
+    const changes = patch.changes || {};
+    const deletes = changes.deletes || [], inserts = changes.inserts || [];
+    const moves = changes.moves || [], updates = changes.updates || [];
+    const elements = patch.elements || [];
+    if (![deletes, inserts, moves, updates, elements].every(Array.isArray)) throw new Error("a list patch's members must be arrays");
+    const oldCount = list.length;
+    const role = new Uint8Array(oldCount);   // 0 staying, 1 leaving (deleted or moved away), 2 updated
+    const claimOld = (index, value) => {
+      if (!Number.isInteger(index) || index < 0 || index >= oldCount) throw new Error("old index " + index + " is out of range");
+      if (role[index] !== 0) throw new Error("old index " + index + " has two roles");
+      role[index] = value;
+    };
+    for (const index of deletes) claimOld(index, 1);
+    for (const move of moves) {
+      if (!Array.isArray(move) || move.length !== 2) throw new Error("a move is [from, to]");
+      claimOld(move[0], 1);
+    }
+    for (const index of updates) claimOld(index, 2);
+    const newCount = oldCount - deletes.length + inserts.length;
+    if (newCount < 0) throw new Error("more deletes than elements");
+    const arriving = new Uint8Array(newCount);
+    const claimNew = (index) => {
+      if (!Number.isInteger(index) || index < 0 || index >= newCount) throw new Error("new index " + index + " is out of range");
+      if (arriving[index]) throw new Error("new index " + index + " has two roles");
+      arriving[index] = 1;
+    };
+    for (const index of inserts) claimNew(index);
+    for (const move of moves) claimNew(move[1]);
+    if (elements.length !== inserts.length + moves.length + updates.length) throw new Error("the number of elements is not the number the changes name");
+    const result = new Array(newCount);
+    let old = 0, next = 0;
+    for (let index = 0; index < newCount; index++) {
+      if (arriving[index]) { result[index] = elements[next++]; continue; }
+      while (old < oldCount && role[old] === 1) old++;
+      if (old >= oldCount) throw new Error("the patch does not fit the list");
+      result[index] = role[old] === 2 ? elements[next++] : list[old];
+      old++;
+    }
+    while (old < oldCount && role[old] === 1) old++;
+    if (old !== oldCount) throw new Error("the patch leaves elements of the list unused");
+    return result;
+  }
+
+  /**
+   * The view a patch frame makes of `view`: a new object, or a thrown Error when a list patch does not
+   * fit (or names a member that is not a list). `view` is never changed.
+   */
+  function applyPatch(view, frame) {
+    const next = Object.assign({}, view);
+    if (frame.set != null) {
+      if (typeof frame.set !== "object") throw new Error("\"set\" must be an object");
+      for (const name of Object.keys(frame.set)) next[name] = frame.set[name];
+    }
+    if (frame.lists != null) {
+      if (typeof frame.lists !== "object") throw new Error("\"lists\" must be an object");
+      for (const name of Object.keys(frame.lists)) {
+        if (!Array.isArray(view[name])) throw new Error("\"" + name + "\" is not a list of the view");
+        next[name] = applyListPatch(view[name], frame.lists[name]);
+      }
+    }
+    return next;
+  }
+
+  /**
+   * The delay before reconnect attempt `attempt` (0 for the first), in ms: `initial · 2^attempt`, at most
+   * `max`, times `1 − jitter + 2 · jitter · random` for `random` in [0, 1).
+   */
+  function backoffDelay(attempt, random, backoff) {
+    const b = Object.assign({ initial: 500, max: 10000, jitter: 0.2 }, backoff || {});
+    const base = Math.min(b.max, b.initial * Math.pow(2, Math.max(0, Math.min(attempt, 30))));
+    return Math.round(base * (1 - b.jitter + 2 * b.jitter * random));
+  }
+
+  /** A client id: 22 characters of base64url from 16 random bytes (`crypto.getRandomValues` when present). */
+  function randomCid(random) {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const bytes = new Uint8Array(16);
+    const cryptoObject = typeof crypto !== "undefined" ? crypto : null;
+    if (cryptoObject && typeof cryptoObject.getRandomValues === "function") cryptoObject.getRandomValues(bytes);
+    else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
+    let out = "", bits = 0, value = 0;
+    for (const byte of bytes) {
+      value = (value << 8) | byte;
+      bits += 8;
+      while (bits >= 6) { bits -= 6; out += alphabet[(value >> bits) & 63]; }
+      value &= (1 << bits) - 1;
+    }
+    return out + alphabet[(value << (6 - bits)) & 63];
+  }
+
+  function isCid(value) { return typeof value === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(value); }
+
+  function defaultStorage() {
+    try { return typeof localStorage !== "undefined" ? localStorage : null; } catch (e) { return null; }
+  }
+
+  /**
+   * Connects to a StillwaterLive server at `url` (a `ws:` or `wss:` address) and keeps a copy of its
+   * view. See the file's comment for the options, the returned object and the guarantees.
+   */
+  function connect(url, options) {
+    const o = Object.assign({}, options || {});
+    const WebSocketType = o.WebSocket || (typeof WebSocket !== "undefined" ? WebSocket : null);
+    if (!WebSocketType) throw new Error("StillwaterLive.connect: no WebSocket (pass options.WebSocket)");
+    const random = o.random || Math.random;
+    const later = o.setTimeout || setTimeout;
+    const cancel = o.clearTimeout || clearTimeout;
+    const newCid = o.newCid || (() => randomCid(random));
+    const storage = o.storage === undefined ? defaultStorage() : o.storage;
+    const storageKey = o.storageKey || "stillwater-live.queue " + url;
+    const helloTimeout = o.helloTimeout == null ? 10000 : o.helloTimeout;
+    const now = o.now || Date.now;
+
+    // The state of the client; every change of it happens in this closure.
+    let status = "connecting";
+    let socket = null;          // the current WebSocket, or null
+    let welcomed = false;       // the current socket got its welcome
+    let synced = false;         // ... and its first snapshot or patch
+    let windowSize = 1;         // commands allowed unanswered (the welcome's window)
+    let attempt = 0;            // reconnect attempts since the last view
+    let resumable = false;      // whether `view` may be resumed from (false after a list did not fit)
+    let reconnectTimer = null, helloTimer = null, retryTimer = null;
+    let nextRef = 1;
+    let closingError = null;   // an error frame about the hello: the close that follows reports it
+    const client = { view: null, version: null, stream: null };
+    // Unanswered commands, oldest first: {cid, command, ref (in flight on this socket) or null, retryAt, retries}.
+    const queue = [];
+    const waiting = new Map();  // cid → {resolve, reject} for the commands sent by this page's `send`
+
+    function call(hook, ...args) {
+      if (typeof hook !== "function") return;
+      try { hook(...args); } catch (error) {
+        if (hook !== o.onError) call(o.onError, new LiveError("hook", "a hook threw: " + (error && error.message), { cause: error }));
+      }
+    }
+
+    function report(code, message, details) { call(o.onError, new LiveError(code, message, details)); }
+
+    function setStatus(next, detail) {
+      if (status === next) return;
+      status = next;
+      call(o.onStatus, next, detail);
+    }
+
+    // ---- the queue, kept in storage ----
+
+    function load() {
+      if (!storage) return;
+      let saved = null;
+      try { saved = JSON.parse(storage.getItem(storageKey) || "[]"); } catch (e) { saved = null; }
+      if (!Array.isArray(saved)) return;
+      for (const entry of saved) {
+        if (entry && isCid(entry.cid) && "command" in entry) queue.push({ cid: entry.cid, command: entry.command, ref: null, retryAt: 0, retries: 0 });
+      }
+    }
+
+    function persist() {
+      if (!storage) return;
+      try {
+        if (queue.length === 0) storage.removeItem(storageKey);
+        else storage.setItem(storageKey, JSON.stringify(queue.map((e) => ({ cid: e.cid, command: e.command }))));
+      } catch (error) {
+        report("storage", "the queue could not be stored (it is kept in memory): " + (error && error.message));
+      }
+    }
+
+    function entryFor(frame) {
+      if (isCid(frame.cid)) {
+        const index = queue.findIndex((e) => e.cid === frame.cid);
+        if (index >= 0) return index;
+      }
+      if (Number.isInteger(frame.ref)) return queue.findIndex((e) => e.ref === frame.ref);
+      return -1;
+    }
+
+    function settle(entry, error, answer) {
+      queue.splice(queue.indexOf(entry), 1);
+      persist();
+      const promise = waiting.get(entry.cid);
+      waiting.delete(entry.cid);
+      if (promise) { if (error) promise.reject(error); else promise.resolve(answer); }
+      call(o.onSettled, entry.cid, error, answer);
+    }
+
+    // Sends what is due, keeping at most `windowSize` commands in flight.
+    function flush() {
+      if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
+      if (!socket || !welcomed) return;
+      const time = now();
+      let inFlight = queue.filter((e) => e.ref !== null).length;
+      let nextRetry = Infinity;
+      for (const entry of queue) {
+        if (inFlight >= windowSize) break;
+        if (entry.ref !== null) continue;
+        if (entry.retryAt > time) { nextRetry = Math.min(nextRetry, entry.retryAt); continue; }
+        entry.ref = nextRef++;
+        inFlight++;
+        socket.send(JSON.stringify({ type: "command", ref: entry.ref, cid: entry.cid, command: entry.command }));
+      }
+      if (nextRetry !== Infinity) retryTimer = later(flush, Math.max(0, nextRetry - time));
+    }
+
+    // ---- the connection ----
+
+    function open() {
+      reconnectTimer = null;
+      if (isFinal()) return;
+      setStatus("connecting");
+      let ws;
+      try { ws = new WebSocketType(url); } catch (error) {
+        report("connect", "could not open " + url + ": " + (error && error.message));
+        lost();
+        return;
+      }
+      socket = ws;
+      welcomed = synced = false;
+      closingError = null;
+      ws.onopen = () => {
+        if (ws !== socket) return;
+        const hello = { type: "hello", protocol: PROTOCOL };
+        if (o.token != null) hello.token = String(o.token);
+        if (o.params != null) hello.params = o.params;
+        if (resumable && client.stream != null && Number.isInteger(client.version)) hello.resume = { stream: client.stream, version: client.version };
+        ws.send(JSON.stringify(hello));
+      };
+      ws.onmessage = (event) => { if (ws === socket) receive(event.data); };
+      ws.onclose = (event) => { if (ws === socket) closed(event.code, event.reason); };
+      ws.onerror = () => { /* a close follows */ };
+      helloTimer = later(() => { helloTimer = null; if (ws === socket && !synced) drop("no welcome and view within " + helloTimeout + " ms"); }, helloTimeout);
+    }
+
+    function detach() {
+      const ws = socket;
+      socket = null;
+      welcomed = synced = false;
+      if (helloTimer !== null) { cancel(helloTimer); helloTimer = null; }
+      if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
+      for (const entry of queue) entry.ref = null;
+      if (!ws) return;
+      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+      try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
+    }
+
+    // Leaves the current socket (out of step, unreadable, silent) and reconnects.
+    function drop(reason) {
+      report("dropped", reason);
+      detach();
+      lost();
+    }
+
+    function lost() {
+      detach();
+      if (isFinal()) return;
+      const delay = backoffDelay(attempt++, random(), o.backoff);
+      setStatus("waiting", { delay });
+      reconnectTimer = later(open, delay);
+    }
+
+    function stop(finalStatus, error) {
+      detach();
+      if (reconnectTimer !== null) { cancel(reconnectTimer); reconnectTimer = null; }
+      setStatus(finalStatus, error);
+      const stopped = new LiveError("closed", "the client stopped (" + finalStatus + ") before the command was answered; it stays queued", {});
+      for (const promise of waiting.values()) promise.reject(stopped);
+      waiting.clear();
+      if (error) call(o.onError, error);
+    }
+
+    function isFinal() { return status === "refused" || status === "failed" || status === "closed"; }
+
+    function closed(code, reason) {
+      const text = reason ? ": " + reason : "";
+      const said = closingError;
+      closingError = null;
+      const because = (fallback) => (said ? said.message : fallback) + text;
+      if (code === 4401) stop("refused", new LiveError("unauthorized", because("the server refused the credentials"), { closeCode: code }));
+      else if (code === 4400) stop("failed", new LiveError(said ? said.code : "protocol", because("the server closed with a protocol error"), { closeCode: code }));
+      else {
+        if (said) call(o.onError, said);
+        lost();
+      }
+    }
+
+    function receive(data) {
+      let frame = null;
+      if (typeof data === "string") { try { frame = JSON.parse(data); } catch (e) { frame = null; } }
+      if (!frame || typeof frame !== "object" || typeof frame.type !== "string") { drop("a frame that is not a JSON object with a type"); return; }
+      switch (frame.type) {
+        case "welcome": return receiveWelcome(frame);
+        case "snapshot": return receiveSnapshot(frame);
+        case "patch": return receivePatch(frame);
+        case "ack": return receiveAck(frame);
+        case "error": return receiveError(frame);
+        default: report("unknown_frame", "a frame of unknown type \"" + String(frame.type).slice(0, 32) + "\" was ignored");
+      }
+    }
+
+    function receiveWelcome(frame) {
+      if (welcomed || frame.protocol !== PROTOCOL) { drop("an unexpected welcome (protocol " + frame.protocol + ")"); return; }
+      welcomed = true;
+      windowSize = Number.isInteger(frame.window) && frame.window > 0 ? frame.window : 1;
+      if (typeof frame.stream === "string" && frame.stream !== client.stream) resumable = false;
+      flush();
+    }
+
+    function viewArrived(next, version, changes) {
+      client.view = next;
+      client.version = version;
+      resumable = true;
+      if (!synced) {
+        synced = true;
+        attempt = 0;
+        if (helloTimer !== null) { cancel(helloTimer); helloTimer = null; }
+        setStatus("live");
+      }
+      call(o.onView, next, { version, stream: client.stream, snapshot: changes === null, changes });
+    }
+
+    function receiveSnapshot(frame) {
+      if (!welcomed || !Number.isInteger(frame.version) || typeof frame.stream !== "string" || !frame.view || typeof frame.view !== "object") {
+        drop("a snapshot out of place or without stream, version and view");
+        return;
+      }
+      client.stream = frame.stream;
+      viewArrived(Object.assign({}, frame.view), frame.version, null);
+    }
+
+    function receivePatch(frame) {
+      if (!welcomed || client.view === null || frame.from !== client.version || !Number.isInteger(frame.version)) {
+        drop("a patch from version " + frame.from + " for a copy at " + client.version + ": resuming");
+        return;
+      }
+      let next;
+      try { next = applyPatch(client.view, frame); } catch (error) {
+        resumable = false;   // the copy is not the server's: ask for a snapshot
+        drop("a patch that does not fit the copy (" + error.message + "): asking for a snapshot");
+        return;
+      }
+      const changes = {};
+      if (frame.set != null) changes.set = frame.set;
+      if (frame.lists != null) changes.lists = frame.lists;
+      viewArrived(next, frame.version, changes);
+    }
+
+    function receiveAck(frame) {
+      const index = entryFor(frame);
+      if (index < 0) return;   // an answer to a command answered before (an earlier connection's resend)
+      settle(queue[index], null, { version: frame.version, duplicate: frame.duplicate === true, cid: queue[index].cid });
+      flush();
+    }
+
+    function receiveError(frame) {
+      const index = entryFor(frame);
+      const details = { retry: frame.retry === true };
+      if (frame.ref != null) details.ref = frame.ref;
+      if (frame.cid != null) details.cid = frame.cid;
+      const error = new LiveError(String(frame.code), String(frame.message || frame.code), details);
+      if (index < 0) {
+        // Before the welcome it is about the hello, and a close follows: the close reports it.
+        if (!welcomed) closingError = error;
+        else call(o.onError, error);
+        return;
+      }
+      const entry = queue[index];
+      if (frame.retry === true) {
+        entry.ref = null;
+        entry.retryAt = now() + backoffDelay(entry.retries++, random(), o.backoff);
+        flush();
+        return;
+      }
+      settle(entry, error, undefined);
+      flush();
+    }
+
+    // ---- the public face ----
+
+    load();
+
+    Object.defineProperty(client, "status", { get: () => status, enumerable: true });
+    Object.defineProperty(client, "pending", { get: () => queue.length, enumerable: true });
+
+    client.send = function (command) {
+      if (command === undefined) return Promise.reject(new TypeError("StillwaterLive send: a command is needed"));
+      if (isFinal()) return Promise.reject(new LiveError("closed", "the client is " + status));
+      const cid = newCid();
+      if (!isCid(cid)) return Promise.reject(new TypeError("StillwaterLive send: newCid returned an invalid cid " + cid));
+      const promise = new Promise((resolve, reject) => waiting.set(cid, { resolve, reject }));
+      queue.push({ cid, command, ref: null, retryAt: 0, retries: 0 });
+      persist();
+      flush();
+      return promise;
+    };
+
+    client.close = function () {
+      if (isFinal()) return;
+      stop("closed", null);
+    };
+
+    open();
+    return client;
+  }
+
+  return { connect, applyListPatch, applyPatch, backoffDelay, LiveError, protocol: PROTOCOL };
+});

@@ -1,0 +1,451 @@
+// Tests of Sources/StillwaterHummingbird/Resources/stillwater-live.js, run with `node --test Tests/JavaScript/`
+// (node 18 or later, no packages). A fake WebSocket plays the server, speaking the frames of
+// Sources/StillwaterLive/StillwaterLive.docc/Protocol.md; a fake clock runs the timers, and a fake
+// localStorage outlives a client to stand for a reload.
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+const Live = require(path.join(__dirname, "../../Sources/StillwaterHummingbird/Resources/stillwater-live.js"));
+
+// ---- the fakes ----
+
+/** Timers that run only when the test advances the clock. */
+function fakeClock() {
+  let time = 1000, nextId = 1;
+  const timers = new Map();
+  return {
+    now: () => time,
+    setTimeout(fn, ms) { const id = nextId++; timers.set(id, { at: time + Math.max(0, ms), fn }); return id; },
+    clearTimeout(id) { timers.delete(id); },
+    /** The delay of the one pending timer that fires first (for backoff checks). */
+    nextDelay() { let at = Infinity; for (const t of timers.values()) at = Math.min(at, t.at); return at - time; },
+    advance(ms) {
+      const end = time + ms;
+      for (;;) {
+        let first = null;
+        for (const [id, t] of timers) if (t.at <= end && (!first || t.at < first[1].at)) first = [id, t];
+        if (!first) break;
+        timers.delete(first[0]);
+        time = first[1].at;
+        first[1].fn();
+      }
+      time = end;
+    },
+  };
+}
+
+function fakeStorage() {
+  const items = new Map();
+  return {
+    getItem: (key) => (items.has(key) ? items.get(key) : null),
+    setItem: (key, value) => items.set(key, String(value)),
+    removeItem: (key) => items.delete(key),
+    items,
+  };
+}
+
+/** A WebSocket class whose instances the test drives as the server. */
+function fakeSockets() {
+  const sockets = [];
+  class FakeSocket {
+    constructor(url) {
+      this.url = url;
+      this.readyState = 0;
+      this.sent = [];
+      this.closedByClient = null;
+      sockets.push(this);
+    }
+    send(text) { assert.equal(this.readyState, 1, "send on a socket that is not open"); this.sent.push(JSON.parse(text)); }
+    close(code) { this.closedByClient = code; this.readyState = 3; }
+    // The server's side:
+    open() { this.readyState = 1; this.onopen && this.onopen({}); }
+    frame(object) { this.onmessage && this.onmessage({ data: typeof object === "string" ? object : JSON.stringify(object) }); }
+    serverClose(code, reason) { this.readyState = 3; this.onclose && this.onclose({ code, reason: reason || "" }); }
+    commands() { return this.sent.filter((f) => f.type === "command"); }
+  }
+  return { FakeSocket, sockets, last: () => sockets[sockets.length - 1] };
+}
+
+function seeded(seed) {
+  let s = seed >>> 0;
+  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 4294967296; };
+}
+
+const STREAM = "s-5f0c1e2d3c4b5a69";
+const welcome = (window) => ({ type: "welcome", protocol: 1, stream: STREAM, window: window || 64 });
+const snapshot41 = {
+  type: "snapshot", stream: STREAM, version: 41,
+  view: { title: "Groceries", items: [{ id: "i1", text: "Milk", done: false }] },
+};
+
+/** A client on fakes, with everything it reported. */
+function harness(extra) {
+  const clock = fakeClock();
+  const net = fakeSockets();
+  const views = [], statuses = [], errors = [], settled = [];
+  let cids = 0;
+  const options = Object.assign({
+    token: "s3cret", params: { team: "alpha" },
+    WebSocket: net.FakeSocket, storage: fakeStorage(), storageKey: "queue",
+    setTimeout: clock.setTimeout, clearTimeout: clock.clearTimeout, now: clock.now,
+    random: seeded(7), newCid: () => "cid" + String(++cids).padStart(4, "0"),
+    onView: (view, info) => views.push({ view, info }),
+    onStatus: (status) => statuses.push(status),
+    onError: (error) => errors.push(error),
+    onSettled: (cid, error, answer) => settled.push({ cid, error, answer }),
+  }, extra || {});
+  const client = Live.connect("wss://example.test/live", options);
+  return { client, clock, net, views, statuses, errors, settled, options };
+}
+
+/** Opens the current socket and brings it to a view: hello, welcome, then `first` (a snapshot by default). */
+function bringLive(h, first, window) {
+  const ws = h.net.last();
+  ws.open();
+  ws.frame(welcome(window));
+  ws.frame(first || snapshot41);
+  return ws;
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+// ---- list patches ----
+
+test("applyListPatch gives the protocol article's example: [A, B, C] → [C, A, D]", () => {
+  const result = Live.applyListPatch(["A", "B", "C"], { changes: { deletes: [1], inserts: [2], moves: [[2, 0]] }, elements: ["C", "D"] });
+  assert.deepEqual(result, ["C", "A", "D"]);
+});
+
+test("applyListPatch takes updates in place and leaves the old list as it was", () => {
+  const old = ["a", "b", "c"];
+  assert.deepEqual(Live.applyListPatch(old, { changes: { updates: [1] }, elements: ["B"] }), ["a", "B", "c"]);
+  assert.deepEqual(old, ["a", "b", "c"]);
+});
+
+test("applyListPatch throws when a patch does not fit the list", () => {
+  const misfits = [
+    { changes: { deletes: [3] }, elements: [] },                    // index out of range
+    { changes: { deletes: [0], updates: [0] }, elements: ["x"] },   // an index with two roles
+    { changes: { inserts: [0] }, elements: [] },                    // too few elements
+    { changes: { updates: [0] }, elements: ["x", "y"] },            // too many
+    { changes: { inserts: [0, 0] }, elements: ["x", "y"] },         // a new index twice
+  ];
+  for (const patch of misfits) assert.throws(() => Live.applyListPatch(["a", "b", "c"], patch), Error, JSON.stringify(patch));
+});
+
+test("applyListPatch round-trips random lists against a reference diff", () => {
+  const random = seeded(42);
+  for (let round = 0; round < 300; round++) {
+    const old = Array.from({ length: Math.floor(random() * 8) }, (_, i) => ({ id: "k" + i, v: 0 }));
+    // The new list: some deleted, some updated, some new, shuffled.
+    let next = old.filter(() => random() > 0.3).map((e) => (random() < 0.3 ? { id: e.id, v: 1 } : e));
+    for (let i = 0; i < 3; i++) if (random() < 0.5) next.push({ id: "n" + round + "-" + i, v: 2 });
+    next = next.map((e) => [random(), e]).sort((a, b) => a[0] - b[0]).map((p) => p[1]);
+    const patch = referencePatch(old, next);
+    assert.deepEqual(Live.applyListPatch(old, patch), next);
+  }
+});
+
+// A straightforward (not minimal) list patch, built as the protocol describes one: every element whose
+// old position among the staying ones would be out of order is a move.
+function referencePatch(old, next) {
+  const oldIndex = new Map(old.map((e, i) => [e.id, i]));
+  const newIds = new Set(next.map((e) => e.id));
+  const deletes = old.map((e, i) => (newIds.has(e.id) ? -1 : i)).filter((i) => i >= 0);
+  const inserts = [], moves = [], updates = [];
+  let lastStaying = -1;
+  next.forEach((e, n) => {
+    const k = oldIndex.get(e.id);
+    if (k === undefined) inserts.push(n);
+    else if (k > lastStaying) { lastStaying = k; if (old[k] !== e) updates.push(k); }
+    else moves.push([k, n]);
+  });
+  // The elements: inserts and move targets at their new index, updates at the new index of their element.
+  const readsNew = new Set(inserts.concat(moves.map((m) => m[1])));
+  const updatedIds = new Set(updates.map((k) => old[k].id));
+  const elements = next.filter((e, n) => readsNew.has(n) || updatedIds.has(e.id));
+  updates.sort((a, b) => a - b);
+  return { changes: { deletes, inserts, moves, updates }, elements };
+}
+
+// ---- the connection ----
+
+test("the hello carries protocol, token and params, and nothing else", () => {
+  const h = harness();
+  const ws = h.net.last();
+  ws.open();
+  assert.deepEqual(ws.sent, [{ type: "hello", protocol: 1, token: "s3cret", params: { team: "alpha" } }]);
+});
+
+test("a snapshot then a patch with set and a list patch give the server's view, one onView per frame", () => {
+  const h = harness();
+  bringLive(h, {
+    type: "snapshot", stream: STREAM, version: 41,
+    view: { title: "Groceries", items: [{ id: "i1", text: "Milk", done: false }, { id: "i5", text: "Bread", done: false }, { id: "i6", text: "Jam", done: false }] },
+  });
+  assert.equal(h.client.status, "live");
+  assert.deepEqual(h.statuses, ["live"]);
+  h.net.last().frame({
+    type: "patch", from: 41, version: 44, set: { title: "Weekend" },
+    lists: { items: { changes: { deletes: [0], inserts: [0], moves: [[2, 1]], updates: [1] },
+                      elements: [{ id: "i7", text: "Eggs", done: false }, { id: "i6", text: "Jam!", done: false }, { id: "i5", text: "Bread", done: true }] } },
+  });
+  assert.equal(h.views.length, 2);
+  assert.equal(h.client.version, 44);
+  assert.deepEqual(h.client.view, {
+    title: "Weekend",
+    items: [{ id: "i7", text: "Eggs", done: false }, { id: "i6", text: "Jam!", done: false }, { id: "i5", text: "Bread", done: true }],
+  });
+  assert.equal(h.views[0].info.snapshot, true);
+  assert.deepEqual(Object.keys(h.views[1].info.changes), ["set", "lists"]);
+  assert.notEqual(h.views[0].view, h.views[1].view, "each frame gives a new view object");
+});
+
+test("a patch from another version is not applied: the client reconnects and resumes from its own", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  ws.frame({ type: "patch", from: 42, version: 44, set: { title: "Weekend" } });
+  assert.equal(h.client.view.title, "Groceries");
+  assert.equal(h.client.version, 41);
+  assert.equal(h.views.length, 1);
+  assert.equal(ws.closedByClient, 1000);
+  assert.equal(h.client.status, "waiting");
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  assert.notEqual(again, ws);
+  again.open();
+  assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+  again.frame(welcome());
+  again.frame({ type: "patch", from: 41, version: 44, set: { title: "Weekend" } });
+  assert.equal(h.client.view.title, "Weekend");
+  assert.equal(h.client.status, "live");
+});
+
+test("a list patch that does not fit leaves the view and asks for a snapshot (no resume)", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  ws.frame({ type: "patch", from: 41, version: 42, lists: { items: { changes: { deletes: [5] }, elements: [] } } });
+  assert.equal(h.client.version, 41);
+  assert.equal(h.client.view.items.length, 1);
+  h.clock.advance(h.clock.nextDelay());
+  h.net.last().open();
+  assert.equal(h.net.last().sent[0].resume, undefined);
+});
+
+test("an up-to-date patch after a resume moves nothing but still counts as a frame", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  ws.serverClose(1001);
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  again.open();
+  again.frame(welcome());
+  again.frame({ type: "patch", from: 41, version: 41 });
+  assert.equal(h.views.length, 2);
+  assert.deepEqual(h.views[1].view, h.views[0].view);
+});
+
+// ---- commands ----
+
+test("send resolves on its ack; an ack before the patch is fine", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answer = h.client.send({ add: { text: "Buy milk" } });
+  assert.deepEqual(ws.commands(), [{ type: "command", ref: 1, cid: "cid0001", command: { add: { text: "Buy milk" } } }]);
+  assert.equal(h.client.pending, 1);
+  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 42 });
+  assert.deepEqual(await answer, { version: 42, duplicate: false, cid: "cid0001" });
+  assert.equal(h.client.pending, 0);
+  assert.equal(h.options.storage.getItem("queue"), null, "an answered command leaves the stored queue");
+});
+
+test("a duplicate ack resolves with duplicate: true, and a second answer for the same cid is ignored", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answer = h.client.send({ toggle: { id: "i1" } });
+  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 40, duplicate: true });
+  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 40 });
+  assert.deepEqual(await answer, { version: 40, duplicate: true, cid: "cid0001" });
+  assert.equal(h.settled.length, 1);
+});
+
+test("an error about a command rejects its promise with code and message; one about no command goes to onError", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answer = h.client.send({ delete: { id: "i99" } });
+  ws.frame({ type: "error", code: "rejected", message: "no item with id \"i99\"", ref: 1 });
+  await assert.rejects(answer, (error) => error instanceof Live.LiveError && error.code === "rejected" && /i99/.test(error.message) && error.retry === false);
+  ws.frame({ type: "error", code: "malformed", message: "not a JSON object" });
+  assert.equal(h.errors.at(-1).code, "malformed");
+  assert.equal(h.client.pending, 0);
+});
+
+test("an error with retry keeps the command and sends it again, same cid, after a delay", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answer = h.client.send({ add: { text: "Tea" } });
+  ws.frame({ type: "error", code: "unavailable", message: "the log could not record the command; try again later", ref: 1, cid: "cid0001", retry: true });
+  assert.equal(ws.commands().length, 1, "not sent again at once");
+  assert.equal(h.client.pending, 1);
+  h.clock.advance(h.clock.nextDelay());
+  assert.deepEqual(ws.commands().map((c) => [c.ref, c.cid]), [[1, "cid0001"], [2, "cid0001"]]);
+  ws.frame({ type: "ack", ref: 2, cid: "cid0001", version: 42 });
+  assert.equal((await answer).version, 42);
+});
+
+test("no more than the welcome's window is unanswered at once", () => {
+  const h = harness();
+  const ws = bringLive(h, null, 2);
+  for (let i = 0; i < 5; i++) h.client.send({ n: i }).catch(() => {});
+  assert.equal(ws.commands().length, 2);
+  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 42 });
+  assert.equal(ws.commands().length, 3);
+  assert.deepEqual(ws.commands().map((c) => c.command.n), [0, 1, 2]);
+});
+
+test("commands wait for the welcome, and go out in order after it", () => {
+  const h = harness();
+  const ws = h.net.last();
+  h.client.send({ n: 1 }).catch(() => {});
+  ws.open();
+  h.client.send({ n: 2 }).catch(() => {});
+  assert.deepEqual(ws.commands(), []);
+  ws.frame(welcome());
+  assert.deepEqual(ws.commands().map((c) => c.command.n), [1, 2]);
+});
+
+// ---- reconnecting ----
+
+test("close 1001: reconnect, resume, resend the unanswered command with its cid; answered once", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answer = h.client.send({ add: { text: "Milk" } });
+  ws.serverClose(1001, "going away");
+  assert.equal(h.client.status, "waiting");
+  const offline = h.client.send({ add: { text: "Eggs" } });   // made while disconnected
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  again.open();
+  assert.deepEqual(again.sent[0], { type: "hello", protocol: 1, token: "s3cret", params: { team: "alpha" }, resume: { stream: STREAM, version: 41 } });
+  again.frame(welcome());
+  assert.deepEqual(again.commands().map((c) => c.cid), ["cid0001", "cid0002"]);
+  again.frame({ type: "patch", from: 41, version: 43, set: { title: "Groceries" } });
+  again.frame({ type: "ack", ref: again.commands()[0].ref, cid: "cid0001", version: 42, duplicate: true });
+  again.frame({ type: "ack", ref: again.commands()[1].ref, cid: "cid0002", version: 43 });
+  assert.deepEqual(await answer, { version: 42, duplicate: true, cid: "cid0001" });
+  assert.deepEqual(await offline, { version: 43, duplicate: false, cid: "cid0002" });
+  assert.equal(h.settled.length, 2);
+});
+
+test("the offline queue survives a reload through localStorage and is answered once", async () => {
+  const storage = fakeStorage();
+  const first = harness({ storage });
+  first.client.send({ add: { text: "Bread" } }).catch(() => {});   // never connected: stays queued
+  first.client.send({ toggle: { id: "i1" } }).catch(() => {});
+  assert.deepEqual(JSON.parse(storage.getItem("queue")).map((e) => e.cid), ["cid0001", "cid0002"]);
+  first.client.close();   // the page goes away
+  await settle();
+  assert.equal(first.client.status, "closed");
+  assert.equal(JSON.parse(storage.getItem("queue")).length, 2, "closing keeps the queue");
+
+  const second = harness({ storage, newCid: () => "fresh" + Math.random().toString(36).slice(2, 8) });
+  assert.equal(second.client.pending, 2);
+  const ws = bringLive(second);
+  assert.deepEqual(ws.commands().map((c) => [c.cid, c.command]), [["cid0001", { add: { text: "Bread" } }], ["cid0002", { toggle: { id: "i1" } }]]);
+  ws.frame({ type: "ack", ref: ws.commands()[0].ref, cid: "cid0001", version: 42 });
+  ws.frame({ type: "ack", ref: ws.commands()[1].ref, cid: "cid0002", version: 43 });
+  assert.deepEqual(second.settled.map((s) => [s.cid, s.answer.version]), [["cid0001", 42], ["cid0002", 43]]);
+  assert.equal(storage.getItem("queue"), null);
+});
+
+test("a stored queue that is not ours is ignored, not sent", () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify([{ cid: "bad cid!", command: 1 }, "junk", { cid: "ok_1", command: { n: 1 } }]));
+  const h = harness({ storage });
+  const ws = bringLive(h);
+  assert.deepEqual(ws.commands().map((c) => c.cid), ["ok_1"]);
+});
+
+test("4401: the client stops, reports the server's message, and keeps the queue", async () => {
+  const h = harness();
+  const ws = h.net.last();
+  ws.open();
+  const answer = h.client.send({ n: 1 });
+  ws.frame({ type: "error", code: "unauthorized", message: "wrong token" });
+  assert.equal(h.errors.length, 0, "reported with the close, once");
+  ws.serverClose(4401);
+  assert.equal(h.client.status, "refused");
+  assert.equal(h.errors.length, 1);
+  assert.equal(h.errors[0].code, "unauthorized");
+  assert.match(h.errors[0].message, /wrong token/);
+  await assert.rejects(answer, (e) => e.code === "closed");
+  h.clock.advance(60000);
+  assert.equal(h.net.sockets.length, 1, "no reconnect after 4401");
+  assert.equal(JSON.parse(h.options.storage.getItem("queue")).length, 1);
+  await assert.rejects(h.client.send({ n: 2 }), (e) => e.code === "closed");
+});
+
+test("4400 stops with the error frame's code; 4408 and 4429 reconnect", () => {
+  const h = harness();
+  let ws = h.net.last();
+  ws.open();
+  ws.frame({ type: "error", code: "unsupported_protocol", message: "protocol 1 is not spoken" });
+  ws.serverClose(4400);
+  assert.equal(h.client.status, "failed");
+  assert.equal(h.errors[0].code, "unsupported_protocol");
+
+  for (const code of [4408, 4429, 1006]) {
+    const other = harness();
+    bringLive(other).serverClose(code);
+    assert.equal(other.client.status, "waiting", "after " + code);
+    other.clock.advance(other.clock.nextDelay());
+    assert.equal(other.net.sockets.length, 2, "reconnected after " + code);
+  }
+});
+
+test("no welcome and view within the hello timeout: dropped and tried again", () => {
+  const h = harness({ helloTimeout: 5000 });
+  const ws = h.net.last();
+  ws.open();
+  ws.frame(welcome());
+  h.clock.advance(5000);
+  assert.equal(ws.closedByClient, 1000);
+  assert.equal(h.client.status, "waiting");
+});
+
+test("backoff doubles from 500 ms to at most 10 s with ±20 % jitter, and resets once a view arrives", () => {
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const base = Math.min(10000, 500 * 2 ** attempt);
+    assert.equal(Live.backoffDelay(attempt, 0, undefined), Math.round(base * 0.8));
+    assert.equal(Live.backoffDelay(attempt, 0.5, undefined), base);
+    assert.ok(Live.backoffDelay(attempt, 0.999999, undefined) <= base * 1.2);
+  }
+  // A client that never gets through: its delays grow and stay within the bounds, whatever the seed.
+  for (const seed of [1, 2, 3]) {
+    const h = harness({ random: seeded(seed) });
+    const delays = [];
+    for (let attempt = 0; attempt < 10; attempt++) {
+      h.net.last().serverClose(1006);
+      const delay = h.clock.nextDelay();
+      const base = Math.min(10000, 500 * 2 ** attempt);
+      assert.ok(delay >= base * 0.8 && delay <= base * 1.2, "attempt " + attempt + ": " + delay);
+      delays.push(delay);
+      h.clock.advance(delay);
+    }
+    assert.ok(delays[9] >= 8000);
+    bringLive(h);
+    h.net.last().serverClose(1001);
+    assert.ok(h.clock.nextDelay() <= 600, "back to the first delay after a view");
+  }
+});
+
+test("an unreadable frame drops the connection; a hook that throws is reported, not fatal", () => {
+  const h = harness({ onView: () => { throw new Error("render failed"); } });
+  const ws = bringLive(h);
+  assert.equal(h.errors.at(-1).code, "hook");
+  assert.equal(h.client.status, "live");
+  ws.frame("not json");
+  assert.equal(h.client.status, "waiting");
+  assert.equal(h.errors.at(-1).code, "dropped");
+});
