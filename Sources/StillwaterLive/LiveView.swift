@@ -48,6 +48,9 @@ public struct LiveField<View>: Sendable {
     public let isList: Bool
     /// The JSON text of the change from the first view to the second, or nil when the member is equal.
     let change: @Sendable (View, View) throws -> String?
+    /// Reads the member's change from a patch frame's `set` (a plain field: the new value) or `lists`
+    /// (a list: its `ListPatch`), as a change to apply to a view: what a ``LiveClient`` uses.
+    let read: @Sendable (KeyedDecodingContainer<AnyKey>, AnyKey) throws -> LiveFieldChange<View>
 
     /// A member sent whole whenever it changed (compared with `==`).
     ///
@@ -60,6 +63,9 @@ public struct LiveField<View>: Sendable {
         LiveField(name: name, isList: false) { old, new in
             let value = new[keyPath: keyPath]
             return old[keyPath: keyPath] == value ? nil : try LiveJSON.text(of: value)
+        } read: { container, key in
+            let value = try container.decode(Value.self, forKey: key)
+            return LiveFieldChange { view in view[keyPath: keyPath] = value }
         }
     }
 
@@ -80,8 +86,17 @@ public struct LiveField<View>: Sendable {
             guard oldList != newList else { return nil }
             let patch = ListPatch(from: oldList, to: newList)
             return patch.isEmpty ? nil : try LiveJSON.text(of: patch)
+        } read: { container, key in
+            let patch = try container.decode(ListPatch<Element>.self, forKey: key)
+            return LiveFieldChange { view in try patch.apply(to: &view[keyPath: keyPath]) }
         }
     }
+}
+
+/// One member's change read from a patch frame, to apply to a client's copy of the view.
+struct LiveFieldChange<View>: Sendable {
+    /// Applies the change; throws (leaving the member as it was) when a list patch does not fit.
+    let apply: @Sendable (inout View) throws -> Void
 }
 
 /// What changed from one ``LiveView`` to another, as the `set` and `lists` members of a patch frame.

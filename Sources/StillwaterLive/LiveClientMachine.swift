@@ -1,0 +1,367 @@
+import Foundation
+
+/// The client side of the live protocol as a state machine without I/O: fed what arrives and what the
+/// clock says, it returns what to do (send a frame, open or close a connection, publish the view, answer
+/// a command). ``LiveClient`` holds one and does the work; tests may drive one alone.
+///
+/// Connections are numbered: an input that names an earlier connection than the current one is ignored,
+/// so a late frame or close of a dropped socket never touches the new one.
+struct LiveClientMachine<View: LiveView>: Sendable {
+    /// One command the server has not answered yet.
+    struct Entry: Sendable {
+        var cid: String
+        /// The command's JSON text.
+        var command: String
+        /// The frame's `ref` while it is in flight on the current connection.
+        var ref: Int?
+        /// When a command refused with `retry` may go again.
+        var retryAt: ContinuousClock.Instant?
+        var retries = 0
+    }
+
+    enum Input: Sendable {
+        /// The transport opened connection `connection`.
+        case opened(connection: Int)
+        /// A text frame of connection `connection`.
+        case text(connection: Int, String)
+        /// Connection `connection` closed, with the server's close code when it sent one.
+        case closed(connection: Int, code: Int?, reason: String)
+        /// The time to hear the welcome and view on `connection` is up.
+        case helloTimeout(connection: Int)
+        /// The backoff after the drop of `connection` is over: connect again.
+        case reconnect(after: Int)
+        /// Commands held back by a retry may be due.
+        case flush
+        /// A new command to send.
+        case send(cid: String, command: String)
+        /// The user closed the client.
+        case stop
+    }
+
+    enum Effect: Sendable {
+        case connect(connection: Int)
+        case send(connection: Int, String)
+        case closeConnection(connection: Int)
+        case schedule(Input, after: Duration)
+        case view(View?)
+        case status(LiveClientStatus)
+        case answer(cid: String, Result<LiveOutcome, LiveClientError>)
+    }
+
+    private enum Phase: Sendable {
+        /// Waiting for the backoff to pass.
+        case waiting
+        /// A connection is open (or opening): `welcomed` once its welcome came, `synced` once its view did.
+        case connected(welcomed: Bool, synced: Bool)
+        /// Stopped for good.
+        case stopped
+    }
+
+    let token: String?
+    let params: [String: String]
+    let options: LiveClientOptions
+    private var phase: Phase = .waiting
+    private var connection = 0
+    private(set) var view: View?
+    private(set) var version: Int?
+    private var stream: String?
+    /// Whether the copy may be resumed from (false once a patch did not fit it).
+    private var resumable = false
+    private var window = 1
+    private var attempt = 0
+    private var nextRef = 1
+    private(set) var queue: [Entry] = []
+    /// The error frame that came before the welcome: the close that follows says it.
+    private var closingError: (code: String, message: String)?
+    private(set) var status: LiveClientStatus = .connecting
+
+    init(token: String?, params: [String: String], options: LiveClientOptions) {
+        self.token = token
+        self.params = params
+        self.options = options
+    }
+
+    /// Opens the first connection.
+    mutating func start() -> [Effect] {
+        connect()
+    }
+
+    mutating func handle(_ input: Input, now: ContinuousClock.Instant) -> [Effect] {
+        switch input {
+        case .opened(let id):
+            guard id == connection, case .connected = phase else { return [] }
+            return [.send(connection: id, helloFrame())]
+        case .text(let id, let text):
+            guard id == connection, case .connected(let welcomed, _) = phase else { return [] }
+            return receive(text, welcomed: welcomed, now: now)
+        case .closed(let id, let code, let reason):
+            guard id == connection, case .connected = phase else { return [] }
+            return closed(code: code, reason: reason)
+        case .helloTimeout(let id):
+            guard id == connection, case .connected(_, synced: false) = phase else { return [] }
+            return drop()
+        case .reconnect(let id):
+            guard id == connection, case .waiting = phase else { return [] }
+            return connect()
+        case .flush:
+            return flush(now: now)
+        case .send(let cid, let command):
+            if case .stopped = phase { return [.answer(cid: cid, .failure(stoppedError))] }
+            queue.append(Entry(cid: cid, command: command))
+            return flush(now: now)
+        case .stop:
+            return stop(.closed)
+        }
+    }
+
+    // MARK: Connections
+
+    private mutating func connect() -> [Effect] {
+        connection += 1
+        phase = .connected(welcomed: false, synced: false)
+        closingError = nil
+        return setStatus(.connecting) + [.connect(connection: connection),
+                                         .schedule(.helloTimeout(connection: connection), after: options.helloTimeout)]
+    }
+
+    /// Leaves the current connection and schedules the next.
+    private mutating func drop() -> [Effect] {
+        [.closeConnection(connection: connection)] + lost()
+    }
+
+    private mutating func lost() -> [Effect] {
+        for index in queue.indices { queue[index].ref = nil }
+        phase = .waiting
+        let delay = options.backoffDelay(attempt: attempt, random: Double.random(in: 0..<1))
+        attempt += 1
+        return setStatus(.waiting(attempt: attempt)) + [.schedule(.reconnect(after: connection), after: delay)]
+    }
+
+    private mutating func closed(code: Int?, reason: String) -> [Effect] {
+        let said = closingError
+        closingError = nil
+        let message = said.map { "\($0.code): \($0.message)" } ?? (reason.isEmpty ? "closed with \(code.map(String.init) ?? "no code")" : reason)
+        switch code {
+        case LiveCloseCode.unauthorized.rawValue:
+            return stop(.refused(message))
+        case LiveCloseCode.protocolError.rawValue:
+            return stop(.failed(message))
+        default:
+            return lost()
+        }
+    }
+
+    private var stoppedError: LiveClientError {
+        switch status {
+        case .refused(let message): .unauthorized(message)
+        case .failed(let message): .protocolError(message)
+        default: .closed
+        }
+    }
+
+    private mutating func stop(_ final: LiveClientStatus) -> [Effect] {
+        if case .stopped = phase { return [] }
+        var effects: [Effect] = []
+        if case .connected = phase { effects.append(.closeConnection(connection: connection)) }
+        phase = .stopped
+        connection += 1
+        effects += setStatus(final)
+        let error = stoppedError
+        effects += queue.map { .answer(cid: $0.cid, .failure(error)) }
+        queue.removeAll()
+        return effects
+    }
+
+    private mutating func setStatus(_ next: LiveClientStatus) -> [Effect] {
+        guard next != status else { return [] }
+        status = next
+        return [.status(next)]
+    }
+
+    private func helloFrame() -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"hello","protocol":"#)
+        json.int(liveProtocolVersion)
+        if let token {
+            json.key("token")
+            json.string(token)
+        }
+        if !params.isEmpty {
+            json.key("params")
+            json.raw("{")
+            for (index, name) in params.keys.sorted().enumerated() {
+                json.key(name, first: index == 0)
+                json.string(params[name]!)
+            }
+            json.raw("}")
+        }
+        if resumable, let stream, let version {
+            json.raw(#","resume":{"stream":"#)
+            json.string(stream)
+            json.raw(#","version":"#)
+            json.int(version)
+            json.raw("}")
+        }
+        json.raw("}")
+        return json.text
+    }
+
+    // MARK: Frames
+
+    private mutating func receive(_ text: String, welcomed: Bool, now: ContinuousClock.Instant) -> [Effect] {
+        let frame: LiveServerFrame<View>
+        do {
+            frame = try JSONDecoder().decode(LiveServerFrame<View>.self, from: Data(text.utf8))
+        } catch {
+            resumable = false  // a patch the client cannot read leaves its copy behind: ask for a snapshot
+            return drop()
+        }
+        switch frame {
+        case .welcome(let protocolVersion, let stream, let window):
+            guard !welcomed, protocolVersion == liveProtocolVersion else { return drop() }
+            phase = .connected(welcomed: true, synced: false)
+            self.window = max(1, window)
+            if stream != self.stream { resumable = false }
+            return flush(now: now)
+        case .snapshot(let stream, let version, let view):
+            guard welcomed else { return drop() }
+            self.stream = stream
+            return arrived(view, version: version)
+        case .patch(let from, let version, let changes):
+            guard welcomed, var copy = view, from == self.version else { return drop() }
+            do {
+                for change in changes { try change.apply(&copy) }
+            } catch {
+                resumable = false
+                return drop()
+            }
+            return arrived(copy, version: version)
+        case .ack(let ref, let cid, let version, let duplicate):
+            guard let index = entry(ref: ref, cid: cid) else { return [] }
+            let entry = queue.remove(at: index)
+            return [.answer(cid: entry.cid, .success(duplicate ? .duplicate(version: version) : .applied(version: version)))]
+                + flush(now: now)
+        case .error(let code, let message, let ref, let cid, let retry):
+            guard let index = entry(ref: ref, cid: cid) else {
+                if !welcomed { closingError = (code, message) }
+                return []
+            }
+            if retry {
+                queue[index].ref = nil
+                queue[index].retryAt = now + options.backoffDelay(attempt: queue[index].retries, random: Double.random(in: 0..<1))
+                queue[index].retries += 1
+                return flush(now: now)
+            }
+            let entry = queue.remove(at: index)
+            let result: Result<LiveOutcome, LiveClientError> = code == LiveErrorCode.rejected.rawValue
+                ? .success(.rejected(message)) : .failure(.refusedFrame(code: code, message: message))
+            return [.answer(cid: entry.cid, result)] + flush(now: now)
+        case .unknown:
+            return []
+        }
+    }
+
+    private mutating func arrived(_ next: View, version: Int) -> [Effect] {
+        view = next
+        self.version = version
+        resumable = true
+        var effects: [Effect] = []
+        if case .connected(let welcomed, synced: false) = phase {
+            phase = .connected(welcomed: welcomed, synced: true)
+            attempt = 0
+            effects += setStatus(.live)
+        }
+        return [.view(next)] + effects
+    }
+
+    private func entry(ref: Int?, cid: String?) -> Int? {
+        if let cid, let index = queue.firstIndex(where: { $0.cid == cid }) { return index }
+        if let ref { return queue.firstIndex { $0.ref == ref } }
+        return nil
+    }
+
+    /// Sends what is due, at most `window` commands in flight; schedules a flush for the next held back.
+    private mutating func flush(now: ContinuousClock.Instant) -> [Effect] {
+        guard case .connected(welcomed: true, _) = phase else { return [] }
+        var inFlight = queue.count { $0.ref != nil }
+        var nextRetry: ContinuousClock.Instant?
+        var effects: [Effect] = []
+        for index in queue.indices where inFlight < window && queue[index].ref == nil {
+            if let at = queue[index].retryAt, at > now {
+                nextRetry = min(nextRetry ?? at, at)
+                continue
+            }
+            queue[index].ref = nextRef
+            queue[index].retryAt = nil
+            inFlight += 1
+            var json = LiveJSONWriter(capacity: queue[index].command.utf8.count + 64)
+            json.raw(#"{"type":"command","ref":"#)
+            json.int(nextRef)
+            json.raw(#","cid":"#)
+            json.string(queue[index].cid)
+            json.raw(#","command":"#)
+            json.raw(queue[index].command)
+            json.raw("}")
+            nextRef += 1
+            effects.append(.send(connection: connection, json.text))
+        }
+        if let nextRetry { effects.append(.schedule(.flush, after: nextRetry - now)) }
+        return effects
+    }
+}
+
+/// A frame from the server, decoded for a client of `View`: a patch's members are read with the view's
+/// ``LiveView/liveFields`` into changes to apply.
+enum LiveServerFrame<View: LiveView>: Decodable {
+    case welcome(protocolVersion: Int, stream: String, window: Int)
+    case snapshot(stream: String, version: Int, view: View)
+    case patch(from: Int, version: Int, changes: [LiveFieldChange<View>])
+    case ack(ref: Int?, cid: String?, version: Int, duplicate: Bool)
+    case error(code: String, message: String, ref: Int?, cid: String?, retry: Bool)
+    /// A type this client does not know (a later protocol's): ignored.
+    case unknown(String)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        func key(_ name: String) -> AnyKey { AnyKey(name) }
+        let type = try container.decode(String.self, forKey: key("type"))
+        switch type {
+        case "welcome":
+            self = .welcome(protocolVersion: try container.decode(Int.self, forKey: key("protocol")),
+                            stream: try container.decode(String.self, forKey: key("stream")),
+                            window: try container.decode(Int.self, forKey: key("window")))
+        case "snapshot":
+            self = .snapshot(stream: try container.decode(String.self, forKey: key("stream")),
+                             version: try container.decode(Int.self, forKey: key("version")),
+                             view: try container.decode(View.self, forKey: key("view")))
+        case "patch":
+            var changes: [LiveFieldChange<View>] = []
+            for (member, isList) in [("set", false), ("lists", true)] 
+                where try container.contains(key(member)) && !container.decodeNil(forKey: key(member)) {
+                let members = try container.nestedContainer(keyedBy: AnyKey.self, forKey: key(member))
+                for name in members.allKeys {
+                    guard let field = View.liveFields.first(where: { $0.name == name.stringValue && $0.isList == isList }) else {
+                        throw DecodingError.dataCorruptedError(forKey: name, in: members,
+                                                               debugDescription: "\(View.self) has no \(isList ? "list" : "plain") field \"\(name.stringValue)\"")
+                    }
+                    changes.append(try field.read(members, name))
+                }
+            }
+            self = .patch(from: try container.decode(Int.self, forKey: key("from")),
+                          version: try container.decode(Int.self, forKey: key("version")), changes: changes)
+        case "ack":
+            self = .ack(ref: try container.decodeIfPresent(Int.self, forKey: key("ref")),
+                        cid: try container.decodeIfPresent(String.self, forKey: key("cid")),
+                        version: try container.decode(Int.self, forKey: key("version")),
+                        duplicate: try container.decodeIfPresent(Bool.self, forKey: key("duplicate")) ?? false)
+        case "error":
+            self = .error(code: try container.decode(String.self, forKey: key("code")),
+                          message: try container.decodeIfPresent(String.self, forKey: key("message")) ?? "",
+                          ref: try container.decodeIfPresent(Int.self, forKey: key("ref")),
+                          cid: try container.decodeIfPresent(String.self, forKey: key("cid")),
+                          retry: try container.decodeIfPresent(Bool.self, forKey: key("retry")) ?? false)
+        default:
+            self = .unknown(type)
+        }
+    }
+}

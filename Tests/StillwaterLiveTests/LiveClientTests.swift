@@ -1,0 +1,307 @@
+import Foundation
+import Stillwater
+import StillwaterLive
+import StillwaterTesting
+import Synchronization
+import Testing
+
+/// A transport wired straight to a hub's connections, with no network: each `connect()` is a new
+/// `LiveConnection`. It counts its connections and can drop the current one (as a network failure
+/// would: no close code) or refuse to connect for a while.
+final class InProcessTransport: LiveClientTransport {
+    private struct State {
+        var connections: [LiveConnection<BoardService>] = []
+        var drops: [@Sendable () -> Void] = []
+        var offline = false
+        /// Every frame a client sent, in order.
+        var sent: [String] = []
+        /// Every frame the hub wrote, in order.
+        var received: [String] = []
+    }
+
+    let hub: BoardHub
+    private let state = Mutex(State())
+
+    init(hub: BoardHub) {
+        self.hub = hub
+    }
+
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+    var sentFrames: [String] { state.withLock { $0.sent } }
+    var receivedFrames: [String] { state.withLock { $0.received } }
+
+    /// Whether `connect()` fails.
+    func setOffline(_ offline: Bool) {
+        state.withLock { $0.offline = offline }
+    }
+
+    /// Drops the current connection as a failed network would: the client sees it close without a code.
+    func dropCurrent() {
+        let drop = state.withLock { $0.drops.last }
+        drop?()
+    }
+
+    func connect() async throws -> LiveClientChannel {
+        struct Offline: Error {}
+        if state.withLock({ $0.offline }) { throw Offline() }
+        let connection = hub.connect()
+        let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
+        let writer = Task { [weak self] in
+            while let write = await connection.nextWrite() {
+                switch write {
+                case .frames(let frames):
+                    self?.state.withLock { $0.received += frames }
+                    for frame in frames { sink.yield(.text(frame)) }
+                case .close(let code, let reason):
+                    sink.yield(.closed(code: code.rawValue, reason: reason))
+                    connection.transportClosed()
+                }
+            }
+            sink.finish()
+        }
+        let drop: @Sendable () -> Void = {
+            connection.transportClosed()
+            writer.cancel()
+            sink.yield(.closed(code: nil, reason: "dropped by the test"))
+            sink.finish()
+        }
+        state.withLock {
+            $0.connections.append(connection)
+            $0.drops.append(drop)
+        }
+        return LiveClientChannel(incoming: incoming, send: { [weak self] text in
+            self?.state.withLock { $0.sent.append(text) }
+            connection.receive(text)
+        }, close: {
+            writer.cancel()
+            connection.transportClosed()
+            sink.finish()
+        })
+    }
+}
+
+typealias BoardClient = LiveClient<BoardView, BoardCommand>
+
+/// Fast reconnects for the tests.
+let quickOptions = LiveClientOptions(backoffInitial: .milliseconds(5), backoffMax: .milliseconds(50), helloTimeout: .seconds(5))
+
+/// Waits (up to 10 s) until `condition` holds; false when it never did.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<2000 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+/// A hub that patches its clients every patch interval, as a server runs it.
+struct Served {
+    let hub: BoardHub
+    let ticker: Task<Void, Never>
+
+    static func make() async throws -> Served {
+        let hub = try await BoardHub.make()
+        return Served(hub: hub, ticker: Task { await hub.run() })
+    }
+
+    func client(_ transport: InProcessTransport, token: String = "good") -> BoardClient {
+        BoardClient(transport: transport, token: token, options: quickOptions)
+    }
+}
+
+@Suite("LiveClient", .timeLimit(.minutes(2)))
+struct LiveClientTests {
+    @Test("the client's view equals the hub's after commands from another client")
+    func mirrorsTheHub() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let hub = served.hub
+        let watcher = served.client(InProcessTransport(hub: hub))
+        let writer = served.client(InProcessTransport(hub: hub))
+        #expect(await eventually { watcher.status.value == .live })
+        _ = try await writer.send(.setTitle("Groceries"))
+        for text in ["milk", "eggs", "bread", "tea"] { _ = try await writer.send(.add(text: text)) }
+        _ = try await writer.send(.move(id: "i4", to: 0))
+        _ = try await writer.send(.delete(id: "i2"))
+        _ = try await writer.send(.toggle(id: "i1"))
+        #expect(await eventually { watcher.view.value == hub.view })
+        #expect(watcher.view.value?.items.map(\.text) == ["tea", "milk", "bread"])
+        #expect(watcher.view.value?.title == "Groceries")
+        await watcher.close()
+        await writer.close()
+        await hub.close()
+    }
+
+    @Test("a command's outcome: applied at a version, or rejected with the service's message")
+    func outcomes() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "good")
+        let applied = try await client.send(.add(text: "milk"))
+        #expect(applied == .applied(version: 1))
+        let rejected = try await client.send(.delete(id: "i99"))
+        #expect(rejected == .rejected("no item with id \"i99\""))
+        #expect(hub.version == 1)
+        #expect(await eventually { client.view.value?.items.map(\.text) == ["milk"] })
+        await client.close()
+        await hub.close()
+    }
+
+    @Test("random commands from several clients leave every client's view equal to the hub's", arguments: [1, 2])
+    func converges(seed: UInt64) async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let hub = served.hub
+        let clients = (0..<3).map { _ in served.client(InProcessTransport(hub: hub)) }
+        var random = SeededRandom(seed: seed)
+        for _ in 0..<40 {
+            let command = randomCommand(for: hub.store.state.value, using: &random)
+            let client = clients[Int.random(in: 0..<clients.count, using: &random)]
+            _ = try await client.send(command)
+        }
+        for client in clients {
+            #expect(await eventually { client.view.value == hub.view })
+            await client.close()
+        }
+        await hub.close()
+    }
+
+    @Test("a command sent again with a cid the server recorded is answered as a duplicate, not applied again")
+    func duplicateCID() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "good")
+        let first = try await client.send(.add(text: "milk"))
+        #expect(first == .applied(version: 1))
+        // The frame the client sent, sent once more on another connection (as a client would after a
+        // reconnect that lost the ack): the hub answers it as a duplicate.
+        let frame = try #require(transport.sentFrames.first { $0.contains(#""type":"command""#) })
+        let cid = try #require(object(frame)["cid"] as? String)
+        #expect(cid.count == 22)
+        let other = hub.connect()
+        other.receive(goodHello)
+        _ = await other.nextWrite()
+        other.receive(frame)
+        let answers = await drainUntilAck(other)
+        #expect(answers.contains { object($0)["duplicate"] as? Bool == true && object($0)["cid"] as? String == cid })
+        #expect(hub.view.items.count == 1)
+        other.transportClosed()
+        await client.close()
+        await hub.close()
+    }
+
+    @Test("a dropped transport reconnects and resumes from the client's version")
+    func resumes() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "good")
+        _ = try await client.send(.add(text: "milk"))
+        #expect(await eventually { client.view.value?.items.count == 1 })
+        transport.dropCurrent()
+        _ = await hub.perform(.add(text: "eggs"), as: "server")
+        #expect(await eventually { transport.connectionCount == 2 && client.status.value == .live })
+        #expect(await eventually { client.view.value == hub.view })
+        let hellos = transport.sentFrames.filter { $0.contains(#""type":"hello""#) }
+        #expect(hellos.count == 2)
+        let resume = try #require(object(hellos[1])["resume"] as? [String: Any])
+        #expect(resume["stream"] as? String == hub.stream)
+        #expect(resume["version"] as? Int == 1)
+        await client.close()
+        await hub.close()
+    }
+
+    @Test("commands sent while disconnected are delivered once after the reconnect")
+    func offlineQueue() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "good")
+        #expect(await eventually { client.status.value == .live })
+        transport.setOffline(true)
+        transport.dropCurrent()
+        #expect(await eventually { if case .waiting = client.status.value { true } else { false } })
+        async let first = client.send(.add(text: "milk"))
+        async let second = client.send(.add(text: "eggs"))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(hub.version == 0, "nothing is delivered while offline")
+        transport.setOffline(false)
+        let outcomes = try await [first, second]
+        #expect(outcomes.contains(.applied(version: 1)) && outcomes.contains(.applied(version: 2)))
+        #expect(await eventually { client.view.value == hub.view })
+        #expect(hub.view.items.map(\.text).sorted() == ["eggs", "milk"])
+        await client.close()
+        await hub.close()
+    }
+
+    @Test("a command in flight when the transport drops is answered once: applied or duplicate, never twice")
+    func inFlightDrop() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "good")
+        #expect(await eventually { client.status.value == .live })
+        async let outcome = client.send(.add(text: "milk"))
+        #expect(await eventually { transport.sentFrames.contains { $0.contains(#""type":"command""#) } })
+        transport.dropCurrent()
+        let answer = try await outcome
+        #expect(answer == .applied(version: 1) || answer == .duplicate(version: 1))
+        #expect(await eventually { client.view.value == hub.view })
+        #expect(hub.view.items.count == 1)
+        await client.close()
+        await hub.close()
+    }
+
+    @Test("a refused token stops the client with the server's message and fails its commands")
+    func refusedToken() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "bad")
+        #expect(await eventually { client.status.value.isFinal })
+        #expect(client.status.value == .refused("unauthorized: the token was refused"))
+        await #expect(throws: LiveClientError.self) { try await client.send(.add(text: "milk")) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(transport.connectionCount == 1, "no reconnect after 4401")
+        #expect(client.view.value == nil)
+        await hub.close()
+    }
+
+    @Test("a closed client fails later sends and stops connecting")
+    func closes() async throws {
+        let served = try await Served.make()
+        defer { served.ticker.cancel() }
+        let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
+        let client = served.client(transport, token: "good")
+        #expect(await eventually { client.status.value == .live })
+        await client.close()
+        #expect(client.status.value == .closed)
+        await #expect(throws: LiveClientError.closed) { try await client.send(.add(text: "milk")) }
+        #expect(transport.connectionCount == 1)
+        await hub.close()
+    }
+
+    @Test("backoff delays double from the first up to the longest, within the jitter")
+    func backoff() {
+        let options = LiveClientOptions(backoffInitial: .milliseconds(100), backoffMax: .seconds(2), jitter: 0.25)
+        for attempt in 0..<12 {
+            let base = min(Duration.seconds(2), .milliseconds(100) * (1 << attempt))
+            #expect(options.backoffDelay(attempt: attempt, random: 0) == base * 0.75)
+            #expect(options.backoffDelay(attempt: attempt, random: 0.5) == base)
+            #expect(options.backoffDelay(attempt: attempt, random: 0.999) < base * 1.25)
+        }
+    }
+}
+
+/// Frames of `connection` until one is an ack or an error (at most a few writes).
+func drainUntilAck(_ connection: LiveConnection<BoardService>) async -> [String] {
+    var frames: [String] = []
+    for _ in 0..<5 {
+        guard case .frames(let texts)? = await connection.nextWrite() else { break }
+        frames += texts
+        if texts.contains(where: { ["ack", "error"].contains(object($0)["type"] as? String) }) { break }
+    }
+    return frames
+}
