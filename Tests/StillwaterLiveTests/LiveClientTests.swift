@@ -305,3 +305,108 @@ func drainUntilAck(_ connection: LiveConnection<BoardService>) async -> [String]
     }
     return frames
 }
+
+/// A transport whose server is the test: it writes the frames a server would, as Protocol.md shows them.
+final class ScriptedTransport: LiveClientTransport {
+    private struct Connection {
+        var sink: AsyncStream<LiveTransportEvent>.Continuation
+        var sent: [String] = []
+    }
+
+    private let state = Mutex([Connection]())
+
+    var connectionCount: Int { state.withLock { $0.count } }
+
+    /// The frames the client sent on connection `index`.
+    func sent(on index: Int) -> [String] { state.withLock { $0[index].sent } }
+
+    /// Writes `frames` (and then a close, when given) on connection `index`.
+    func serve(_ index: Int, _ frames: [String], close: Int? = nil) {
+        let sink = state.withLock { $0[index].sink }
+        for frame in frames { sink.yield(.text(frame)) }
+        if let close { sink.yield(.closed(code: close, reason: "")) }
+    }
+
+    func connect() async throws -> LiveClientChannel {
+        let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
+        let index = state.withLock { connections in
+            connections.append(Connection(sink: sink))
+            return connections.count - 1
+        }
+        return LiveClientChannel(incoming: incoming, send: { [weak self] text in
+            self?.state.withLock { $0[index].sent.append(text) }
+        }, close: { sink.finish() })
+    }
+}
+
+@Suite("LiveClient against a scripted server", .timeLimit(.minutes(1)))
+struct LiveClientScriptedTests {
+    static let welcome = #"{"type":"welcome","protocol":1,"stream":"s-5f0c1e2d3c4b5a69","window":64}"#
+    static let snapshot = #"{"type":"snapshot","stream":"s-5f0c1e2d3c4b5a69","version":41,"view":{"title":"Groceries","count":1,"items":[{"id":"i1","text":"Milk","done":false}]}}"#
+
+    func live() async -> (ScriptedTransport, BoardClient) {
+        let transport = ScriptedTransport()
+        let client = BoardClient(transport: transport, token: "s3cret", params: ["team": "alpha"], options: quickOptions)
+        _ = await eventually { transport.connectionCount == 1 && !transport.sent(on: 0).isEmpty }
+        transport.serve(0, [Self.welcome, Self.snapshot])
+        _ = await eventually { client.view.value?.title == "Groceries" }
+        return (transport, client)
+    }
+
+    func hello(_ transport: ScriptedTransport, on index: Int) -> [String: Any] {
+        transport.sent(on: index).first.map(object) ?? [:]
+    }
+
+    @Test("the hello carries protocol, token and params; a patch with set and a list patch is applied")
+    func patch() async throws {
+        let (transport, client) = await live()
+        #expect(transport.sent(on: 0).first == #"{"type":"hello","protocol":1,"token":"s3cret","params":{"team":"alpha"}}"#)
+        transport.serve(0, [#"{"type":"patch","from":41,"version":44,"set":{"title":"Weekend","count":2},"lists":{"items":{"changes":{"inserts":[0],"updates":[0]},"elements":[{"id":"i7","text":"Eggs","done":false},{"id":"i1","text":"Milk","done":true}]}}}"#])
+        #expect(await eventually { client.view.value?.title == "Weekend" })
+        #expect(client.view.value == BoardView(title: "Weekend", count: 2, items: [Item(id: "i7", text: "Eggs"), Item(id: "i1", text: "Milk", done: true)]))
+        await client.close()
+    }
+
+    @Test("a patch from another version is not applied: the client reconnects and resumes from its own")
+    func gap() async throws {
+        let (transport, client) = await live()
+        transport.serve(0, [#"{"type":"patch","from":42,"version":44,"set":{"title":"Weekend"}}"#])
+        #expect(await eventually { transport.connectionCount == 2 && !transport.sent(on: 1).isEmpty })
+        #expect(client.view.value?.title == "Groceries")
+        let resume = try #require(hello(transport, on: 1)["resume"] as? [String: Any])
+        #expect(resume["version"] as? Int == 41)
+        #expect(resume["stream"] as? String == "s-5f0c1e2d3c4b5a69")
+        await client.close()
+    }
+
+    @Test("a list patch that does not fit leaves the view and asks for a snapshot (no resume)")
+    func misfit() async throws {
+        let (transport, client) = await live()
+        transport.serve(0, [#"{"type":"patch","from":41,"version":42,"lists":{"items":{"changes":{"deletes":[5]},"elements":[]}}}"#])
+        #expect(await eventually { transport.connectionCount == 2 && !transport.sent(on: 1).isEmpty })
+        #expect(client.view.value?.items.count == 1)
+        #expect(hello(transport, on: 1)["resume"] == nil)
+        await client.close()
+    }
+
+    @Test("close 1001 reconnects and resumes; a window_full command is sent again with its cid")
+    func goingAwayAndRetry() async throws {
+        let (transport, client) = await live()
+        async let outcome = client.send(.add(text: "Tea"))
+        #expect(await eventually { transport.sent(on: 0).count == 2 })
+        let first = object(transport.sent(on: 0)[1])
+        let cid = try #require(first["cid"] as? String)
+        transport.serve(0, [#"{"type":"error","code":"window_full","message":"too many","ref":\#(first["ref"] as? Int ?? 0),"retry":true}"#])
+        #expect(await eventually { transport.sent(on: 0).count == 3 })
+        #expect(object(transport.sent(on: 0)[2])["cid"] as? String == cid)
+        transport.serve(0, [], close: 1001)
+        #expect(await eventually { transport.connectionCount == 2 && !transport.sent(on: 1).isEmpty })
+        #expect((hello(transport, on: 1)["resume"] as? [String: Any])?["version"] as? Int == 41)
+        transport.serve(1, [Self.welcome, #"{"type":"patch","from":41,"version":41}"#])
+        #expect(await eventually { transport.sent(on: 1).count == 2 })
+        #expect(object(transport.sent(on: 1)[1])["cid"] as? String == cid)
+        transport.serve(1, [#"{"type":"ack","ref":\#(object(transport.sent(on: 1)[1])["ref"] as? Int ?? 0),"cid":"\#(cid)","version":42,"duplicate":true}"#])
+        #expect(try await outcome == .duplicate(version: 42))
+        await client.close()
+    }
+}
