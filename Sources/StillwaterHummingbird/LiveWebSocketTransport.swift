@@ -6,17 +6,17 @@ import NIOWebSocket
 import StillwaterLive
 import Synchronization
 
-/// A ``LiveClientTransport`` over a WebSocket: each `connect()` opens a socket to ``url`` with
+/// A `LiveClientTransport` over a WebSocket: each `connect()` opens a socket to ``url`` with
 /// HummingbirdWSClient's `WebSocketClient`, so a `LiveClient` in a command-line program or another
-/// server binds to a hub served by ``StillwaterHummingbird``.
+/// server binds to a hub served by StillwaterHummingbird.
 ///
 /// ```swift
 /// let transport = LiveWebSocketTransport(url: "ws://localhost:8080/live")
 /// let client = LiveClient<BoardView, BoardCommand>(transport: transport, token: "s3cret")
 /// ```
 ///
-/// Each text frame from the server is one ``LiveTransportEvent/text(_:)``; the server's close frame
-/// becomes ``LiveTransportEvent/closed(code:reason:)`` with its code (a socket that fails has no code).
+/// Each text frame from the server is one `LiveTransportEvent.text(_:)`; the server's close frame
+/// becomes `LiveTransportEvent.closed(code:reason:)` with its code (a socket that fails has no code).
 /// A binary frame from the server is not part of the protocol and is skipped.
 public struct LiveWebSocketTransport: LiveClientTransport {
     /// The socket's address (`ws://` or `wss://`).
