@@ -145,6 +145,11 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                 case .input(let input):
                     await perform(machine.handle(input, now: .now))
                 case .opened(let connection, let opened):
+                    // A connection given up while it was opening (timed out, the client closed) is closed.
+                    guard machine.isCurrent(connection) else {
+                        await opened.close()
+                        continue
+                    }
                     channel = (connection, opened)
                     await perform(machine.handle(.opened(connection: connection), now: .now))
                 case .send(let cid, let command, let continuation):
@@ -154,7 +159,8 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                     await perform(machine.handle(.stop, now: .now))
                     continuation.resume()
                 }
-                if case .closed = machine.status, channel == nil { break }
+                // Closed: take no new message, but answer the ones already waiting in the stream.
+                if case .closed = machine.status { inputs.finish() }
             }
             // Ended by close() or deinit: nothing waits any more.
             await perform(machine.handle(.stop, now: .now))

@@ -81,6 +81,12 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         self.options = options
     }
 
+    /// Whether `id` is the connection the client is opening or has open.
+    func isCurrent(_ id: Int) -> Bool {
+        guard id == connection, case .connected = phase else { return false }
+        return true
+    }
+
     /// Opens the first connection.
     mutating func start() -> [Effect] {
         connect()

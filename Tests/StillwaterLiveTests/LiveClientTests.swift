@@ -389,6 +389,30 @@ struct LiveClientScriptedTests {
         await client.close()
     }
 
+    @Test("sends racing close() are all answered (closed), none left waiting")
+    func sendsRacingClose() async throws {
+        let (_, client) = await live()
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await client.send(.add(text: "item \(index)"))
+                        return false
+                    } catch {
+                        return error as? LiveClientError == .closed
+                    }
+                }
+            }
+            group.addTask {
+                await client.close()
+                return true
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 21)
+        #expect(client.status.value == .closed)
+    }
+
     @Test("close 1001 reconnects and resumes; a window_full command is sent again with its cid")
     func goingAwayAndRetry() async throws {
         let (transport, client) = await live()
