@@ -461,7 +461,7 @@ struct ChildGroup {
 ///   the deliverer there, so an action cannot be reduced at once; the sink holds it back and queues one
 ///   piece of work per action that reduces it, in the queue's order, so it is reduced exactly where a
 ///   dispatch would have been. No lock, no weak reference, no allocation per action. The sink holds the
-///   store strongly until the last action held back was reduced.
+///   store strongly from the start until the start ended and the last action held back was reduced.
 /// - **During the start, from another thread**: the action waits in the runtime (under its lock) until
 ///   the start ends; then the starting thread queues the waiting actions, in order, and marks the start
 ///   over under the same lock, so what that thread sends next is queued after them. From the first such
