@@ -334,7 +334,11 @@ where TestedAction.State == State {
     ///
     /// Before it returns, the effects' tasks have run as far as they can without the test's help (see
     /// "Time" in the ``TestStore`` overview): a `run` effect that sleeps on ``scheduler`` has scheduled its
-    /// wake-up, so the test can advance the clock at once.
+    /// wake-up, so the test can advance the clock at once. Unlike the synchronous `send`, this one also
+    /// suspends the test, a few turns, so that an effect's step that runs elsewhere gets its turn: on an
+    /// actor the test holds (the main actor, in a `@MainActor` test), or on the global executor. Each turn
+    /// runs what the effects handed back to the test store; it stops after three turns in a row that
+    /// handed nothing back (at most 64 in all), so it waits for no real time.
     ///
     /// - Parameters:
     ///   - action: The action to dispatch.
@@ -350,6 +354,22 @@ where TestedAction.State == State {
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
         try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
+        await yieldToEffects()
+        reportEffectErrors(at: (fileID, filePath, line, column))
+    }
+
+    /// How many times an `async` `send` suspends the test at most, for the effects' steps that run
+    /// elsewhere.
+    private static var maxSendTurns: Int { 64 }
+
+    /// Suspends the test, a turn at a time, running after each turn the effects' jobs handed back to the
+    /// test store, until three turns in a row ran nothing (or `maxSendTurns` passed).
+    private func yieldToEffects() async {
+        var idleTurns = 0
+        for _ in 0..<Self.maxSendTurns where idleTurns < 3 {
+            await Task.yield()
+            idleTurns = executor.runUntilIdle() ? 0 : idleTurns + 1
+        }
     }
 
     /// Waits for the next action an effect sent, asserts it equals `expected`, and asserts how it changed

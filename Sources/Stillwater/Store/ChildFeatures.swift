@@ -110,12 +110,23 @@ extension Effect where Output: Action {
         }
         let effect = Effect<Child.Output>.reduceChild(changing: dependencies) { action.reduce(into: &state[keyPath: elements][index]) }
         guard !effect.isNone else { return .none }
+        let path = "\(elements)"
         return effect.map(embed).asChild(
-            EffectID(ChildEffectID(path: "\(elements)", id: id)),
-            isPresent: { root in (root as? Output.State)?[keyPath: elements].contains { $0.id == id } ?? true },
-            locatedBy: { root in
-                guard let parent = root as? Output.State else { return .unknown }
-                return parent[keyPath: elements].first { $0.id == id }.map { .found($0) } ?? .gone
+            EffectID(ChildEffectID(path: path, id: id)),
+            ChildPresence(
+                collection: EffectID(ChildCollectionID(path: path)), element: AnyHashable(id),
+                visit: { root, type, body in
+                    guard type == Output.State.self else { return false }
+                    for element in root.assumingMemoryBound(to: Output.State.self).pointee[keyPath: elements] {
+                        if body(AnyHashable(element.id)) { break }
+                    }
+                    return true
+                }),
+            locatedBy: { root, type, body in
+                guard type == Output.State.self else { return false }
+                guard let element = root.assumingMemoryBound(to: Output.State.self).pointee[keyPath: elements]
+                    .first(where: { $0.id == id }) else { return true }
+                return withUnsafePointer(to: element) { body(UnsafeRawPointer($0), Element.self) }
             })
     }
 
@@ -154,12 +165,24 @@ extension Effect where Output: Action {
         }
         let effect = Effect<Child.Output>.reduceChild(changing: dependencies) { action.reduce(into: &state[keyPath: child]!) }
         guard !effect.isNone else { return .none }
+        let path = "\(child)"
         return effect.map(embed).asChild(
-            EffectID(ChildEffectID(path: "\(child)", id: 0)),
-            isPresent: { root in (root as? Output.State).map { $0[keyPath: child] != nil } ?? true },
-            locatedBy: { root in
-                guard let parent = root as? Output.State else { return .unknown }
-                return parent[keyPath: child].map { .found($0) } ?? .gone
+            EffectID(ChildEffectID(path: path, id: 0)),
+            ChildPresence(
+                collection: EffectID(ChildCollectionID(path: path)), element: AnyHashable(0),
+                visit: { root, type, body in
+                    guard type == Output.State.self else { return false }
+                    if root.assumingMemoryBound(to: Output.State.self).pointee[keyPath: child] != nil {
+                        _ = body(AnyHashable(0))
+                    }
+                    return true
+                }),
+            locatedBy: { root, type, body in
+                guard type == Output.State.self else { return false }
+                guard let present = root.assumingMemoryBound(to: Output.State.self).pointee[keyPath: child] else {
+                    return true
+                }
+                return withUnsafePointer(to: present) { body(UnsafeRawPointer($0), Child.State.self) }
             })
     }
 
@@ -223,22 +246,51 @@ extension Effect {
             return Effect(.concatenate(effects.map { $0.changingDependencies(change) }))
         case .cancellable(let id, let cancelInFlight, let inner):
             return Effect(.cancellable(id, cancelInFlight: cancelInFlight, inner.changingDependencies(change)))
-        case .child(let id, let isPresent, let inner):
-            return Effect(.child(id, isPresent: isPresent, inner.changingDependencies(change)))
+        case .child(let id, let presence, let inner):
+            return Effect(.child(id, presence, inner.changingDependencies(change)))
         }
     }
 }
 
-/// Where a child feature's state is, in a state a presence test is given.
-enum ChildLocation {
-    /// The state is not of the parent's type (the child's effects were lifted into another feature's
-    /// by hand, with `Effect.map`): the child is taken for present.
-    case unknown
-    /// The child left the state.
-    case gone
-    /// The child's state.
-    case found(Any)
+/// The id of the collection a child feature lives in (a `forEach`'s array, an `ifLet`'s optional): the
+/// children of one collection are tested together, in one pass over it.
+struct ChildCollectionID: Hashable, Sendable {
+    let path: String
 }
+
+/// How the store tells whether a child feature is still in its state.
+///
+/// The children that started effects are kept by collection: `collection` names it (nested under the
+/// parent child's scope for a row of a row), `element` is the child's id in it (`0` for an `ifLet`).
+/// `visit` walks the collection once in the state at `root`, whose type is `type`, and passes each id
+/// present to `body` until `body` answers `true` (enough seen); it returns `false`, visiting nothing,
+/// when the state is not of the type the feature was written for (an effect mapped into another store
+/// by hand), and the store keeps those children then. The state is read where it lies, through the
+/// pointer, never copied into an `Any`.
+@usableFromInline
+struct ChildPresence {
+    @usableFromInline let collection: EffectID
+    @usableFromInline let element: AnyHashable
+    @usableFromInline let visit: ChildVisit
+
+    init(collection: EffectID, element: AnyHashable, visit: @escaping ChildVisit) {
+        self.collection = collection
+        self.element = element
+        self.visit = visit
+    }
+}
+
+/// Walks the ids of one collection of children in the state at the pointer, of the given type; see
+/// ``ChildPresence``.
+@usableFromInline
+typealias ChildVisit = (_ root: UnsafeRawPointer, _ type: Any.Type, _ body: (AnyHashable) -> Bool) -> Bool
+
+/// Finds a child in the state at the pointer, of the given type, and runs `body` on the child's state
+/// where it lies: `false` when the state is not of the type the feature was written for, `true` without
+/// calling `body` when the child is gone, else what `body` returns.
+typealias ChildLocator = (
+    _ root: UnsafeRawPointer, _ type: Any.Type, _ body: (UnsafeRawPointer, Any.Type) -> Bool
+) -> Bool
 
 /// The id of a nested child's effects once lifted into its parent's parent: the parent's id and the
 /// child's id under the parent, so that rows of two different parents with equal ids are told apart.
@@ -248,29 +300,24 @@ struct NestedChildEffectID: Hashable, Sendable {
 }
 
 extension Effect {
-    /// This effect, a child feature's, under the id `scope`, cancelled by the store once `isPresent` is
-    /// false for the store's state. The child features nested in it (rows of a row, which the child's own
-    /// `forEach` or `ifLet` made, with presence tests on the child's state) are lifted to the same frame:
-    /// each is tested on the child `locate` finds, and is gone with it, and its id is made unique under
-    /// `scope`. So a removal at any level cancels that element's effects. (`isPresent` answers whether
-    /// `locate` would not say `.gone`, without copying the child into an `Any`: it is the test the store
-    /// runs after every effect action.)
-    func asChild(
-        _ scope: EffectID, isPresent: @escaping (Any) -> Bool, locatedBy locate: @escaping (Any) -> ChildLocation
-    ) -> Effect {
-        Effect(.child(scope, isPresent: isPresent, liftingChildren(under: scope, locate)))
+    /// This effect, a child feature's, under the id `scope`, cancelled by the store once `presence` no
+    /// longer finds the child in the store's state. The child features nested in it (rows of a row,
+    /// which the child's own `forEach` or `ifLet` made, with presence tests on the child's state) are
+    /// lifted to the same frame: each is tested in the child `locate` finds, and is gone with it, and its
+    /// ids are made unique under `scope`. So a removal at any level cancels that element's effects.
+    func asChild(_ scope: EffectID, _ presence: ChildPresence, locatedBy locate: @escaping ChildLocator) -> Effect {
+        Effect(.child(scope, presence, liftingChildren(under: scope, locate)))
     }
 
-    /// The id `id` of a child feature's effect, made the child's own under `scope` (unless it is the
-    /// store's): so equal ids of two rows, or of a row and its parent, are different ids.
+    /// `id`, used in a child's effect, made that child's own under `scope` (unless it was made
+    /// `acrossStore`).
     static func scoped(_ id: EffectID, under scope: EffectID) -> EffectID {
         id.acrossStore ? id : EffectID(NestedChildEffectID(parent: scope, child: id))
     }
 
-    /// This effect with each child-feature node in it lifted into the frame of the parent found by
-    /// `locate` (see ``asChild(_:isPresent:locatedBy:)``), and each cancel id in it made the child's own
-    /// under `scope` (see ``scoped(_:under:)``). Only the nodes that hold effects are rebuilt.
-    func liftingChildren(under scope: EffectID, _ locate: @escaping (Any) -> ChildLocation) -> Effect {
+    /// This effect with its cancel ids made the child's own under `scope`, and its nested children's
+    /// presence tests run in the child `locate` finds.
+    func liftingChildren(under scope: EffectID, _ locate: @escaping ChildLocator) -> Effect {
         switch kind {
         case .none, .send, .source, .stream, .run, .report:
             return self
@@ -283,15 +330,13 @@ extension Effect {
                                        inner.liftingChildren(under: scope, locate)))
         case .cancel(let id):
             return Effect(.cancel(Self.scoped(id, under: scope)))
-        case .child(let id, let isPresent, let inner):
-            let lifted = { (root: Any) -> Bool in
-                switch locate(root) {
-                case .unknown: true
-                case .gone: false
-                case .found(let parent): isPresent(parent)
-                }
-            }
-            return Effect(.child(EffectID(NestedChildEffectID(parent: scope, child: id)), isPresent: lifted,
+        case .child(let id, let presence, let inner):
+            let visit = presence.visit
+            let lifted = ChildPresence(
+                collection: EffectID(NestedChildEffectID(parent: scope, child: presence.collection)),
+                element: presence.element,
+                visit: { root, type, body in locate(root, type) { child, childType in visit(child, childType, body) } })
+            return Effect(.child(EffectID(NestedChildEffectID(parent: scope, child: id)), lifted,
                                  inner.liftingChildren(under: scope, locate)))
         }
     }

@@ -60,8 +60,8 @@ public struct Effect<Output> {
         case cancel(EffectID)
         /// The effect of a child feature (``Effect/forEach(_:id:_:in:dependencies:fileID:line:send:)-ezkm``,
         /// ``Effect/ifLet(_:_:in:dependencies:fileID:line:send:)-zbc``): cancellable by the id, and cancelled
-        /// by the store once `isPresent` says the child left the store's state.
-        indirect case child(EffectID, isPresent: (Any) -> Bool, Effect)
+        /// by the store once `ChildPresence` no longer finds the child in the store's state.
+        indirect case child(EffectID, ChildPresence, Effect)
         /// A mistake to hand to the store's `onEffectError` handler (a child action for a child that is
         /// gone).
         case report(any Error)
@@ -312,7 +312,7 @@ public struct Effect<Output> {
         case .cancellable(let id, let cancelInFlight, let effect):
             return Effect<T>(.cancellable(id, cancelInFlight: cancelInFlight, effect.map(transform)))
         case .cancel(let id): return Effect<T>(.cancel(id))
-        case .child(let id, let isPresent, let effect): return Effect<T>(.child(id, isPresent: isPresent, effect.map(transform)))
+        case .child(let id, let presence, let effect): return Effect<T>(.child(id, presence, effect.map(transform)))
         case .report(let error): return Effect<T>(.report(error))
         }
     }

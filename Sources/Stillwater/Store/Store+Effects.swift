@@ -176,10 +176,10 @@ extension Store {
         assert(effectGroup == nil, "a stream effect holding its first action started where a group is current")
         // The sink of the last such effect, if it can serve again, saves an allocation.
         var sink: StoreSink<State, Output>
-        if let spare = spareSink, type(of: spare) == StoreSink<State, Output>.self {
+        if let spare = spareSink as? StoreSink<State, Output> {
             spareSink = nil
-            sink = unsafeDowncast(spare, to: StoreSink<State, Output>.self)
-            sink.restart()
+            sink = spare
+            sink.restart(in: self)
         } else {
             sink = StoreSink<State, Output>(self, tokens: [], onFinish: nil)
         }
@@ -301,8 +301,10 @@ extension Store {
         case .cancel(let id):
             cancelEffects(id)
             onFinish?()
-        case .child(let id, let isPresent, let inner):
-            if childScopes[id] == nil { childScopes[id] = isPresent }
+        case .child(let id, let presence, let inner):
+            if childScopes[presence.collection]?.members[presence.element] == nil {
+                childScopes[presence.collection, default: ChildGroup(visit: presence.visit)].members[presence.element] = id
+            }
             start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
         case .report(let error):
             effects.onError(error)
@@ -344,13 +346,24 @@ extension Store {
     }
 
     /// Deliverer only: cancels the effects of the child features that are no longer in the state.
+    ///
+    /// One pass over each collection that holds children with effects, which stops once every such
+    /// child was seen: O(*n*) for a collection of *n* elements, however many of its children have
+    /// effects. The state is a plain copy (no user code runs under the state's lock), read in place.
     @usableFromInline
     func cancelDepartedChildren() {
-        let state: Any = self.state.value
-        for (id, isPresent) in childScopes where !isPresent(state) {
-            childScopes[id] = nil
-            cancelEffects(id)
+        var departed: [EffectID] = []
+        withUnsafePointer(to: state.value) { root in
+            for (collection, group) in childScopes {
+                let gone = group.departed(in: UnsafeRawPointer(root), of: State.self)
+                guard !gone.isEmpty else { continue }
+                for element in gone {
+                    if let id = childScopes[collection]?.members.removeValue(forKey: element) { departed.append(id) }
+                }
+                if childScopes[collection]?.members.isEmpty == true { childScopes[collection] = nil }
+            }
         }
+        for id in departed { cancelEffects(id) }
     }
 
     @inlinable
@@ -396,7 +409,6 @@ extension Store {
     func queueHeldOutput<Output: Action>(
         _ action: Output, of sink: StoreSink<State, Output>, ahead: Bool = false
     ) where Output.State == State {
-        if sink.starter == nil { sink.starter = self }
         let core = storage.core
         let work = SourceCore<State>.Work.perform({ [sink] in sink.reduceHeld(action) })
         if ahead {
@@ -404,6 +416,40 @@ extension Store {
         } else if core.queue.enqueue(work) {
             core.finishDelivering()
         }
+    }
+}
+
+/// The children of one collection that started effects (see ``ChildPresence``): each child's element id,
+/// with the id its effects run under.
+@usableFromInline
+struct ChildGroup {
+    @usableFromInline let visit: ChildVisit
+    @usableFromInline var members: [AnyHashable: EffectID] = [:]
+
+    @usableFromInline
+    init(visit: @escaping ChildVisit) {
+        self.visit = visit
+    }
+
+    /// The members no longer in the state at `root`, of type `type`: none when the state is not of the
+    /// type the children were written for. A first pass counts the members it meets and stops once it
+    /// met them all (the usual answer, with no allocation); only when some are missing does a second pass
+    /// name them. (Ids are unique in an `Identifiable` collection; were one repeated, a departed member
+    /// could be missed until the next test.)
+    @usableFromInline
+    func departed(in root: UnsafeRawPointer, of type: Any.Type) -> [AnyHashable] {
+        var seen = 0
+        let known = visit(root, type) { id in
+            if members[id] != nil { seen += 1 }
+            return seen == members.count
+        }
+        guard known, seen < members.count else { return [] }
+        var missing = members
+        _ = visit(root, type) { id in
+            missing[id] = nil
+            return missing.isEmpty
+        }
+        return Array(missing.keys)
     }
 }
 
@@ -415,7 +461,7 @@ extension Store {
 ///   the deliverer there, so an action cannot be reduced at once; the sink holds it back and queues one
 ///   piece of work per action that reduces it, in the queue's order, so it is reduced exactly where a
 ///   dispatch would have been. No lock, no weak reference, no allocation per action. The sink holds the
-///   store strongly until the last action held back was reduced.
+///   store strongly from the start until the start ended and the last action held back was reduced.
 /// - **During the start, from another thread**: the action waits in the runtime (under its lock) until
 ///   the start ends; then the starting thread queues the waiting actions, in order, and marks the start
 ///   over under the same lock, so what that thread sends next is queued after them. From the first such
@@ -434,10 +480,8 @@ extension Store {
 final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @unchecked Sendable where Output.State == State {
     @usableFromInline let runtime: EffectRuntime
     @usableFromInline @exclusivity(unchecked) var starterThread: UInt
-    /// The store, for the starting thread during the start (the store is running the start then, so it
-    /// exists).
-    @usableFromInline unowned(unsafe) let origin: Store<State>
-    /// The store, held from the first action held back and queued until the last of them was reduced.
+    /// The store, held strongly from the start until the start ended and the last action held back
+    /// during it was reduced; `nil` after that (the store's effects must not keep it alive).
     @usableFromInline @exclusivity(unchecked) var starter: Store<State>?
     @usableFromInline @exclusivity(unchecked) var isStarting = true
     /// Where the start is, for the threads that send: ``EffectRuntime/startRunning``, then
@@ -461,7 +505,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     init(_ store: Store<State>, tokens: [CancelToken], onFinish: (() -> Void)?) {
         runtime = store.effects
         starterThread = currentThread()
-        origin = store
+        starter = store
         super.init(tokens: tokens, onFinish: onFinish, groupIsRoot: store.effectGroupIsRoot, group: store.effectGroup)
     }
 
@@ -478,17 +522,18 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     @inlinable
     var holdsGroup: Bool { group != nil }
 
-    /// Starting thread, for a reusable sink: ready for a new start, as if just made.
-    @inlinable
-    func restart() {
+    /// Starting thread, for a reusable sink: ready for a new start in `store`, as if just made.
+    @inlinable @inline(__always)
+    func restart(in store: Store<State>) {
         phase.store(EffectRecord.starting, ordering: .relaxed)
         isCancelled.store(false, ordering: .relaxed)
         startState.store(EffectRuntime.startRunning, ordering: .relaxed)
         starterThread = currentThread()
         isStarting = true
+        starter = store
         // The sink holds no group (see `isReusable`), and none is current where a sink is used again
         // (see `Store.inlineBudget`).
-        groupIsRoot = origin.effectGroupIsRoot
+        groupIsRoot = store.effectGroupIsRoot
         heldCount = 0
         reducedCount = 0
     }
@@ -503,7 +548,8 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     func send(_ action: Output) {
         if currentThread() == starterThread && isStarting {
             guard startState.load(ordering: .acquiring) == EffectRuntime.startWaiting else {
-                let store = origin
+                // The start holds the store (see `starter`).
+                let store = starter.unsafelyUnwrapped
                 if holdsOne {
                     if held == nil {
                         if !store.storage.core.queue.hasPending {

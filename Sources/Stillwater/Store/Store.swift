@@ -49,9 +49,9 @@ public final class Store<State> {
     /// start.
     @usableFromInline @exclusivity(unchecked) var rootGroup: EffectGroup?
 
-    /// Deliverer only: the child features (rows of a `forEach`, an `ifLet`) that started effects, by the
-    /// id of those effects, with the test of whether the child is still in the state.
-    @usableFromInline @exclusivity(unchecked) var childScopes: [EffectID: (Any) -> Bool] = [:]
+    /// Deliverer only: the child features (rows of a `forEach`, an `ifLet`) that started effects, by
+    /// the collection they live in (see ``ChildPresence``).
+    @usableFromInline @exclusivity(unchecked) var childScopes: [EffectID: ChildGroup] = [:]
 
     /// The store's running effects and its dependencies.
     @usableFromInline let effects: EffectRuntime

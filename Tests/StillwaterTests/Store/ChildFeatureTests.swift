@@ -106,6 +106,12 @@ struct RemoveShelfPlainly: Stillwater.Action {
     func reduce(_ house: inout House) { house.wall?.removeAll { $0.id == id } }
 }
 
+/// A removal of several tickers at once by a plain action: noticed at the store's next effect action.
+struct RemoveTickersPlainly: Stillwater.Action {
+    let ids: Set<Int>
+    func reduce(_ board: inout Board) { board.tickers.removeAll { ids.contains($0.id) } }
+}
+
 @Suite("Child features: forEach and ifLet")
 struct ChildFeatureTests {
     private func makeStore() -> (Store<Board>, TestScheduler, ErrorLines) {
@@ -144,6 +150,27 @@ struct ChildFeatureTests {
         store.dispatch(BoardAction.add(1))
         scheduler.advance(by: .seconds(1))
         #expect(store.state.value.tickers.first { $0.id == 1 }?.ticks == 0)
+    }
+
+    @Test("removing some of many running rows at once, the last one among them, cancels exactly those at the next effect action")
+    func removalOfSeveralRows() {
+        let (store, scheduler, _) = makeStore()
+        for id in 1...6 { store.dispatch(BoardAction.add(id)) }
+        for id in 1...6 { store.dispatch(BoardAction.ticker(id, .start)) }
+        scheduler.advance(by: .seconds(1))
+        #expect(store.runningEffectCount == 6)
+        store.dispatch(RemoveTickersPlainly(ids: [2, 4, 6]))
+        // A plain action starts no effects, so the store has not looked yet.
+        #expect(store.runningEffectCount == 6)
+        store.dispatch(BoardAction.open(9))
+        #expect(store.runningEffectCount == 3)
+        scheduler.advance(by: .seconds(1))
+        #expect(store.state.value.tickers == [Ticker(id: 1, ticks: 2), Ticker(id: 3, ticks: 2), Ticker(id: 5, ticks: 2)])
+        // The rows that stayed are still watched: removing the first one later cancels it alone.
+        store.dispatch(BoardAction.remove(1))
+        #expect(store.runningEffectCount == 2)
+        scheduler.advance(by: .seconds(1))
+        #expect(store.state.value.tickers == [Ticker(id: 3, ticks: 3), Ticker(id: 5, ticks: 3)])
     }
 
     @Test("a child action for an id that is gone is dropped and reported, naming the action, the id and the collection")
