@@ -1,0 +1,145 @@
+import Foundation
+import LiveServerCore
+import Stillwater
+import StillwaterLive
+import Testing
+
+/// The board as a `LiveService` on a `LiveHub`, driven through `LiveConnection` without a network.
+@Suite("The board on the live library")
+struct BoardServiceTests {
+    typealias Log = MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>
+    static let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token", "beta": "beta-secret-token"])
+
+    static func hub(_ board: Board = Board(title: "Groceries", texts: ["bread"])) async throws -> LiveHub<BoardService> {
+        try await LiveHub.open(BoardService(team: "alpha", access: access), log: Log(), initial: board)
+    }
+
+    /// The frames of the next write, or the close as `close CODE`.
+    static func next(_ connection: LiveConnection<BoardService>) async -> [String] {
+        switch await connection.nextWrite() {
+        case .frames(let frames)?: frames
+        case .close(let code, _)?: ["close \(code.rawValue)"]
+        case nil: ["closed"]
+        }
+    }
+
+    static func object(_ frame: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any])
+    }
+
+    @Test("a client with the team's token gets a snapshot; its add is acknowledged once, patched, and a retry is a duplicate")
+    func helloCommandPatch() async throws {
+        let hub = try await Self.hub()
+        let connection = hub.connect()
+        connection.receive(#"{"type":"hello","protocol":1,"token":"alpha-secret-token"}"#)
+        let opening = await Self.next(connection)
+        #expect(opening.count == 2)
+        #expect(try Self.object(opening[0])["type"] as? String == "welcome")
+        let snapshot = try Self.object(try #require(opening.last))
+        #expect(snapshot["type"] as? String == "snapshot")
+        let view = try #require(snapshot["view"] as? [String: Any])
+        #expect(view["title"] as? String == "Groceries")
+        #expect((view["items"] as? [[String: Any]])?.map { $0["text"] as? String } == ["bread"])
+
+        connection.receive(#"{"type":"command","ref":1,"cid":"c-1","command":{"add":{"text":"  milk  "}}}"#)
+        let ack = try Self.object(try #require(await Self.next(connection).first))
+        #expect(ack["type"] as? String == "ack")
+        #expect(ack["ref"] as? Int == 1)
+        #expect(ack["version"] as? Int == 1)
+        hub.tick()
+        let patch = try Self.object(try #require(await Self.next(connection).first))
+        #expect(patch["type"] as? String == "patch")
+        #expect(patch["from"] as? Int == 0 && patch["version"] as? Int == 1)
+        #expect(hub.view.items.map(\.text) == ["bread", "milk"])
+
+        connection.receive(#"{"type":"command","ref":2,"cid":"c-1","command":{"add":{"text":"milk"}}}"#)
+        let duplicate = try Self.object(try #require(await Self.next(connection).first))
+        #expect(duplicate["duplicate"] as? Bool == true)
+        #expect(duplicate["version"] as? Int == 1)
+        #expect(hub.view.items.count == 2)
+        await hub.close()
+    }
+
+    @Test("a wrong token, another team's, or none is refused with 4401; a bearer header handed over by the transport is admitted")
+    func authentication() async throws {
+        // An access policy of its own: this test replaces a token.
+        let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token", "beta": "beta-secret-token"])
+        let hub = try await LiveHub.open(BoardService(team: "alpha", access: access), log: Log(), initial: Board(title: "T"))
+        for hello in [#"{"type":"hello","protocol":1,"token":"wrong-token-0000000"}"#,
+                      #"{"type":"hello","protocol":1,"token":"beta-secret-token"}"#,
+                      #"{"type":"hello","protocol":1}"#] {
+            let connection = hub.connect()
+            connection.receive(hello)
+            let error = try Self.object(try #require(await Self.next(connection).first))
+            #expect(error["code"] as? String == "unauthorized")
+            #expect(await Self.next(connection) == ["close 4401"])
+        }
+        let viaHeader = hub.connect(transport: ["authorization": "bearer alpha-secret-token"])
+        viaHeader.receive(#"{"type":"hello","protocol":1}"#)
+        #expect(try Self.object(try #require(await Self.next(viaHeader).first))["type"] as? String == "welcome")
+        // A replaced token counts from the next hello on.
+        access.replaceTokenDigests(["alpha": AccessPolicy.digest(of: "alpha-new-token-000")])
+        let old = hub.connect()
+        old.receive(#"{"type":"hello","protocol":1,"token":"alpha-secret-token"}"#)
+        #expect(try Self.object(try #require(await Self.next(old).first))["code"] as? String == "unauthorized")
+        let new = hub.connect()
+        new.receive(#"{"type":"hello","protocol":1,"token":"alpha-new-token-000"}"#)
+        #expect(try Self.object(try #require(await Self.next(new).first))["type"] as? String == "welcome")
+        await hub.close()
+    }
+
+    @Test("commands that do not fit the board or the limits are rejected with the reason, and change nothing")
+    func rejections() async throws {
+        let hub = try await Self.hub()
+        let cases: [(BoardCommand, String)] = [
+            (.toggle(id: "i9"), #"no item with id "i9""#),
+            (.move(id: "i1", to: 1), "index 1 is out of range 0..<1"),
+            (.add(text: "   "), #""text" is empty"#),
+            (.setTitle(String(repeating: "t", count: Limits.title + 1)),
+             #""title" has 101 characters, over the limit of 100"#),
+            (.delete(id: String(repeating: "x", count: 33)), #""id" is too long"#),
+        ]
+        for (command, message) in cases {
+            #expect(await hub.perform(command, as: "alpha") == .rejected(message))
+        }
+        #expect(hub.version == 0)
+        #expect(hub.view == LiveBoardView(title: "Groceries", items: [BoardItem(id: "i1", text: "bread")]))
+        #expect(await hub.perform(.setTitle("  Weekend "), as: "alpha") == .applied(version: 1))
+        #expect(hub.view.title == "Weekend")
+        await hub.close()
+    }
+
+    @Test("a board full of items refuses an add; an item deleted by an earlier command is refused to a later one")
+    func boardState() async throws {
+        let hub = try await Self.hub(Board(title: "Full", texts: (1...Limits.items).map { "item \($0)" }))
+        #expect(await hub.perform(.add(text: "one more"), as: "alpha") == .rejected("the board is full (\(Limits.items) items)"))
+        #expect(await hub.perform(.delete(id: "i1"), as: "alpha") == .applied(version: 1))
+        #expect(await hub.perform(.toggle(id: "i1"), as: "alpha") == .rejected(#"no item with id "i1""#))
+        #expect(await hub.perform(.add(text: "one more"), as: "alpha") == .applied(version: 2))
+        #expect(hub.view.items.last?.id == "i\(Limits.items + 1)")
+        await hub.close()
+    }
+
+    @Test("the board reopens from its file journal with its items and stream, and a retried cid is a duplicate")
+    func fileJournalRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("board-live-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let service = BoardService(team: "alpha", access: Self.access)
+        let stream: String
+        do {
+            let journal = try FileJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(directory: directory)
+            let hub = try await LiveHub.open(service, log: journal, initial: Board(title: "Groceries"))
+            stream = hub.stream
+            #expect(await hub.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .applied(version: 1))
+            #expect(await hub.perform(.rename(id: "i1", text: "oat milk"), cid: "r1", as: "alpha") == .applied(version: 2))
+            await hub.close()
+        }
+        let journal = try FileJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(directory: directory)
+        let hub = try await LiveHub.open(service, log: journal, initial: Board(title: "never used"))
+        #expect(hub.stream == stream)
+        #expect(hub.version == 2)
+        #expect(await hub.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .duplicate(version: 1))
+        #expect(hub.view == LiveBoardView(title: "Groceries", items: [BoardItem(id: "i1", text: "oat milk")]))
+        await hub.close()
+    }
+}
