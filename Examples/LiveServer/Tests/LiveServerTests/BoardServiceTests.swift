@@ -60,6 +60,30 @@ struct BoardServiceTests {
         await hub.close()
     }
 
+    @Test("a patch's items are the same list patch as the board's own frame for the same change, and its title is set")
+    func patchMatchesBoardFrame() async throws {
+        let before = Board(title: "T", texts: ["a", "b", "c", "d"])
+        let hub = try await Self.hub(before)
+        let connection = hub.connect()
+        connection.receive(#"{"type":"hello","protocol":1,"token":"alpha-secret-token"}"#)
+        _ = await Self.next(connection)
+        let commands: [BoardCommand] = [.move(id: "i4", to: 0), .rename(id: "i2", text: "b!"), .delete(id: "i3"),
+                                        .add(text: "e"), .setTitle("U")]
+        for (index, command) in commands.enumerated() {
+            #expect(await hub.perform(command, as: "alpha") == .applied(version: index + 1))
+        }
+        hub.tick()
+        let patch = try Self.object(try #require(await Self.next(connection).first))
+        let lists = try #require(patch["lists"] as? [String: Any])
+        let set = try #require(patch["set"] as? [String: Any])
+        let board = try Self.object(ServerFrame.patch(
+            from: 0, version: 5, title: "U", items: ListPatch(from: before.items, to: hub.view.items)).encoded())
+        #expect((lists["items"] as? NSDictionary)?.isEqual(to: try #require(board["items"] as? [String: Any])) == true)
+        #expect(set["title"] as? String == "U")
+        #expect(hub.view.items.map(\.text) == ["d", "a", "b!", "e"])
+        await hub.close()
+    }
+
     @Test("a wrong token, another team's, or none is refused with 4401; a bearer header handed over by the transport is admitted")
     func authentication() async throws {
         // An access policy of its own: this test replaces a token.
