@@ -34,6 +34,12 @@ public enum BoardCommand: Codable, Equatable, Sendable {
     /// Changes the board's title.
     case setTitle(String)
 
+    /// The JSON name of ``setTitle(_:)``'s value: `{"setTitle":{"title":"Groceries"}}`. The other cases'
+    /// labels are their names (`{"add":{"text":"milk"}}`, `{"move":{"id":"i2","to":0}}`).
+    private enum SetTitleCodingKeys: String, CodingKey {
+        case _0 = "title"
+    }
+
     /// The command with its texts trimmed of spaces and line breaks at both ends, once they and its id
     /// are checked against ``Limits``: a text is not empty and not too long, an id at most 32 bytes.
     /// Whether the id names an item is for the board to say (``Board/rejection(of:)``).

@@ -133,6 +133,37 @@ struct BoardServiceTests {
         await hub.close()
     }
 
+    @Test("a command frame's command reads as its case and labels, setTitle's value named title, and decodes back")
+    func commandJSON() async throws {
+        let cases: [(BoardCommand, String)] = [
+            (.add(text: "milk"), #"{"add":{"text":"milk"}}"#),
+            (.toggle(id: "i1"), #"{"toggle":{"id":"i1"}}"#),
+            (.rename(id: "i1", text: "oat milk"), #"{"rename":{"id":"i1","text":"oat milk"}}"#),
+            (.move(id: "i2", to: 0), #"{"move":{"id":"i2","to":0}}"#),
+            (.delete(id: "i1"), #"{"delete":{"id":"i1"}}"#),
+            (.setTitle("Weekend"), #"{"setTitle":{"title":"Weekend"}}"#),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (command, json) in cases {
+            #expect(String(decoding: try encoder.encode(command), as: UTF8.self) == json)
+            #expect(try JSONDecoder().decode(BoardCommand.self, from: Data(json.utf8)) == command)
+        }
+        // Sent by a client in the library's command frame, it is applied.
+        let hub = try await Self.hub()
+        let client = hub.connect()
+        client.receive(#"{"type":"hello","protocol":1,"token":"alpha-secret-token"}"#)
+        _ = await Self.next(client)
+        client.receive(#"{"type":"command","ref":1,"cid":"t1","command":{"setTitle":{"title":"Weekend"}}}"#)
+        var types: [String] = []
+        for _ in 0..<4 where !types.contains("ack") {
+            types += try await Self.next(client).map { try Self.object($0)["type"] as? String ?? "?" }
+        }
+        #expect(types.contains("ack"), "\(types)")
+        #expect(hub.view.title == "Weekend")
+        await hub.close()
+    }
+
     @Test("a board full of items refuses an add; an item deleted by an earlier command is refused to a later one")
     func boardState() async throws {
         let hub = try await Self.hub(Board(title: "Full", texts: (1...Limits.items).map { "item \($0)" }))
