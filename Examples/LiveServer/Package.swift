@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "LiveServerCore",
                 .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),
             ]
         ),
