@@ -250,9 +250,6 @@ final class ReplicaWriter: BoardWriting {
     /// The sequence number of the last action applied.
     var position: Int64 { state.withLock { $0.position } }
 
-    private let appends = Atomic<Int>(0)
-
-    var durableWrites: Int { appends.load(ordering: .relaxed) }
 
     func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void) {
         let start: Bool? = state.withLock { state in
@@ -301,7 +298,6 @@ final class ReplicaWriter: BoardWriting {
         do {
             results = try await log.append(
                 batch.map { (cid: $0.id, action: BoardAction(command: $0.command, cid: $0.id)) }, to: name, using: appender)
-            appends.add(1, ordering: .relaxed)
         } catch {
             let message = "the board's database cannot be reached (\(ClusterNode.describe(error))); try again later"
             for request in batch { request.reply(.unavailable(message)) }

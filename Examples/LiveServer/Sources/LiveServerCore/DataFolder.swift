@@ -123,7 +123,7 @@ public struct DataFolder {
             access: AccessPolicy(
                 tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }),
                 extraOrigins: Set(options.origins)),
-            exposesStats: options.exposesStats, patchInterval: options.patchInterval,
+            patchInterval: options.patchInterval,
             sendsWholeBoard: options.sendsWholeBoard)
     }
 
