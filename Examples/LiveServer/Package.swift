@@ -71,6 +71,7 @@ let package = Package(
                 "LiveServerCore",
                 .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),
