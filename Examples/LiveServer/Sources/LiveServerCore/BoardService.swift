@@ -27,7 +27,9 @@ public struct LiveBoardView: LiveView {
 /// nothing and its sender is told why. The token is the hello frame's `token`, or the upgrade's
 /// `Authorization: Bearer` header when the adapter hands it over as the transport's `authorization`;
 /// it is checked against the team's digest in ``AccessPolicy`` (constant time, and a digest replaced
-/// there is used from the next hello on).
+/// there is used from the next hello on). A client whose transport names another team as `team` (the
+/// board it asked for) is refused the same way, whatever its token: so a server may hand the clients of a
+/// team it does not have to any board's hub, and they are answered `unauthorized` after their hello.
 ///
 /// ```swift
 /// let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token"])
@@ -65,8 +67,10 @@ public struct BoardService: LiveService {
         }
     }
 
-    /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`.
+    /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`,
+    /// unless its transport's `team` names another team.
     public func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
+        if let requested = handshake.transport["team"], requested != team { return .refused("the token was refused") }
         let token = handshake.token ?? handshake.transport["authorization"].flatMap(AccessPolicy.bearerToken(in:))
         guard let token, access.allows(team: team, token: token) else { return .refused("the token was refused") }
         return .accepted(team)
