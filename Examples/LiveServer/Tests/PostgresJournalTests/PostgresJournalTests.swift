@@ -301,4 +301,22 @@ struct PostgresJournalTests {
         await b.close()
         await journal.close()
     }
+
+    @Test("replica hubs opened at once on one new log share its stream identity, the one the log keeps")
+    func replicaHubsOpenedAtOnce() async throws {
+        let journal = try PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(url: databaseURL!, prefix: "test")
+        try await journal.prepare()
+        let service = BoardService(team: "alpha", access: AccessPolicy(tokens: ["alpha": "alpha-secret-token"]))
+        for round in 0..<10 {
+            let name = "hub-\(round)-" + UUID().uuidString.lowercased()
+            async let a = openReplicaHub(service, journal: journal, name: name, initial: Board(title: "Groceries"))
+            async let b = openReplicaHub(service, journal: journal, name: name, initial: Board(title: "Groceries"))
+            let (x, y) = try await (a, b)
+            #expect(x.stream == y.stream)
+            #expect(try await journal.newestSnapshot(of: name)?.state.stream == x.stream)
+            await x.close()
+            await y.close()
+        }
+        await journal.close()
+    }
 }
