@@ -26,6 +26,7 @@ let package = Package(
             name: "LiveServerCore",
             dependencies: [
                 .product(name: "Stillwater", package: "Stillwater"),
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -60,6 +61,7 @@ let package = Package(
             dependencies: [
                 "LiveServerCore",
                 .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),
             ]
         ),
@@ -67,7 +69,9 @@ let package = Package(
             name: "LiveServerTests",
             dependencies: [
                 "LiveServerCore",
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),

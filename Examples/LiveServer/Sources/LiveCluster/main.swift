@@ -122,7 +122,7 @@ final class Nodes: Sendable {
         guard let binary = siblingServer() else { exit(2) }
         let index = nodes.withLock { $0.count }
         guard let (process, port) = try await startServer(binary, arguments: [
-            "--port", "0", "--stats", "--postgres", config.postgres, "--data", "\(folder)/node-\(index)",
+            "--port", "0", "--postgres", config.postgres, "--data", "\(folder)/node-\(index)",
             "--team", "\(team)=\(token)", "--patch-interval-ms", String(config.patchIntervalMs),
             "--snapshot-every", String(config.snapshotEvery),
         ]) else {
@@ -208,7 +208,6 @@ final class ClusterClient: Sendable {
         var retries = 0
         var reconnects = 0
         var failure: String?
-        var stats: String?
     }
 
     let index: Int
@@ -237,9 +236,6 @@ final class ClusterClient: Sendable {
             state.outgoing?.yield(text)
         }
     }
-
-    /// Asks the node for its counters.
-    func askStats() { state.withLock { $0.stats = nil; $0.outgoing?.yield(#"{"type":"stats"}"#) } }
 
     private func run() async {
         while !Task.isCancelled {
@@ -292,10 +288,6 @@ final class ClusterClient: Sendable {
 
     private func receive(_ text: String) {
         let now = ContinuousClock.now
-        if text.hasPrefix(#"{"type":"stats""#) {
-            state.withLock { $0.stats = text }
-            return
-        }
         guard let frame = try? ServerFrame.decode(text) else {
             state.withLock { $0.failure = "undecodable frame \(text.prefix(80))" }
             return

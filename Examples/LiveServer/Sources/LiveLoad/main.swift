@@ -12,15 +12,16 @@ import Synchronization
 // --snapshot-every N is passed to the server; --kill-server ends it with SIGKILL (a crash: no closing
 // snapshot) instead of SIGTERM.
 //
-// Starts the server (the `live-server` binary beside this one, with --stats, so its memory is its own;
-// or in this process with --in-process), connects the clients to team `alpha`, lets `senders` of them
+// Starts the server (the `live-server` binary beside this one, so its memory is its own; or in this
+// process with --in-process), connects the clients to team `alpha`, lets `senders` of them
 // send `actions` commands (at `rate` actions a second in all, or as fast as answers come with --rate 0;
 // each sender keeps at most `window` unanswered), waits until every client's replica has the final
 // version, checks all replicas are equal to the server's board, and prints the figures. A command's
 // latency runs from the moment it was due to be sent (so a sender held back by its window counts the
 // wait) to the moment the last client had a version that includes it. --baseline runs the same load a
 // second time against the server sending the whole board to every client on every change, and prints
-// both rows. Exit status: 0, 1 when a replica differs or a run times out, 2 for a bad argument.
+// both rows. Every figure but the server's memory (read from /proc) is counted by the clients from the
+// frames they receive. Exit status: 0, 1 when a replica differs or a run times out, 2 for a bad argument.
 
 struct Options {
     var clients = 1_000
@@ -93,8 +94,40 @@ struct Received: Sendable {
     var versions: [(version: Int, at: ContinuousClock.Instant)] = []
     var acks: [Int: Int] = [:]  // ref -> version
     var errors = 0
-    var stats: String?
     var failure: String?
+    /// The frames that moved the replica on after its first snapshot (patches, or snapshots in the
+    /// whole-board baseline), their bytes, the bytes of the whole board at each one's version, and the
+    /// versions they skipped (folded into a later frame).
+    var counts = FrameCounts()
+}
+
+/// What clients received after their first snapshot (see ``Received/counts``).
+struct FrameCounts: Sendable {
+    var frames = 0
+    var bytes = 0
+    var wholeBoardBytes = 0
+    var skipped = 0
+
+    static func - (lhs: FrameCounts, rhs: FrameCounts) -> FrameCounts {
+        FrameCounts(frames: lhs.frames - rhs.frames, bytes: lhs.bytes - rhs.bytes,
+                    wholeBoardBytes: lhs.wholeBoardBytes - rhs.wholeBoardBytes, skipped: lhs.skipped - rhs.skipped)
+    }
+
+    static func + (lhs: FrameCounts, rhs: FrameCounts) -> FrameCounts {
+        FrameCounts(frames: lhs.frames + rhs.frames, bytes: lhs.bytes + rhs.bytes,
+                    wholeBoardBytes: lhs.wholeBoardBytes + rhs.wholeBoardBytes, skipped: lhs.skipped + rhs.skipped)
+    }
+}
+
+/// The size of the whole board's snapshot frame at each version, encoded once per version for all clients
+/// (emptied at the start of each run: versions start again with each server).
+let wholeBoardSizes = Locked<[Int: Int]>([:])
+
+@Sendable func wholeBoardSize(of view: BoardView, board: String) -> Int {
+    if let size = wholeBoardSizes.withLock({ $0[view.version] }) { return size }
+    let size = ServerFrame.snapshot(view, board: board).encoded().utf8.count
+    wholeBoardSizes.withLock { $0[view.version] = size }
+    return size
 }
 
 final class LoadClient: Sendable {
@@ -124,12 +157,11 @@ final class LoadClient: Sendable {
                         for try await message in inbound.messages(maxSize: 1 << 22) {
                             guard case .text(let text) = message else { continue }
                             let now = ContinuousClock.now
-                            if text.hasPrefix(#"{"type":"stats""#) {
-                                received.withLock { $0.stats = text }
-                                continue
-                            }
                             let frame = try ServerFrame.decode(text)
-                            received.withLock { state in
+                            // A frame that moves the replica on after its first snapshot is counted; the
+                            // whole board's size at its version is looked up outside this client's lock.
+                            let moved = received.withLock { state -> (view: BoardView, board: String)? in
+                                let previous = state.replica.view?.version
                                 do {
                                     try state.replica.apply(frame)
                                 } catch {
@@ -143,6 +175,16 @@ final class LoadClient: Sendable {
                                     state.errors += 1
                                     if let ref { state.acks[ref] = -1 }
                                 }
+                                guard let previous, let view = state.replica.view, let board = state.replica.board,
+                                      view.version > previous else { return nil }
+                                state.counts.frames += 1
+                                state.counts.bytes += text.utf8.count
+                                state.counts.skipped += view.version - previous - 1
+                                return (view, board)
+                            }
+                            if let moved {
+                                let size = wholeBoardSize(of: moved.view, board: moved.board)
+                                received.withLock { $0.counts.wholeBoardBytes += size }
                             }
                         }
                         group.cancelAll()
@@ -207,6 +249,7 @@ struct Row {
 }
 
 func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
+    wholeBoardSizes.withLock { $0 = [:] }
     // The server.
     var serverProcess: Process?
     var inProcessTask: Task<Void, any Error>?
@@ -217,7 +260,7 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let seeded = LiveServer.seeded()
         let server = LiveServer(
-            boards: seeded.teams, access: seeded.access, exposesStats: true,
+            boards: seeded.teams, access: seeded.access,
             patchInterval: .milliseconds(options.patchIntervalMs), sendsWholeBoard: wholeBoard)
         let app = server.application(port: 0) { continuation.yield($0) }
         inProcessTask = Task { try await app.runService(gracefulShutdownSignals: []) }
@@ -231,7 +274,7 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
         token = AccessPolicy.newToken()
         // With --port 0 (the default) the server picks a port and names it in its "listening on" line.
         guard let (process, number) = try await startServer(binary, arguments: [
-            "--port", String(options.port), "--stats", "--patch-interval-ms", String(options.patchIntervalMs),
+            "--port", String(options.port), "--patch-interval-ms", String(options.patchIntervalMs),
             "--data", folder, "--team", "alpha=\(token)"] + (wholeBoard ? ["--send-whole-board"] : [])
             + (options.snapshotEvery.map { ["--snapshot-every", String($0)] } ?? []))
         else {
@@ -261,15 +304,8 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     try await waitUntil("every snapshot", within: 60) { clients.allSatisfy { $0.version >= 0 } }
     let startVersion = clients[0].version
 
-    func statsFrame() async throws -> [String: Int] {
-        clients[0].received.withLock { $0.stats = nil }
-        clients[0].outgoing.yield(#"{"type":"stats"}"#)
-        try await waitUntil("the stats frame", within: 30) { clients[0].received.withLock { $0.stats != nil } }
-        let text = clients[0].received.withLock { $0.stats! }
-        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-        return (object?["stats"] as? [String: Int]) ?? [:]
-    }
-    let before = try await statsFrame()
+    func counts() -> FrameCounts { clients.reduce(FrameCounts()) { $0 + $1.received.withLock { $0.counts } } }
+    let before = counts()
 
     // Send.
     let sendTimes = SendTimes()  // ref (global) -> when sent
@@ -322,7 +358,8 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
         clients.allSatisfy { $0.version >= finalVersion }
     }
     let converged = ContinuousClock.now
-    let after = try await statsFrame()
+    let received = counts() - before
+    let memory = processMemory(pid: serverProcess?.processIdentifier ?? getpid())
 
     // Check: every replica equals the first, and a fresh connection's snapshot.
     let fresh = LoadClient(port: port, token: token)
@@ -348,11 +385,10 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     }
     latencies.sort()
     func percentile(_ p: Double) -> Double { LoadSupport.percentile(latencies, p) }
-    func delta(_ key: String) -> Int { (after[key] ?? 0) - (before[key] ?? 0) }
 
     let sendSeconds = seconds(sent - started)
     let totalSeconds = seconds(converged - started)
-    let patches = delta("patches")
+    let patches = received.frames
     print(String(format: "actions: %d sent, %d accepted, %d refused (stale ids); %.0f actions/s", options.actions, accepted,
                  options.actions - accepted, Double(options.actions) / sendSeconds))
     print(String(format: "patches: %d frames in %.2f s to converge: %.0f patches/s (%.1f per client; %d versions)",
@@ -360,17 +396,13 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
                  finalVersion - startVersion))
     if patches > 0 {
         print(String(format: "bytes per patch: %.0f, vs %.0f for the whole state (%.1f%%)",
-                     Double(delta("patchBytes")) / Double(patches), Double(delta("wholeStateBytes")) / Double(patches),
-                     100 * Double(delta("patchBytes")) / Double(max(delta("wholeStateBytes"), 1))))
+                     Double(received.bytes) / Double(patches), Double(received.wholeBoardBytes) / Double(patches),
+                     100 * Double(received.bytes) / Double(max(received.wholeBoardBytes, 1))))
     }
     print(String(format: "latency, send to every client applied: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d versions)",
                  percentile(0.5), percentile(0.99), latencies.last ?? 0, latencies.count))
-    print("versions clients skipped (folded into a later patch): \(delta("superseded"))")
-    if delta("durableWrites") > 0 {
-        print(String(format: "journal: %d durable writes (fsyncs), %.1f commands per write", delta("durableWrites"),
-                     Double(accepted) / Double(delta("durableWrites"))))
-    }
-    print("server memory: \((after["rssKiB"] ?? 0) / 1024) MiB resident, peak \((after["peakRssKiB"] ?? 0) / 1024) MiB"
+    print("versions clients skipped (folded into a later patch): \(received.skipped)")
+    print("server memory: \(memory.residentKiB / 1024) MiB resident, peak \(memory.peakKiB / 1024) MiB"
         + (options.inProcess ? " (this process, clients included)" : ""))
     print("replicas equal to the server's board: \(options.clients - mismatched) of \(options.clients)"
         + (failures.isEmpty ? "" : "; failures: \(failures.prefix(3))"))
@@ -383,13 +415,13 @@ func run(_ options: Options, wholeBoard: Bool) async throws -> Row {
     serverProcess?.waitUntilExit()
     if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     inProcessTask?.cancel()
-    let wholeBytes = Double(delta("wholeStateBytes")) / Double(max(patches, 1))
+    let wholeBytes = Double(received.wholeBoardBytes) / Double(max(patches, 1))
     return Row(
         label: wholeBoard ? "whole board on every change (baseline)" : "patches, interval \(options.patchIntervalMs) ms",
         actionsPerSecond: Double(options.actions) / sendSeconds, patchesPerSecond: Double(patches) / totalSeconds,
-        patchesPerClient: Double(patches) / Double(options.clients), bytesPerPatch: Double(delta("patchBytes")) / Double(max(patches, 1)),
+        patchesPerClient: Double(patches) / Double(options.clients), bytesPerPatch: Double(received.bytes) / Double(max(patches, 1)),
         wholeBoardBytes: wholeBytes, p50: percentile(0.5), p99: percentile(0.99), max: latencies.last ?? 0,
-        rssMiB: (after["peakRssKiB"] ?? 0) / 1024, equal: failures.isEmpty ? options.clients - mismatched : 0,
+        rssMiB: memory.peakKiB / 1024, equal: failures.isEmpty ? options.clients - mismatched : 0,
         clients: options.clients)
 }
 

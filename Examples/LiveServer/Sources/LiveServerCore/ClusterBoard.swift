@@ -2,10 +2,29 @@ import Foundation
 import PostgresJournal
 import PostgresNIO
 import Stillwater
+import StillwaterLive
 import Synchronization
 
 /// The PostgreSQL log of the cluster's boards: one log per team, named by the team.
 public typealias BoardLog = PostgresJournal<Board, BoardAction>
+
+/// Opens the board in `journal`'s log `name` as a replica hub of `service`: the log's newest snapshot
+/// and the records after it, or for a new log a first snapshot of `initial`.
+///
+/// Nodes that open a new log at once agree on its stream identity (so a client moving between them
+/// resumes instead of starting over): the first snapshot is stored before the hub opens, and the
+/// database keeps the one that came first, which every hub then reads.
+///
+/// - Throws: What the database answers, or `LiveHubError` when the log's records do not follow on.
+public func openReplicaHub(
+    _ service: BoardService, journal: PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>, name: String,
+    initial: Board, options: LiveOptions = LiveOptions()
+) async throws -> LiveHub<BoardService> {
+    if try await journal.newestSnapshot(of: name) == nil {
+        try await journal.writeSnapshot(LiveLogState(state: initial), seq: 0, of: name)
+    }
+    return try await LiveHub.open(service, log: journal.log(named: name), initial: initial, options: options)
+}
 
 /// A node of a cluster: its boards are replicas of logs in one PostgreSQL database, shared with the other
 /// nodes.
@@ -250,9 +269,6 @@ final class ReplicaWriter: BoardWriting {
     /// The sequence number of the last action applied.
     var position: Int64 { state.withLock { $0.position } }
 
-    private let appends = Atomic<Int>(0)
-
-    var durableWrites: Int { appends.load(ordering: .relaxed) }
 
     func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void) {
         let start: Bool? = state.withLock { state in
@@ -301,7 +317,6 @@ final class ReplicaWriter: BoardWriting {
         do {
             results = try await log.append(
                 batch.map { (cid: $0.id, action: BoardAction(command: $0.command, cid: $0.id)) }, to: name, using: appender)
-            appends.add(1, ordering: .relaxed)
         } catch {
             let message = "the board's database cannot be reached (\(ClusterNode.describe(error))); try again later"
             for request in batch { request.reply(.unavailable(message)) }

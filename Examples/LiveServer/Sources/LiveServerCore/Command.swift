@@ -33,6 +33,44 @@ public enum BoardCommand: Codable, Equatable, Sendable {
     case delete(id: String)
     /// Changes the board's title.
     case setTitle(String)
+
+    /// The JSON name of ``setTitle(_:)``'s value: `{"setTitle":{"title":"Groceries"}}`. The other cases'
+    /// labels are their names (`{"add":{"text":"milk"}}`, `{"move":{"id":"i2","to":0}}`).
+    private enum SetTitleCodingKeys: String, CodingKey {
+        case _0 = "title"
+    }
+
+    /// The command with its texts trimmed of spaces and line breaks at both ends, once they and its id
+    /// are checked against ``Limits``: a text is not empty and not too long, an id at most 32 bytes.
+    /// Whether the id names an item is for the board to say (``Board/rejection(of:)``).
+    ///
+    /// ```swift
+    /// print(try BoardCommand.add(text: "  milk ").checked())
+    /// // Prints "add(text: "milk")"
+    /// ```
+    public func checked() throws(CommandRejection) -> BoardCommand {
+        func text(_ value: String, _ name: String, limit: Int) throws(CommandRejection) -> String {
+            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw CommandRejection("\"\(name)\" is empty") }
+            guard trimmed.count <= limit else {
+                throw CommandRejection("\"\(name)\" has \(trimmed.count) characters, over the limit of \(limit)")
+            }
+            return trimmed
+        }
+        func id(_ value: String) throws(CommandRejection) -> String {
+            guard value.utf8.count <= 32 else { throw CommandRejection("\"id\" is too long") }
+            return value
+        }
+        switch self {
+        case .add(let value): return .add(text: try text(value, "text", limit: Limits.itemText))
+        case .toggle(let value): return .toggle(id: try id(value))
+        case .rename(let value, let newText):
+            return .rename(id: try id(value), text: try text(newText, "text", limit: Limits.itemText))
+        case .move(let value, let to): return .move(id: try id(value), to: to)
+        case .delete(let value): return .delete(id: try id(value))
+        case .setTitle(let value): return .setTitle(try text(value, "title", limit: Limits.title))
+        }
+    }
 }
 
 /// Why a client frame was refused; sent back as an error frame.
@@ -126,38 +164,27 @@ public struct ClientFrame: Equatable, Sendable {
             guard let value else { throw refuse("\(wire.type?.prefix(32) ?? "?") needs \"\(name)\"") }
             return value
         }
-        func checkedText(_ value: String?, _ name: String, limit: Int) throws(CommandRejection) -> String {
-            let value = try need(value, name)
-            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw refuse("\"\(name)\" is empty") }
-            guard trimmed.count <= limit else {
-                throw refuse("\"\(name)\" has \(trimmed.count) characters, over the limit of \(limit)")
-            }
-            return trimmed
-        }
-        func checkedID() throws(CommandRejection) -> String {
-            let id = try need(wire.id, "id")
-            guard id.utf8.count <= 32 else { throw refuse("\"id\" is too long") }
-            return id
-        }
         if let cid = wire.cid, !isCommandID(cid) {
             throw refuse("\"cid\" must be 1 to 64 letters, digits, - or _")
         }
         let command: BoardCommand
         switch wire.type {
-        case "add": command = .add(text: try checkedText(wire.text, "text", limit: Limits.itemText))
-        case "toggle": command = .toggle(id: try checkedID())
-        case "rename":
-            command = .rename(id: try checkedID(), text: try checkedText(wire.text, "text", limit: Limits.itemText))
-        case "move": command = .move(id: try checkedID(), to: try need(wire.to, "to"))
-        case "delete": command = .delete(id: try checkedID())
-        case "setTitle": command = .setTitle(try checkedText(wire.title, "title", limit: Limits.title))
+        case "add": command = .add(text: try need(wire.text, "text"))
+        case "toggle": command = .toggle(id: try need(wire.id, "id"))
+        case "rename": command = .rename(id: try need(wire.id, "id"), text: try need(wire.text, "text"))
+        case "move": command = .move(id: try need(wire.id, "id"), to: try need(wire.to, "to"))
+        case "delete": command = .delete(id: try need(wire.id, "id"))
+        case "setTitle": command = .setTitle(try need(wire.title, "title"))
         case "hello": throw refuse("\"hello\" is only accepted as the first frame")
         case nil: throw refuse("missing \"type\"")
         case let other?:
             throw refuse("unknown type \"\(other.prefix(32))\"")
         }
-        return ClientFrame(command: command, ref: wire.ref, cid: wire.cid)
+        do throws(CommandRejection) {
+            return ClientFrame(command: try command.checked(), ref: wire.ref, cid: wire.cid)
+        } catch {
+            throw refuse(error.message)
+        }
     }
 
     /// The `ref` of a frame that did not decode as a whole: the integer `ref` of a JSON object, or, when
@@ -260,41 +287,50 @@ public struct ClientFrame: Equatable, Sendable {
 }
 
 extension Board {
+    /// Why `command` does not fit the board as it is now (an id that names no item, a move out of range,
+    /// an add to a full board), or `nil` when ``apply(_:)`` would take it.
+    public func rejection(of command: BoardCommand) -> CommandRejection? {
+        func unknown(_ id: String) -> CommandRejection? {
+            items.contains { $0.id == id } ? nil : CommandRejection("no item with id \"\(id.prefix(32))\"")
+        }
+        switch command {
+        case .add:
+            return items.count < Limits.items ? nil : CommandRejection("the board is full (\(Limits.items) items)")
+        case .toggle(let id), .rename(let id, _), .delete(let id):
+            return unknown(id)
+        case .move(let id, let to):
+            if let rejection = unknown(id) { return rejection }
+            return to >= 0 && to < items.count ? nil : CommandRejection("index \(to) is out of range 0..<\(items.count)")
+        case .setTitle:
+            return nil
+        }
+    }
+
     /// Applies `command` if it fits the board as it is now, and says whether it did.
     ///
     /// A command that fits but changes nothing a client sees (a rename to the same text, a move to the
     /// same place) is accepted without a new version. A command that does not fit changes nothing.
     /// ``accept(_:id:)`` is the same with the command's id remembered.
     public mutating func apply(_ command: BoardCommand) -> Result<Int, CommandRejection> {
-        func index(of id: String) -> Int? { items.firstIndex { $0.id == id } }
-        func unknown(_ id: String) -> Result<Int, CommandRejection> {
-            .failure(CommandRejection("no item with id \"\(id.prefix(32))\""))
-        }
+        if let rejection = rejection(of: command) { return .failure(rejection) }
+        func index(of id: String) -> Int { items.firstIndex { $0.id == id }! }
         var changed = true
         switch command {
         case .add(let text):
-            guard items.count < Limits.items else {
-                return .failure(CommandRejection("the board is full (\(Limits.items) items)"))
-            }
             items.append(BoardItem(id: "i\(nextItemNumber)", text: text))
             nextItemNumber += 1
         case .toggle(let id):
-            guard let at = index(of: id) else { return unknown(id) }
-            items[at].done.toggle()
+            items[index(of: id)].done.toggle()
         case .rename(let id, let text):
-            guard let at = index(of: id) else { return unknown(id) }
+            let at = index(of: id)
             changed = items[at].text != text
             items[at].text = text
         case .move(let id, let to):
-            guard let at = index(of: id) else { return unknown(id) }
-            guard to >= 0 && to < items.count else {
-                return .failure(CommandRejection("index \(to) is out of range 0..<\(items.count)"))
-            }
+            let at = index(of: id)
             changed = at != to
             items.insert(items.remove(at: at), at: to)
         case .delete(let id):
-            guard let at = index(of: id) else { return unknown(id) }
-            items.remove(at: at)
+            items.remove(at: index(of: id))
         case .setTitle(let title):
             changed = self.title != title
             self.title = title

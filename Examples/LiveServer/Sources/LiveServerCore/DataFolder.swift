@@ -26,8 +26,14 @@ public struct DataFolder {
     }
 
     struct Registry: Codable {
+        /// The data format of the folder's files; absent in folders of older live-servers.
+        var format: Int? = DataFolder.format
         var teams: [TeamEntry] = []
     }
+
+    /// The data format this live-server writes and reads: `teams.json` holds it. An older live-server's
+    /// folder (no `format`, its journals holding commands in an older shape) is refused, not converted.
+    static let format = 2
 
     /// The folder's path.
     public let path: String
@@ -117,7 +123,7 @@ public struct DataFolder {
             access: AccessPolicy(
                 tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }),
                 extraOrigins: Set(options.origins)),
-            exposesStats: options.exposesStats, patchInterval: options.patchInterval,
+            patchInterval: options.patchInterval,
             sendsWholeBoard: options.sendsWholeBoard)
     }
 
@@ -128,6 +134,7 @@ public struct DataFolder {
             throw DataFolderError(message: "cannot create the data folder \(path): \(error.localizedDescription)")
         }
         var registry = try readRegistry()
+        try checkFormat(of: registry)
         let (changed, newTokens) = Self.register(options.teams, in: &registry)
         if !changed.isEmpty { try writeRegistry(registry) }
         return (try checked(registry.teams, source: registryPath), newTokens)
@@ -190,6 +197,7 @@ public struct DataFolder {
         -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)])
     {
         let file = try readRegistry()
+        try checkFormat(of: file)
         if !file.teams.isEmpty {
             try await node.storeTeams(file.teams, keepingStored: true)
         }
@@ -230,7 +238,13 @@ public struct DataFolder {
             return (["no data folder at \(path)"], true)
         }
         do {
-            _ = try checked(try readRegistry().teams, source: registryPath)
+            let registry = try readRegistry()
+            do {
+                try checkFormat(of: registry)
+            } catch {
+                return (["\(error)"], true)
+            }
+            _ = try checked(registry.teams, source: registryPath)
         } catch {
             lines.append("\(error)")
             damaged = true
@@ -259,6 +273,16 @@ public struct DataFolder {
         } catch {
             throw DataFolderError(message: "cannot read \(registryPath): \(error.localizedDescription) (left as it is)")
         }
+    }
+
+    /// Refuses a registry of another live-server's data format.
+    ///
+    /// - Throws: ``DataFolderError`` saying the folder must be started fresh.
+    private func checkFormat(of registry: Registry) throws {
+        guard registry.format != Self.format else { return }
+        let writer = (registry.format ?? 1) < Self.format ? "an older" : "a newer"
+        throw DataFolderError(message: "\(path) was written by \(writer) live-server, whose boards this one "
+            + "cannot read; start it with a fresh data folder (nothing was changed)")
     }
 
     private func writeRegistry(_ registry: Registry) throws {

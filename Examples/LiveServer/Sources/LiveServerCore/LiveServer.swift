@@ -26,10 +26,8 @@ public struct LiveServer: Sendable {
     public let teams: [String: TeamBoard]
     /// The teams' tokens and the allowed page origins.
     public let access: AccessPolicy
-    /// Counters for the whole server.
+    /// Counters for the whole server, read by tests.
     public let stats: ServerStats
-    /// Whether a client may ask for ``ServerStats`` (`{"type":"stats"}`); off unless the load run asks.
-    public let exposesStats: Bool
     /// The least time between two patches to one client (zero: send as soon as the socket takes it).
     /// A longer interval lets more changes fold into each patch: fewer frames, and more actions per
     /// second for the server, at the price of up to that much more latency. A change after a quiet
@@ -52,7 +50,7 @@ public struct LiveServer: Sendable {
 
     /// Creates a server for these boards.
     public init(
-        boards: [String: TeamBoard], access: AccessPolicy, exposesStats: Bool = false,
+        boards: [String: TeamBoard], access: AccessPolicy,
         patchInterval: Duration = .zero, sendsWholeBoard: Bool = false, helloTimeout: Duration = .seconds(10),
         firstRequestTimeout: Duration = .seconds(10)
     ) {
@@ -61,7 +59,6 @@ public struct LiveServer: Sendable {
         self.teams = boards
         self.access = access
         self.stats = ServerStats()
-        self.exposesStats = exposesStats
         self.patchInterval = patchInterval
         self.helloTimeout = helloTimeout
     }
@@ -81,19 +78,19 @@ public struct LiveServer: Sendable {
     static let alphaSeed = ["Write the release notes", "Review the store diff", "Fix the flaky test", "Plan the demo"]
     static let betaSeed = ["Order the cake", "Book the room"]
 
-    /// The tokens of ``seeded(exposesStats:patchInterval:)``'s teams: known, so only for tests and the
+    /// The tokens of ``seeded(patchInterval:)``'s teams: known, so only for tests and the
     /// load run's in-process server.
     public static let seededTokens = ["alpha": "alpha-token-for-tests", "beta": "beta-token-for-tests"]
 
     /// Two teams with seeded boards kept in memory (nothing survives the process), with the tokens
     /// ``seededTokens``: for tests and the load run.
-    public static func seeded(exposesStats: Bool = false, patchInterval: Duration = .zero) -> LiveServer {
+    public static func seeded(patchInterval: Duration = .zero) -> LiveServer {
         LiveServer(
             boards: [
                 "alpha": TeamBoard(Board(title: "Team Alpha", texts: alphaSeed)),
                 "beta": TeamBoard(Board(title: "Team Beta", texts: betaSeed)),
             ],
-            access: AccessPolicy(tokens: seededTokens), exposesStats: exposesStats, patchInterval: patchInterval)
+            access: AccessPolicy(tokens: seededTokens), patchInterval: patchInterval)
     }
 
     /// The Hummingbird application serving the page and the WebSocket endpoint on `host:port` (port 0
@@ -345,13 +342,6 @@ public struct LiveServer: Sendable {
             while let message = try await messages.next() {
                 guard case .text(let text) = message else {
                     await refuse(.error(message: "binary frames are not accepted", ref: nil))
-                    continue
-                }
-                if exposesStats, text == #"{"type":"stats"}"# {
-                    var counters = stats.snapshot()
-                    counters["durableWrites"] = teams.values.reduce(0) { $0 + $1.durableWrites }
-                    let data = (try? JSONSerialization.data(withJSONObject: counters, options: [.sortedKeys])) ?? Data()
-                    try await outbound.write(.text(#"{"type":"stats","stats":"# + String(decoding: data, as: UTF8.self) + "}"))
                     continue
                 }
                 let frame: ClientFrame

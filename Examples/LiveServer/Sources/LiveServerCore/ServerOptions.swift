@@ -36,8 +36,6 @@ public struct ServerOptions: Equatable, Sendable {
     /// The least time between two patches to one client (10 ms unless set: a change after a quiet
     /// spell still goes out at once).
     public var patchInterval: Duration = .milliseconds(10)
-    /// Whether clients may ask for the server's counters.
-    public var exposesStats = false
     /// Whether every change sends the whole board instead of a patch (the load run's baseline).
     public var sendsWholeBoard = false
     /// Accepted commands between two snapshots of a board.
@@ -61,7 +59,7 @@ public struct ServerOptions: Equatable, Sendable {
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
                live-server --check DIR
-                           [--patch-interval-ms N] [--snapshot-every N] [--stats] [--send-whole-board]
+                           [--patch-interval-ms N] [--snapshot-every N] [--send-whole-board]
                            [--postgres postgres://USER@HOST:PORT/DATABASE] [--kept-actions N]
           --host H              address to listen on (default 127.0.0.1)
           --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
@@ -74,7 +72,6 @@ public struct ServerOptions: Equatable, Sendable {
           --patch-interval-ms N least time between two patches to one client (default 10; about 100
                                 suits 1 000 clients on two cores)
           --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
-          --stats               let clients ask for the server's counters (for live-load)
           --send-whole-board    send the whole board on every change instead of patches (live-load's baseline)
           --postgres URL        join a cluster: keep the boards, teams and tokens in this PostgreSQL
                                 database (also LIVE_POSTGRES), shared with the other nodes (a token set on
@@ -122,7 +119,6 @@ public struct ServerOptions: Equatable, Sendable {
                 options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
             case "--kept-actions":
                 options.keptActions = try number(try value(argument), for: argument, in: 0...100_000_000)
-            case "--stats": options.exposesStats = true
             case "--send-whole-board": options.sendsWholeBoard = true
             case "--postgres":
                 let url = try value(argument)

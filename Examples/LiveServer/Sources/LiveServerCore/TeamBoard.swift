@@ -109,10 +109,6 @@ public final class TeamBoard: Sendable {
     public func close() throws {
         try writer.close()
     }
-
-    /// The journal writes that made commands durable so far (for the file journal, one `fsync` each;
-    /// for a cluster, one committed transaction each): commands per write is the batching's measure.
-    public var durableWrites: Int { writer.durableWrites }
 }
 
 /// Several accepted commands reduced as one action, so the store's observers are told once for the
@@ -149,8 +145,6 @@ protocol BoardWriting: Sendable {
     func submit(_ command: BoardCommand, id: String?, reply: @escaping @Sendable (CommandOutcome) -> Void)
     /// Refuses commands from now on (a file journal writes its closing snapshot).
     func close() throws
-    /// The writes that made a batch durable so far.
-    var durableWrites: Int { get }
 }
 
 /// Takes commands from any task, applies them to a copy of the board, journals the accepted ones with
@@ -190,9 +184,6 @@ final class CommandWriter: BoardWriting {
     private let store: Store<Board>
     private let snapshotEvery: Int
     private let queue = DispatchQueue(label: "live-server.journal")
-    private let syncs = Atomic<Int>(0)
-
-    var durableWrites: Int { syncs.load(ordering: .relaxed) }
 
     /// A writer for `board`, whose journal holds `sinceSnapshot` records after its newest snapshot.
     init(board: Board, journal: any ActionJournal<Board, BoardAction>, store: Store<Board>, snapshotEvery: Int, sinceSnapshot: Int = 0) {
@@ -267,7 +258,6 @@ final class CommandWriter: BoardWriting {
                     try journal.append(action, version: board.sequence + offset + 1)
                 }
                 try journal.sync()
-                syncs.add(1, ordering: .relaxed)
             } catch {
                 // Nothing of this batch is durable: none of it is applied, and each sender may retry. A
                 // failed sync has already dropped the batch's records; reading the journal again before
@@ -321,7 +311,7 @@ final class CommandWriter: BoardWriting {
     }
 }
 
-/// Counters for the whole server, read by the load run.
+/// Counters for the whole server, read by tests (a load run counts what its clients receive).
 public final class ServerStats: Sendable {
     /// Connections open now.
     public let connections = Atomic<Int>(0)
@@ -351,7 +341,7 @@ public final class ServerStats: Sendable {
     /// Creates zeroed counters.
     public init() {}
 
-    /// The counters as a JSON-friendly dictionary (memory of this process included).
+    /// The counters as a dictionary.
     public func snapshot() -> [String: Int] {
         var result = [
             "connections": connections.load(ordering: .relaxed),
@@ -367,23 +357,6 @@ public final class ServerStats: Sendable {
             "wholeStateBytes": wholeStateBytes.load(ordering: .relaxed),
             "superseded": superseded.load(ordering: .relaxed),
         ]
-        for (key, value) in ProcessMemory.read() { result[key] = value }
-        return result
-    }
-}
-
-/// Reads this process's memory from `/proc/self/status` (Linux); empty elsewhere.
-public enum ProcessMemory {
-    /// `rssKiB` (resident now) and `peakRssKiB` (the most resident so far), in KiB.
-    public static func read() -> [String: Int] {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return [:] }
-        var result: [String: Int] = [:]
-        for line in status.split(separator: "\n") {
-            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard parts.count >= 2, let value = Int(parts[1]) else { continue }
-            if parts[0] == "VmRSS:" { result["rssKiB"] = value }
-            if parts[0] == "VmHWM:" { result["peakRssKiB"] = value }
-        }
         return result
     }
 }

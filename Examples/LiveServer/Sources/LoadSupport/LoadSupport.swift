@@ -24,6 +24,20 @@ public func onTerminationSignals(_ handler: @escaping @Sendable () -> Void) -> [
     }
 }
 
+/// The memory of process `pid` from `/proc/PID/status` (Linux): resident now and the most resident so
+/// far, in KiB; zeros where it cannot be read.
+public func processMemory(pid: Int32) -> (residentKiB: Int, peakKiB: Int) {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+    var memory = (residentKiB: 0, peakKiB: 0)
+    for line in status.split(separator: "\n") {
+        let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard parts.count >= 2, let value = Int(parts[1]) else { continue }
+        if parts[0] == "VmRSS:" { memory.residentKiB = value }
+        if parts[0] == "VmHWM:" { memory.peakKiB = value }
+    }
+    return memory
+}
+
 /// A duration in seconds.
 public func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -321,6 +321,31 @@ struct CheckTests {
         }
     }
 
+    @Test("a folder of an older live-server (teams.json without its format): a check and a start exit 1 with one line, no file changed")
+    func olderFolder() async throws {
+        try await withDataFolder { folder in
+            try await Self.folder(folder, commands: 3)
+            let registry = URL(fileURLWithPath: folder + "/teams.json")
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: registry)) as? [String: Any])
+            #expect(object["format"] as? Int == 2)
+            object["format"] = nil
+            try JSONSerialization.data(withJSONObject: object).write(to: registry)
+            let before = try ProcessTests.files(in: folder).filter { $0.key != "live-server.lock" }
+            let check = try ServerProcess(["--check", folder])
+            let (status, _) = try await check.exit(within: 30)
+            #expect(status == 1)
+            #expect(check.stderr == "live-server: \(folder) was written by an older live-server, whose boards this one "
+                + "cannot read; start it with a fresh data folder (nothing was changed)\n")
+            let server = try ServerProcess(["--port", "0", "--data", folder, "--team", "gamma=\(ProcessTests.token)"])
+            defer { server.stop() }
+            let (startStatus, _) = try await server.exit(within: 30)
+            #expect(startStatus == 1, "\(server.stderr)")
+            #expect(server.stderr.split(separator: "\n").count == 1, "\(server.stderr)")
+            #expect(server.stderr.contains("older live-server"), "\(server.stderr)")
+            #expect(try ProcessTests.files(in: folder).filter { $0.key != "live-server.lock" } == before)
+        }
+    }
+
     @Test("a damaged teams.json and a missing folder: exit 1 with one line each")
     func damagedTeamsAndMissingFolder() async throws {
         try await withDataFolder { folder in

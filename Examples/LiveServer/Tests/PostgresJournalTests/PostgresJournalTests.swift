@@ -2,6 +2,7 @@ import Foundation
 import LiveServerCore
 import PostgresJournal
 import Stillwater
+import StillwaterLive
 import StillwaterTesting
 import Testing
 
@@ -271,5 +272,51 @@ struct PostgresJournalTests {
         }
         #expect(snapshots.last ?? 0 >= 20)
         for node in [first, second, third] { await node.stop() }
+    }
+
+    @Test("two board hubs on one PostgresActionLog are replicas: each applies the other's records once advanced, and a cid retried on the other node is a duplicate")
+    func boardHubsOnOneLog() async throws {
+        let journal = try PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(url: databaseURL!, prefix: "test")
+        try await journal.prepare()
+        let name = "hub-" + UUID().uuidString.lowercased()
+        let service = BoardService(team: "alpha", access: AccessPolicy(tokens: ["alpha": "alpha-secret-token"]))
+        let a = try await LiveHub.open(service, log: journal.log(named: name), initial: Board(title: "Groceries"))
+        let b = try await LiveHub.open(service, log: journal.log(named: name), initial: Board(title: "never used"))
+        #expect(a.stream == b.stream)
+        #expect(await a.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .applied(version: 1))
+        // b appends after a's record: its own command is applied in the log's order, a's first.
+        #expect(await b.perform(.add(text: "bread"), cid: "b1", as: "alpha") == .applied(version: 2))
+        #expect(b.view.items.map(\.text) == ["milk", "bread"])
+        // What a NOTIFY tells a node: the log's head.
+        a.advance(to: Int(try await journal.head(of: name)))
+        await a.settle()
+        #expect(a.version == 2)
+        #expect(a.view == b.view)
+        #expect(await b.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .duplicate(version: 1))
+        #expect(await a.perform(.setTitle("Weekend"), cid: "t1", as: "alpha") == .applied(version: 3))
+        try await b.refresh()
+        #expect(b.view == LiveBoardView(title: "Weekend", items: a.view.items))
+        #expect(try await journal.head(of: name) == 3)
+        await a.close()
+        await b.close()
+        await journal.close()
+    }
+
+    @Test("replica hubs opened at once on one new log share its stream identity, the one the log keeps")
+    func replicaHubsOpenedAtOnce() async throws {
+        let journal = try PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(url: databaseURL!, prefix: "test")
+        try await journal.prepare()
+        let service = BoardService(team: "alpha", access: AccessPolicy(tokens: ["alpha": "alpha-secret-token"]))
+        for round in 0..<10 {
+            let name = "hub-\(round)-" + UUID().uuidString.lowercased()
+            async let a = openReplicaHub(service, journal: journal, name: name, initial: Board(title: "Groceries"))
+            async let b = openReplicaHub(service, journal: journal, name: name, initial: Board(title: "Groceries"))
+            let (x, y) = try await (a, b)
+            #expect(x.stream == y.stream)
+            #expect(try await journal.newestSnapshot(of: name)?.state.stream == x.stream)
+            await x.close()
+            await y.close()
+        }
+        await journal.close()
     }
 }
