@@ -285,6 +285,8 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         }
         let first = try? await messages.next()
         timer.cancel()
+        // A timer that fired is let finish its close before the handler ends (the library would send 1000).
+        await timer.value
         // Closed meanwhile by the timer or the drain: the close is sent; the library ends the handshake.
         guard let first, sockets.claim(id, connected: true) else { return }
         guard let routed = await route(first, admission: admission, socket: socket) else { return }
