@@ -86,6 +86,24 @@ let package = Package(
             swiftSettings: fuzzFlags, linkerSettings: fuzzLinking),
         .testTarget(name: "StillwaterTests", dependencies: ["Stillwater", "StillwaterTesting"]),
         .testTarget(name: "StillwaterLiveTests", dependencies: ["StillwaterLive", "Stillwater", "StillwaterTesting"]),
+        // The adapter's and the PostgreSQL log's tests: empty without the traits, like their targets.
+        .testTarget(
+            name: "StillwaterHummingbirdTests",
+            dependencies: [
+                "StillwaterHummingbird", "StillwaterLive", "Stillwater",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
+            ]
+        ),
+        .testTarget(
+            name: "StillwaterPostgresTests",
+            dependencies: [
+                "StillwaterPostgres", "StillwaterLive", "Stillwater", "StillwaterTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
         .testTarget(name: "TodoTests", dependencies: ["TodoCore", "Todo", "Stillwater", "StillwaterTesting"], exclude: ["FuzzCorpus"]),
         // The README and DocC examples, and the doc comment examples of the modules DocExampleTests depends
         // on, compiled and run as tests (Tests/DocExampleTests/README.md).

@@ -1,0 +1,127 @@
+#if Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import NIOWebSocket
+import StillwaterLive
+import Synchronization
+
+/// One upgraded WebSocket as the endpoint writes to it.
+struct EndpointSocket: Sendable {
+    let outbound: WebSocketOutboundWriter
+    let channel: any Channel
+    let closeTimeout: Duration
+
+    /// Writes `frames` as text frames, in order; false once the socket is closed.
+    func write(_ frames: [String]) async -> Bool {
+        do {
+            for frame in frames { try await outbound.write(.text(frame)) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Sends the close frame; a client that has not answered it within the close timeout is dropped.
+    func close(_ code: LiveCloseCode, reason: String) async {
+        try? await outbound.close(WebSocketErrorCode(codeNumber: code.rawValue), reason: reason)
+        let channel = channel
+        channel.eventLoop.scheduleTask(in: TimeAmount(closeTimeout)) { channel.close(promise: nil) }
+    }
+
+    /// Writes everything `session` has to write: its frames, then its close.
+    func send<Command, Identity>(_ session: LiveSession<Command, Identity>) async {
+        var session = session
+        while let write = session.takeWrite() {
+            switch write {
+            case .frames(let frames):
+                guard await self.write(frames) else { return }
+            case .close(let code, let reason):
+                await close(code, reason: reason)
+                return
+            }
+        }
+    }
+}
+
+/// The upgraded WebSockets of an endpoint, so that its drain closes the ones without a hub yet and waits
+/// until every socket has been sent its close.
+///
+/// A socket is first waiting for its hello; the first of these wins it: its first frame (it gets a
+/// hub: ``claim(_:connected:)`` with `true`), its hello timer, or the drain (both send the close
+/// themselves).
+final class OpenSockets: Sendable {
+    private enum Phase {
+        case awaitingHello
+        case connected
+        case closeSent
+    }
+
+    private struct Entry {
+        var socket: EndpointSocket
+        var phase: Phase
+    }
+
+    private struct State {
+        var entries: [Int: Entry] = [:]
+        var next = 0
+        var closing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Keeps `socket`, waiting for its hello; nil once the drain has begun (close it yourself).
+    func open(_ socket: EndpointSocket) -> Int? {
+        state.withLock { state in
+            guard !state.closing else { return nil }
+            state.next += 1
+            state.entries[state.next] = Entry(socket: socket, phase: .awaitingHello)
+            return state.next
+        }
+    }
+
+    /// Takes a socket still waiting for its hello: to connect it to a hub (`connected`), or to close it.
+    /// False when another already took it.
+    func claim(_ id: Int, connected: Bool = false) -> Bool {
+        state.withLock { state in
+            guard state.entries[id]?.phase == .awaitingHello else { return false }
+            state.entries[id]?.phase = connected ? .connected : .closeSent
+            return true
+        }
+    }
+
+    /// The socket's close is sent.
+    func closeSent(_ id: Int) {
+        state.withLock { $0.entries[id]?.phase = .closeSent }
+    }
+
+    /// Forgets the socket: its handler ended.
+    func remove(_ id: Int) {
+        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+    }
+
+    /// Begins the drain: no socket is kept from now on, and every socket still waiting for its hello is
+    /// taken (returned, to be closed by the caller).
+    func closeUnrouted() -> [EndpointSocket] {
+        state.withLock { state in
+            state.closing = true
+            var taken: [EndpointSocket] = []
+            for (id, entry) in state.entries where entry.phase == .awaitingHello {
+                state.entries[id]?.phase = .closeSent
+                taken.append(entry.socket)
+            }
+            return taken
+        }
+    }
+
+    /// Returns once every socket kept has been sent its close (or has ended), or `limit` passed.
+    func waitUntilClosesSent(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        // Polled: this runs once, at shutdown, for at most `limit`.
+        while ContinuousClock.now < deadline {
+            let open = state.withLock { state in state.entries.values.contains { $0.phase != .closeSent } }
+            guard open else { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+#endif

@@ -1,0 +1,92 @@
+#if Postgres
+import Foundation
+import Stillwater
+import Synchronization
+
+extension PostgresJournal {
+    /// The log named `name` of this journal, as the library's `ActionLog`: for code written against
+    /// `ActionLog` (which one `FileJournal` also serves), and for `ActionLogConformance`.
+    ///
+    /// Versions are the log's sequence numbers; appends carry no command id (use
+    /// ``append(_:to:using:)`` for ids); `writeSnapshot(_:version:)` prunes as ``keptActions`` says.
+    public func log(named name: String) -> PostgresActionLog<State, Entry> {
+        PostgresActionLog(journal: self, name: name)
+    }
+}
+
+/// One named log of a ``PostgresJournal``, as an `ActionLog`: many processes may append to it at once,
+/// and the database orders their appends.
+///
+/// Each concurrent append uses a connection of its own (a transaction holds its connection until it
+/// commits): connections are made as appends need them and kept for the next ones, and closed when the
+/// handle is freed.
+public final class PostgresActionLog<State: Codable & Sendable, Entry: Codable & Sendable>: ActionLog, Sendable {
+    /// The journal the log is kept in.
+    public let journal: PostgresJournal<State, Entry>
+    /// The log's name in the journal's tables.
+    public let name: String
+    /// Appenders not in use (the others are held by an append under way).
+    private let idle = Mutex<[PostgresJournal<State, Entry>.Appender]>([])
+
+    init(journal: PostgresJournal<State, Entry>, name: String) {
+        self.journal = journal
+        self.name = name
+    }
+
+    deinit {
+        let appenders = idle.withLock { $0 }
+        guard !appenders.isEmpty else { return }
+        Task { for appender in appenders { await appender.close() } }
+    }
+
+    /// The newest snapshot (none for a new log: nothing is stored by opening) and every record after it.
+    ///
+    /// - Throws: What the database answers, or a decoding error.
+    public func open() async throws -> ActionLogContents<State, Entry> {
+        let snapshot = try await journal.newestSnapshot(of: name)
+        var after = snapshot?.seq ?? 0
+        var records: [ActionLogRecord<Entry>] = []
+        while true {
+            let page = try await journal.records(of: name, after: after, limit: 1_000)
+            guard let last = page.last else { break }
+            records += page.map { ActionLogRecord(version: Int($0.seq), entry: $0.action) }
+            after = last.seq
+        }
+        return ActionLogContents(
+            snapshot: snapshot.map { JournalSnapshot(version: Int($0.seq), state: $0.state) }, records: records)
+    }
+
+    /// Appends `entries` in one transaction at the log's next versions, durable when this returns (the
+    /// commit).
+    ///
+    /// - Throws: What the database answers; then none of them was appended (unless the connection was
+    ///   lost during the commit, which cannot tell).
+    public func append(_ entries: [Entry]) async throws -> ClosedRange<Int> {
+        precondition(!entries.isEmpty, "PostgresActionLog.append(_:): entries must hold at least one entry; got an empty array")
+        let appender = idle.withLock { $0.popLast() } ?? journal.makeAppender()
+        do {
+            let results = try await journal.append(entries.map { (cid: nil, action: $0) }, to: name, using: appender)
+            idle.withLock { $0.append(appender) }
+            return Int(results.first!.seq)...Int(results.last!.seq)
+        } catch {
+            await appender.close()
+            throw error
+        }
+    }
+
+    /// The records after `version`, in order, at most `limit`.
+    public func records(after version: Int, limit: Int) async throws -> [ActionLogRecord<Entry>] {
+        precondition(limit > 0, "PostgresActionLog.records(after:limit:): limit must be at least 1; got \(limit)")
+        return try await journal.records(of: name, after: Int64(version), limit: limit)
+            .map { ActionLogRecord(version: Int($0.seq), entry: $0.action) }
+    }
+
+    /// The last committed version, every process's appends included.
+    public func head() async throws -> Int { Int(try await journal.head(of: name)) }
+
+    /// Stores `state` as the state after `version` (durable on return) and prunes behind it.
+    public func writeSnapshot(_ state: State, version: Int) async throws {
+        try await journal.writeSnapshot(state, seq: Int64(version), of: name)
+    }
+}
+#endif
