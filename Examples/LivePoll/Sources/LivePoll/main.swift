@@ -19,20 +19,31 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
     exit(status)
 }
 
-var port = 8080, host = "127.0.0.1", data: String?, question: String?, options: [String] = []
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
-    switch argument {
-    case "--port": port = Int(value).flatMap { (0...65_535).contains($0) ? $0 : nil } ?? fail("--port must be 0 to 65535, not \(value)")
-    case "--host": host = value
-    case "--data": data = value
-    case "--question": question = value
-    case "--option": options.append(value)
-    default: fail("unknown option \(argument) (usage: live-poll --data DIR [--port N] [--host H] [--question Q --option A --option B …])")
+/// The command line, read once.
+struct Options {
+    var port = 8080, host = "127.0.0.1", data: String?, question: String?, options: [String] = []
+
+    init(_ arguments: some Sequence<String>) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard let value = iterator.next() else { fail("\(argument) needs a value") }
+            switch argument {
+            case "--port":
+                guard let number = Int(value), (0...65_535).contains(number) else { fail("--port must be 0 to 65535, not \(value)") }
+                port = number
+            case "--host": host = value
+            case "--data": data = value
+            case "--question": question = value
+            case "--option": options.append(value)
+            default: fail("unknown option \(argument) (usage: live-poll --data DIR [--port N] [--host H] [--question Q --option A --option B …])")
+            }
+        }
     }
 }
-guard let data else { fail("--data DIR is required (the poll's journal)") }
+
+let arguments = Options(CommandLine.arguments.dropFirst())
+let (port, host, question, options) = (arguments.port, arguments.host, arguments.question, arguments.options)
+guard let data = arguments.data else { fail("--data DIR is required (the poll's journal)") }
 guard let secret = ProcessInfo.processInfo.environment["POLL_TOKEN"], secret.count >= 16 else {
     fail("set POLL_TOKEN to the poll's secret, at least 16 characters")
 }

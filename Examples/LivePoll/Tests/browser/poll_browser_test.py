@@ -86,6 +86,10 @@ def main():
             click(tabs["a"], "o2")
             tabs["b"] = Tab(browser.devtools, "b", base + "#token=" + SECRET)
             wait(tabs["b"], TALLIES, "0,1,0", "sees tab a's vote")
+            # The tabs share one browser's storage, so one voter id: tab b becomes a second voter and reloads.
+            tabs["b"].eval("localStorage.setItem('poll.voter', 'voter-b'); setTimeout(() => location.reload(), 0); true")
+            time.sleep(0.5)
+            wait(tabs["b"], STATUS, "live", "reconnects after the reload")
             click(tabs["b"], "o1")
             for tab in tabs.values():
                 wait(tab, TALLIES, "1,1,0", "sees both votes")
