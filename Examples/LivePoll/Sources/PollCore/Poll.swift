@@ -5,11 +5,15 @@ import StillwaterLive
 public struct Poll: Codable, Sendable, Equatable {
     /// One answer voters can choose.
     public struct Option: Codable, Sendable, Equatable {
+        /// `o1`, `o2`, … in the order the poll was created with; what a vote names.
         public var id: String
+        /// What voters read.
         public var title: String
     }
 
+    /// What the poll asks.
     public var question: String
+    /// The answers, in the order shown.
     public var options: [Option]
     /// Each voter's choice (voter id → option id); a voter who votes again changes their choice.
     public var choices: [String: String] = [:]
@@ -23,14 +27,16 @@ public struct Poll: Codable, Sendable, Equatable {
 
 /// The one action: a voter's choice, recorded in the log.
 public struct Vote: Action, Codable, Sendable, Equatable {
-    public var voter: String
-    public var option: String
+    /// Who voted (their voter id) and for which option id.
+    public var voter: String, option: String
 
+    /// A vote of `voter` for `option`.
     public init(voter: String, option: String) {
         self.voter = voter
         self.option = option
     }
 
+    /// Records the voter's choice, replacing an earlier one; an option the poll lacks changes nothing.
     public func reduce(_ state: inout Poll) {
         // Decided against the newest state, so an unknown option never gets here; kept safe for replays.
         guard state.options.contains(where: { $0.id == option }) else { return }
@@ -40,17 +46,16 @@ public struct Vote: Action, Codable, Sendable, Equatable {
 
 /// What every browser sees, read-only: the question and a running tally.
 public struct PollView: LiveView {
+    /// One option with its count of votes; rows are matched by `id` when the list is patched.
     public struct Tally: Codable, Equatable, Sendable, Diffable {
-        public var id: String
-        public var title: String
-        public var votes: Int
+        public var id: String, title: String, votes: Int
         public var diffIdentifier: String { id }
     }
 
-    public var question: String
-    public var tallies: [Tally]
-    public var voters: Int
+    /// The question, each option's tally in the poll's order, and how many voters voted.
+    public var question: String, tallies: [Tally], voters: Int
 
+    /// The question and voter count sent whole when changed, the tallies as list patches.
     public static let liveFields: [LiveField<PollView>] = [
         .value("question", \.question), .list("tallies", \.tallies), .value("voters", \.voters),
     ]
@@ -60,7 +65,9 @@ public struct PollView: LiveView {
 public struct PollService: LiveService {
     /// What a client sends: `{"vote":"o2"}`.
     public struct Command: Codable, Sendable {
+        /// The option id voted for.
         public var vote: String
+        /// A vote for `vote`.
         public init(vote: String) { self.vote = vote }
     }
 
@@ -72,6 +79,7 @@ public struct PollService: LiveService {
         self.check = check
     }
 
+    /// Counts the votes: O(voters + options).
     public func view(of poll: Poll) -> PollView {
         var counts: [String: Int] = [:]
         for option in poll.choices.values { counts[option, default: 0] += 1 }
@@ -81,6 +89,7 @@ public struct PollService: LiveService {
             voters: poll.choices.count)
     }
 
+    /// Accepts a vote for an option the poll has, as the connection's voter; refuses any other.
     public func decide(_ command: Command, state: Poll, identity: String) -> LiveDecision<Vote> {
         guard state.options.contains(where: { $0.id == command.vote }) else {
             return .reject("no option \"\(command.vote)\" in this poll")
