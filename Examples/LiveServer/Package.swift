@@ -12,13 +12,12 @@ let package = Package(
         .executable(name: "live-cluster", targets: ["LiveCluster"]),
     ],
     dependencies: [
-        .package(name: "Stillwater", path: "../.."),
+        .package(name: "Stillwater", path: "../..", traits: ["Postgres"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(name: "PostgresJournal", path: "PostgresJournal"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
@@ -32,7 +31,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "StillwaterPostgres", package: "Stillwater"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Public")]
@@ -52,7 +51,7 @@ let package = Package(
             dependencies: [
                 "LiveServerCore",
                 "LoadSupport",
-                .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "StillwaterPostgres", package: "Stillwater"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
@@ -60,7 +59,7 @@ let package = Package(
             name: "PostgresJournalTests",
             dependencies: [
                 "LiveServerCore",
-                .product(name: "PostgresJournal", package: "PostgresJournal"),
+                .product(name: "StillwaterPostgres", package: "Stillwater"),
                 .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),
             ]

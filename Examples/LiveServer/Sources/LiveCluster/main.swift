@@ -3,7 +3,7 @@ import HummingbirdWSClient
 import LiveServerCore
 import LoadSupport
 import Logging
-import PostgresJournal
+import StillwaterPostgres
 import Synchronization
 
 // live-cluster --postgres URL [--nodes 3] [--clients 30] [--senders N] [--actions 3000] [--rate 300]

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresJournal
+import StillwaterPostgres
 import PostgresNIO
 import Stillwater
 import StillwaterLive

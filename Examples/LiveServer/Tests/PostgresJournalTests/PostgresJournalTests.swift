@@ -1,6 +1,6 @@
 import Foundation
 import LiveServerCore
-import PostgresJournal
+import StillwaterPostgres
 import Stillwater
 import StillwaterLive
 import StillwaterTesting
