@@ -183,7 +183,11 @@ struct PostgresJournalTests {
             }
         }
         let deadline = ContinuousClock.now + .seconds(10)
-        while try await ahead.log.snapshotSeqs(of: log).last != 30, ContinuousClock.now < deadline {
+        // The snapshot is stored, then the actions behind it are pruned (two statements): wait for both.
+        while ContinuousClock.now < deadline {
+            let snapshot = try await ahead.log.snapshotSeqs(of: log).last
+            let oldest = try await ahead.log.records(of: log, after: 0).first?.seq
+            if snapshot == 30 && oldest == 26 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(try await ahead.log.records(of: log, after: 0).first?.seq == 26)
