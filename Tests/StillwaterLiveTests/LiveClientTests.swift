@@ -83,7 +83,9 @@ final class InProcessTransport: LiveClientTransport {
 typealias BoardClient = LiveClient<BoardView, BoardCommand>
 
 /// Fast reconnects for the tests.
-let quickOptions = LiveClientOptions(backoffInitial: .milliseconds(5), backoffMax: .milliseconds(50), helloTimeout: .seconds(5))
+// The hello timeout is long: a test answers the hello itself, and under the thread sanitizer on a busy machine a
+// few seconds can pass before it does (no test here is about the timeout).
+let quickOptions = LiveClientOptions(backoffInitial: .milliseconds(5), backoffMax: .milliseconds(50), helloTimeout: .seconds(60))
 
 /// Waits (up to 10 s) until `condition` holds; false when it never did.
 func eventually(_ condition: () -> Bool) async -> Bool {
@@ -317,8 +319,8 @@ final class ScriptedTransport: LiveClientTransport {
 
     var connectionCount: Int { state.withLock { $0.count } }
 
-    /// The frames the client sent on connection `index`.
-    func sent(on index: Int) -> [String] { state.withLock { $0[index].sent } }
+    /// The frames the client sent on connection `index` (none when there is no such connection yet).
+    func sent(on index: Int) -> [String] { state.withLock { $0.indices.contains(index) ? $0[index].sent : [] } }
 
     /// Writes `frames` (and then a close, when given) on connection `index`.
     func serve(_ index: Int, _ frames: [String], close: Int? = nil) {
@@ -344,12 +346,12 @@ struct LiveClientScriptedTests {
     static let welcome = #"{"type":"welcome","protocol":1,"stream":"s-5f0c1e2d3c4b5a69","window":64}"#
     static let snapshot = #"{"type":"snapshot","stream":"s-5f0c1e2d3c4b5a69","version":41,"view":{"title":"Groceries","count":1,"items":[{"id":"i1","text":"Milk","done":false}]}}"#
 
-    func live() async -> (ScriptedTransport, BoardClient) {
+    func live() async throws -> (ScriptedTransport, BoardClient) {
         let transport = ScriptedTransport()
         let client = BoardClient(transport: transport, token: "s3cret", params: ["team": "alpha"], options: quickOptions)
-        _ = await eventually { transport.connectionCount == 1 && !transport.sent(on: 0).isEmpty }
+        try #require(await eventually { transport.connectionCount == 1 && !transport.sent(on: 0).isEmpty })
         transport.serve(0, [Self.welcome, Self.snapshot])
-        _ = await eventually { client.view.value?.title == "Groceries" }
+        try #require(await eventually { client.view.value?.title == "Groceries" })
         return (transport, client)
     }
 
@@ -359,7 +361,7 @@ struct LiveClientScriptedTests {
 
     @Test("the hello carries protocol, token and params; a patch with set and a list patch is applied")
     func patch() async throws {
-        let (transport, client) = await live()
+        let (transport, client) = try await live()
         #expect(transport.sent(on: 0).first == #"{"type":"hello","protocol":1,"token":"s3cret","params":{"team":"alpha"}}"#)
         transport.serve(0, [#"{"type":"patch","from":41,"version":44,"set":{"title":"Weekend","count":2},"lists":{"items":{"changes":{"inserts":[0],"updates":[0]},"elements":[{"id":"i7","text":"Eggs","done":false},{"id":"i1","text":"Milk","done":true}]}}}"#])
         #expect(await eventually { client.view.value?.title == "Weekend" })
@@ -369,7 +371,7 @@ struct LiveClientScriptedTests {
 
     @Test("a patch from another version is not applied: the client reconnects and resumes from its own")
     func gap() async throws {
-        let (transport, client) = await live()
+        let (transport, client) = try await live()
         transport.serve(0, [#"{"type":"patch","from":42,"version":44,"set":{"title":"Weekend"}}"#])
         #expect(await eventually { transport.connectionCount == 2 && !transport.sent(on: 1).isEmpty })
         #expect(client.view.value?.title == "Groceries")
@@ -381,7 +383,7 @@ struct LiveClientScriptedTests {
 
     @Test("a list patch that does not fit leaves the view and asks for a snapshot (no resume)")
     func misfit() async throws {
-        let (transport, client) = await live()
+        let (transport, client) = try await live()
         transport.serve(0, [#"{"type":"patch","from":41,"version":42,"lists":{"items":{"changes":{"deletes":[5]},"elements":[]}}}"#])
         #expect(await eventually { transport.connectionCount == 2 && !transport.sent(on: 1).isEmpty })
         #expect(client.view.value?.items.count == 1)
@@ -391,7 +393,7 @@ struct LiveClientScriptedTests {
 
     @Test("sends racing close() are all answered (closed), none left waiting")
     func sendsRacingClose() async throws {
-        let (_, client) = await live()
+        let (_, client) = try await live()
         let failures = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<20 {
                 group.addTask {
@@ -415,7 +417,7 @@ struct LiveClientScriptedTests {
 
     @Test("close 1001 reconnects and resumes; a window_full command is sent again with its cid")
     func goingAwayAndRetry() async throws {
-        let (transport, client) = await live()
+        let (transport, client) = try await live()
         async let outcome = client.send(.add(text: "Tea"))
         #expect(await eventually { transport.sent(on: 0).count == 2 })
         let first = object(transport.sent(on: 0)[1])
