@@ -18,7 +18,8 @@ from browser_test import Browser, Failed, Tab, expect, free_port  # noqa: E402
 
 SECRET = "poll-secret-for-the-browser-test"
 TALLIES = "[...document.querySelectorAll('#tallies li')].map((li) => li.querySelector('.count').textContent).join(',')"
-STATUS = "document.getElementById('status').textContent"
+# Null-safe: a tab evaluates these before its page has loaded too (about:blank has no #status).
+STATUS = "(document.getElementById('status') || {}).textContent || null"
 
 
 class Server:
@@ -93,14 +94,14 @@ def main():
             click(tabs["b"], "o1")
             for tab in tabs.values():
                 wait(tab, TALLIES, "1,1,0", "sees both votes")
-                wait(tab, "document.getElementById('voters').textContent", "2 voters", "counts two voters")
+                wait(tab, "(document.getElementById('voters') || {}).textContent || null", "2 voters", "counts two voters")
             expect(tabs["a"].eval("location.hash") == "", "the secret is taken out of the address bar")
 
         def refused():
             # A tab of its own browser profile would be cleaner; a wrong secret in the fragment replaces the stored one.
             tab = Tab(browser.devtools, "c", base + "#token=wrong-secret-000000000")
             wait(tab, STATUS, "the secret was refused", "shows the refusal")
-            expect(tab.eval("document.getElementById('join').hidden") is False, "the form to enter the secret is shown")
+            expect(tab.eval("(document.getElementById('join') || {}).hidden") is False, "the form to enter the secret is shown")
             tab.eval("localStorage.setItem('poll.token', " + json.dumps(SECRET) + ")")
             tab.close()
 
@@ -118,8 +119,9 @@ def main():
         check("two tabs", two_tabs)
         check("refused", refused)
         check("restart", restart)
-    except Exception:
-        pass
+    except Exception as error:  # a failed check printed itself already; anything before the first check did not
+        if passed + failed == 0:
+            print(f"FAIL  setup: {error}")
     finally:
         if browser:
             browser.close()
