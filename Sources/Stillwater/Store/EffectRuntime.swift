@@ -46,11 +46,6 @@ final class EffectRuntime: @unchecked Sendable {
         /// Set when the store is released: effects that would register are stopped instead.
         @usableFromInline
         var isClosed = false
-        /// The actions other threads sent to effects still starting, each a function that queues it on
-        /// the store it is given (returning whether the caller became the deliverer), run once the
-        /// start ended (see ``StoreSink``); rare.
-        @usableFromInline
-        var waiting: [ObjectIdentifier: [(AnyObject) -> Bool]] = [:]
     }
 
     @usableFromInline
@@ -93,44 +88,6 @@ final class EffectRuntime: @unchecked Sendable {
         guard !isLinked else { return }
         isLinked = true
         self.store = store
-    }
-
-    /// The states of an effect's start, for the threads that send to it (``StoreSink/startState``):
-    /// running, running with actions waiting, over.
-    @usableFromInline static let startRunning: UInt8 = 0
-    @usableFromInline static let startWaiting: UInt8 = 1
-    @usableFromInline static let startOver: UInt8 = 2
-
-    /// Another thread: keeps `queue` (which queues an action on the store it is given) until the start
-    /// of `sink` ends, and marks the start as having actions waiting; returns `false`, keeping nothing,
-    /// when the start is already over (the caller then dispatches itself).
-    @usableFromInline
-    func wait(for sink: EffectRecord, startState: borrowing Atomic<UInt8>,
-              _ queue: @escaping (AnyObject) -> Bool) -> Bool {
-        registry.withLock { registry in
-            let (_, state) = startState.compareExchange(
-                expected: EffectRuntime.startRunning, desired: EffectRuntime.startWaiting,
-                ordering: .acquiringAndReleasing)
-            guard state != EffectRuntime.startOver else { return false }
-            registry.waiting[ObjectIdentifier(sink), default: []].append(queue)
-            return true
-        }
-    }
-
-    /// The starting thread, as the deliverer, when actions wait for `sink`'s start to end: queues them
-    /// on `store`, in the order they were sent, then marks the start over, all under the lock, so an
-    /// action another thread sends meanwhile waits and is queued after them. Returns `true` when the
-    /// caller must finish delivering (it became the deliverer: only if it was not one).
-    @usableFromInline
-    func endWaiting(for sink: EffectRecord, startState: borrowing Atomic<UInt8>, store: AnyObject) -> Bool {
-        registry.withLock { registry in
-            var mustDeliver = false
-            for queue in registry.waiting.removeValue(forKey: ObjectIdentifier(sink)) ?? [] where queue(store) {
-                mustDeliver = true
-            }
-            startState.store(EffectRuntime.startOver, ordering: .releasing)
-            return mustDeliver
-        }
     }
 
     /// Deliverer only: the token a new effect cancellable with `id` holds: the current one of `id`, or a
@@ -268,18 +225,94 @@ final class EffectRuntime: @unchecked Sendable {
     /// Any thread, once: the store is gone; stops every running effect and refuses new ones.
     @usableFromInline
     func cancelAll() {
-        // What waited for a start (nothing should: a start ends before the store can go) is freed
-        // after the lock, like the records.
-        let (all, waiting) = registry.withLock { registry in
+        // The records are freed after the lock.
+        let all = registry.withLock { registry in
             registry.isClosed = true
-            defer { registry.running = [:]; registry.waiting = [:] }
-            return (Array(registry.running.values), registry.waiting)
+            defer { registry.running = [:] }
+            return Array(registry.running.values)
         }
-        withExtendedLifetime(waiting) {}
         for entry in all {
             entry.record.isCancelled.store(true, ordering: .releasing)
             entry.stopper?.stop()
         }
+    }
+}
+
+/// Where the start of a stream or task effect is, for the threads that send to it: a state machine in
+/// one atomic word, whose steps say what the caller may do.
+///
+/// The start runs on the store's deliverer, which delivers nothing else until it ends, so the store's
+/// queue holds still meanwhile. An action sent during the start, from any thread, is queued from inside
+/// the machine's `sending` state (``enterSend()`` … ``leaveSend()``), which one sender holds at a time
+/// and the end of the start waits for; so the fields the sink keeps for its start (the store it holds,
+/// the action it may keep, the counts) have one owner at a time, and the actions keep the order they
+/// were sent in. No thread identity is involved. Nothing in `sending` runs user code: a sender that
+/// finds it taken waits for a queue append, never for a reduce.
+///
+/// ```
+/// running --enterSend--> sending --leaveSend--> running --end--> over
+/// ```
+@usableFromInline
+struct EffectStart: ~Copyable, Sendable {
+    @usableFromInline static let running: UInt8 = 0
+    @usableFromInline static let sending: UInt8 = 1
+    @usableFromInline static let over: UInt8 = 2
+
+    @usableFromInline let word = Atomic<UInt8>(EffectStart.running)
+
+    @inlinable init() {}
+
+    /// What a send does.
+    @usableFromInline
+    enum Route {
+        /// The start runs: the caller owns the start's fields until it calls ``EffectStart/leaveSend()``.
+        case duringStart
+        /// The start is over: the caller dispatches to the store as any thread does.
+        case afterStart
+    }
+
+    /// Any thread, sending: takes the start's fields if the start still runs.
+    @inlinable @inline(__always)
+    func enterSend() -> Route {
+        while true {
+            let (exchanged, original) = word.compareExchange(
+                expected: EffectStart.running, desired: EffectStart.sending, ordering: .acquiring)
+            if exchanged { return .duringStart }
+            if original == EffectStart.over { return .afterStart }
+            EffectStart.pause()
+        }
+    }
+
+    /// The sender that entered: hands the start's fields back.
+    @inlinable @inline(__always)
+    func leaveSend() {
+        word.store(EffectStart.running, ordering: .releasing)
+    }
+
+    /// The starting thread: the start is over, once no sender is inside it; from here on the start's
+    /// fields are the starting thread's (then the deliverer's), and every send goes to the store.
+    @inlinable @inline(__always)
+    func end() {
+        while !word.compareExchange(expected: EffectStart.running, desired: EffectStart.over,
+                                    ordering: .acquiringAndReleasing).exchanged {
+            EffectStart.pause()
+        }
+    }
+
+    /// Whether the start is over.
+    @inlinable
+    var isOver: Bool { word.load(ordering: .acquiring) == EffectStart.over }
+
+    /// The starting thread, for a sink that serves again: a new start.
+    @inlinable
+    func restart() {
+        word.store(EffectStart.running, ordering: .relaxed)
+    }
+
+    /// Lets another thread finish its short step (a queue append) while this one waits for it.
+    @usableFromInline @inline(never)
+    static func pause() {
+        sched_yield()
     }
 }
 

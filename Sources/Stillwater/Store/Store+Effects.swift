@@ -188,26 +188,15 @@ extension Store {
         }
         sink.holdsOne = true
         let subscription = source.attach(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
-        sink.holdsOne = false
-        let held = sink.held.take()
+        let held = sink.startEnded(in: self)
         // `nil`: the stream left nothing to cancel.
         let stopper = subscription.map(EffectRuntime.Stopper.subscription)
-        if let action = held {
-            if storage.core.queue.hasPending {
-                // Work was queued after the action was sent: the action goes before it.
-                sink.heldCount += 1
-                queueHeldOutput(action, of: sink, ahead: true)
-            } else {
-                sink.startEnded(in: self)
-                _ = settle(sink, stopper: stopper)
-                inlineBudget -= 1
-                performStartOutput(action, from: sink)
-                inlineBudget += 1
-                return
-            }
-        }
-        sink.startEnded(in: self)
         _ = settle(sink, stopper: stopper)
+        if let action = held {
+            inlineBudget -= 1
+            performStartOutput(action, from: sink)
+            inlineBudget += 1
+        }
     }
 
     /// Any thread: dispatches an action an effect sent; it is reduced only if the effect is still live
@@ -381,7 +370,7 @@ extension Store {
         // else), so the effect costs one allocation besides its stream.
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let subscription = source.subscribe(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
-        sink.startEnded(in: self)
+        _ = sink.startEnded(in: self)
         if !settle(sink, stopper: .subscription(subscription)) {
             onFinish?()
         }
@@ -396,7 +385,7 @@ extension Store {
         effects.link(self)
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let task = launch(sink, effects.dependencies, effects.onError)
-        sink.startEnded(in: self)
+        _ = sink.startEnded(in: self)
         if !settle(sink, stopper: .task(task)) {
             onFinish?()
         }
@@ -456,55 +445,45 @@ struct ChildGroup {
 /// The sink of one stream or task effect, and its record: dispatches what the effect sends to the
 /// store, and tells the store when it ended.
 ///
-/// Three ways in:
-/// - **During the start, on the starting thread** (a stream that sends as it is subscribed): the store is
-///   the deliverer there, so an action cannot be reduced at once; the sink holds it back and queues one
-///   piece of work per action that reduces it, in the queue's order, so it is reduced exactly where a
-///   dispatch would have been. No lock, no weak reference, no allocation per action. The sink holds the
-///   store strongly from the start until the start ended and the last action held back was reduced.
-/// - **During the start, from another thread**: the action waits in the runtime (under its lock) until
-///   the start ends; then the starting thread queues the waiting actions, in order, and marks the start
-///   over under the same lock, so what that thread sends next is queued after them. From the first such
-///   action on, the starting thread's own actions wait there too, so an effect's actions keep the order
-///   it sent them in.
+/// Two ways in, chosen by ``start`` (a state machine in one atomic word), never by the calling thread:
+/// - **During the start** (a stream that sends as it is subscribed, or a thread the effect handed its
+///   sink to before the start ended): the store is busy delivering on the starting thread, so an action
+///   cannot be reduced at once; the sender, inside the machine's `sending` state, queues one piece of
+///   work per action that reduces it, in the queue's order, so it is reduced exactly where a dispatch
+///   would have been. The sink holds the store strongly from the start until the start ended and the
+///   last action queued during it was reduced. No weak reference, no allocation per action.
 /// - **After the start**: through ``EffectRuntime/store``, a weak reference the starting thread formed
 ///   when the start ended (only then: a weak reference moves the store's reference counts aside, which
 ///   makes every retain of the store slower, and a stream that ends during its start never needs it),
 ///   with ``Store/dispatchEffectOutput(_:from:)``. Nothing happens once the store is gone, or once the
 ///   effect ended (an action sent after its end is dropped).
 ///
-/// `@unchecked Sendable`: `starter`, `isStarting` and the held actions belong to the starting thread
-/// until the start ended (every access checks the thread first), and after it to the deliverer, which
-/// reduces the held actions in work the starting thread queued; the rest is constant or atomic.
+/// `@unchecked Sendable`: `starter`, `holdsOne`, `held` and `heldCount` belong, while the start runs, to
+/// the thread inside ``start``'s `sending` state or to the starting thread outside of any send, and after
+/// the start to the deliverer (which reduces what was queued during it); the compiler cannot see a
+/// hand-over made by an atomic word. The rest is constant or atomic.
 @usableFromInline
 final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @unchecked Sendable where Output.State == State {
     @usableFromInline let runtime: EffectRuntime
-    @usableFromInline @exclusivity(unchecked) var starterThread: UInt
-    /// The store, held strongly from the start until the start ended and the last action held back
+    /// The store, held strongly from the start until the start ended and the last action queued
     /// during it was reduced; `nil` after that (the store's effects must not keep it alive).
     @usableFromInline @exclusivity(unchecked) var starter: Store<State>?
-    @usableFromInline @exclusivity(unchecked) var isStarting = true
-    /// Where the start is, for the threads that send: ``EffectRuntime/startRunning``, then
-    /// ``EffectRuntime/startWaiting`` once another thread sent during it (its actions, and from then on
-    /// the starting thread's, wait in the runtime), then ``EffectRuntime/startOver``. A sender moves it
-    /// to waiting under the runtime's lock; the starting thread moves it to over, under that lock when
-    /// actions wait, after it queued them, so an action sent later is queued after them.
-    @usableFromInline let startState = Atomic<UInt8>(EffectRuntime.startRunning)
-    /// How many actions were held back, and how many of those were reduced so far. (The actions are
-    /// in the queued work.)
+    /// Where the start is; it hands the fields below from one sender to the next, and to the starting
+    /// thread at the start's end.
+    @usableFromInline let start = EffectStart()
+    /// How many actions were queued during the start, and how many of those were reduced so far. (The
+    /// actions are in the queued work.)
     @usableFromInline @exclusivity(unchecked) var heldCount = 0
     @usableFromInline @exclusivity(unchecked) var reducedCount = 0
-    /// Starting thread, during a start that may keep one action for itself
-    /// (``Store/startStreamHoldingOne(_:)``): whether the sink may hold one, and the one it holds.
-    /// (A sink is used again for the next such start, so the type metadata lookups its deinit makes for
-    /// this field are rare.)
+    /// During a start that may keep one action for after it (``Store/startStreamHoldingOne(_:)``):
+    /// whether the sink may keep one, and the one it keeps. (A sink is used again for the next such
+    /// start, so the type metadata lookups its deinit makes for this field are rare.)
     @usableFromInline @exclusivity(unchecked) var holdsOne = false
     @usableFromInline @exclusivity(unchecked) var held: Output?
 
     @inlinable
     init(_ store: Store<State>, tokens: [CancelToken], onFinish: (() -> Void)?) {
         runtime = store.effects
-        starterThread = currentThread()
         starter = store
         super.init(tokens: tokens, onFinish: onFinish, groupIsRoot: store.effectGroupIsRoot, group: store.effectGroup)
     }
@@ -513,8 +492,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     /// queued or registered, and nothing else references it (the caller holds the only reference).
     @inlinable
     var isReusable: Bool {
-        phase.load(ordering: .relaxed) == EffectRecord.done
-            && startState.load(ordering: .relaxed) == EffectRuntime.startOver
+        phase.load(ordering: .relaxed) == EffectRecord.done && start.isOver
             && heldCount == reducedCount && starter == nil && tokens.isEmpty && onFinish == nil && !holdsGroup
     }
 
@@ -527,9 +505,7 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
     func restart(in store: Store<State>) {
         phase.store(EffectRecord.starting, ordering: .relaxed)
         isCancelled.store(false, ordering: .relaxed)
-        startState.store(EffectRuntime.startRunning, ordering: .relaxed)
-        starterThread = currentThread()
-        isStarting = true
+        start.restart()
         starter = store
         // The sink holds no group (see `isReusable`), and none is current where a sink is used again
         // (see `Store.inlineBudget`).
@@ -546,62 +522,57 @@ final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @uncheck
 
     @inlinable
     func send(_ action: Output) {
-        if currentThread() == starterThread && isStarting {
-            guard startState.load(ordering: .acquiring) == EffectRuntime.startWaiting else {
-                // The start holds the store (see `starter`).
-                let store = starter.unsafelyUnwrapped
-                if holdsOne {
-                    if held == nil {
-                        if !store.storage.core.queue.hasPending {
-                            held = action
-                            return
-                        }
-                    } else {
-                        // A second action: the first is queued ahead of what was queued after it.
-                        heldCount += 1
-                        store.queueHeldOutput(held.take().unsafelyUnwrapped, of: self, ahead: store.storage.core.queue.hasPending)
+        // Sent after the effect ended (a `send` kept past the operation's return): dropped, whether or
+        // not the start is over, so the outcome does not depend on which came first.
+        if phase.load(ordering: .acquiring) == EffectRecord.done { return }
+        switch start.enterSend() {
+        case .afterStart:
+            store?.dispatchEffectOutput(action, from: self)
+        case .duringStart:
+            defer { start.leaveSend() }
+            // The start holds the store (see `starter`), and its deliverer takes no work meanwhile, so
+            // what the queue holds stays put while the action is queued.
+            let store = starter.unsafelyUnwrapped
+            if holdsOne {
+                if held == nil {
+                    if !store.storage.core.queue.hasPending {
+                        held = action
+                        return
                     }
-                    holdsOne = false
+                } else {
+                    // A second action: the first is queued ahead of what was queued after it.
+                    heldCount += 1
+                    store.queueHeldOutput(held.take().unsafelyUnwrapped, of: self, ahead: store.storage.core.queue.hasPending)
                 }
-                heldCount += 1
-                store.queueHeldOutput(action, of: self)
-                return
+                holdsOne = false
             }
-        } else {
-            // Sent after the effect ended (a `send` kept past the operation's return): dropped, whether
-            // or not the start is over, so the outcome does not depend on which came first.
-            if phase.load(ordering: .acquiring) == EffectRecord.done { return }
-            if startState.load(ordering: .acquiring) == EffectRuntime.startOver {
-                store?.dispatchEffectOutput(action, from: self)
-                return
-            }
+            heldCount += 1
+            store.queueHeldOutput(action, of: self)
         }
-        let waits = runtime.wait(for: self, startState: startState) { [self] store in
-            unsafeDowncast(store, to: Store<State>.self).queueEffectOutput(action, from: self)
-        }
-        if !waits { store?.dispatchEffectOutput(action, from: self) }
     }
 
-    /// Starting thread, as the deliverer: the start is over. Forms the weak reference to the store if
-    /// the effect still runs or another thread sent, dispatches what other threads sent meanwhile, and
-    /// lets the store go unless actions wait to be reduced.
+    /// Starting thread, as the deliverer: the start is over (once a send inside it returned). Forms the
+    /// weak reference to the store if the effect still runs, and lets the store go unless actions wait
+    /// to be reduced. Returns the action the sink kept (see ``holdsOne``), for the caller to reduce right
+    /// away, unless work was queued after it: then it goes ahead of that work.
     @inlinable
-    func startEnded(in store: Store<State>) {
-        isStarting = false
-        if phase.load(ordering: .acquiring) != EffectRecord.done
-            || startState.load(ordering: .acquiring) == EffectRuntime.startWaiting {
+    func startEnded(in store: Store<State>) -> Output? {
+        if phase.load(ordering: .acquiring) != EffectRecord.done {
             runtime.link(store)
         }
-        // Nobody waiting (the usual case): no lock. Otherwise the waiting actions are queued first.
-        if !startState.compareExchange(expected: EffectRuntime.startRunning, desired: EffectRuntime.startOver,
-                                       ordering: .acquiringAndReleasing).exchanged,
-           runtime.endWaiting(for: self, startState: startState, store: store) {
-            store.storage.core.finishDelivering()
+        start.end()
+        holdsOne = false
+        var kept = held.take()
+        if let action = kept, store.storage.core.queue.hasPending {
+            heldCount += 1
+            store.queueHeldOutput(action, of: self, ahead: true)
+            kept = nil
         }
         if heldCount == 0 { starter = nil }
+        return kept
     }
 
-    /// Deliverer: reduces `action`, held back during the start, if the effect is still live.
+    /// Deliverer: reduces `action`, queued during the start, if the effect is still live.
     @inlinable
     func reduceHeld(_ action: Output) {
         let store = starter.unsafelyUnwrapped

@@ -13,6 +13,16 @@ struct EffectStartTests {
         var store: Store<EffectLog>?
     }
 
+    /// Runs `body` on a new thread and returns once it ran.
+    private static func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            body()
+            done.signal()
+        }.start()
+        done.wait()
+    }
+
     /// What a stream does while it is being subscribed: send an action, or have the store dispatch one
     /// (which queues it, since the store is busy reducing the action that started the stream).
     enum Move: Sendable, CustomTestStringConvertible {
@@ -72,13 +82,8 @@ struct EffectStartTests {
         store.dispatch(Step("start") {
             .stream(Observable<Step> { observer in
                 observer(.next(Step("a")))
-                let sent = DispatchSemaphore(value: 0)
                 nonisolated(unsafe) let observer = observer
-                Thread {
-                    observer(.next(Step("b")))
-                    sent.signal()
-                }.start()
-                sent.wait()
+                Self.onAnotherThread { observer(.next(Step("b"))) }
                 observer(.next(Step("c")))
                 observer(.completed)
                 return .empty
@@ -88,19 +93,34 @@ struct EffectStartTests {
         #expect(store.runningEffectCount == 0)
     }
 
+    @Test("an action another thread sends during the start is queued where it was sent, before work queued after it")
+    func otherThreadDuringStartKeepsItsPlace() {
+        let box = StoreBox()
+        let store = Store(EffectLog())
+        box.store = store
+        store.dispatch(Step("start") {
+            .stream(Observable<Step> { observer in
+                nonisolated(unsafe) let observer = observer
+                Self.onAnotherThread { observer(.next(Step("b"))) }
+                box.store?.dispatch(Step("x"))
+                observer(.completed)
+                return .empty
+            })
+        })
+        #expect(store.state.value.log == ["start", "b", "x"])
+        #expect(store.runningEffectCount == 0)
+    }
+
     @Test("another thread that sends and ends during the start leaves nothing running and nothing lost")
     func otherThreadEndsDuringStart() {
         let store = Store(EffectLog())
         store.dispatch(Step("start") {
             .stream(Observable<Step> { observer in
-                let done = DispatchSemaphore(value: 0)
                 nonisolated(unsafe) let observer = observer
-                Thread {
+                Self.onAnotherThread {
                     observer(.next(Step("b")))
                     observer(.completed)
-                    done.signal()
-                }.start()
-                done.wait()
+                }
                 return .empty
             })
         })
