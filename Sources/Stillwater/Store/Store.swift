@@ -133,12 +133,24 @@ public final class Store<State> {
     /// Observers therefore run on whichever thread runs the queue; use ``ObservableType/observe(on:)``
     /// to move them to a scheduler of your choice.
     ///
+    /// The action is `sending`: it may be reduced on the thread running the queue, so the caller hands it
+    /// over and does not touch it afterwards (the compiler checks this); an action of a `Sendable` type
+    /// can be dispatched from anywhere, as often as wanted.
+    ///
     /// - Complexity: Without middleware and without contention, one reduce in place under a lock, no
     ///   allocation, and one delivery: each scope reads and compares its slice where the new state lies
     ///   and tells its observers only when it changed; the whole state is copied (once) only when some
     ///   observer takes the whole state.
     @inlinable
-    public func dispatch<A: Action>(_ action: A) where A.State == State {
+    public func dispatch<A: Action>(_ action: sending A) where A.State == State {
+        // A plain parameter from here on: the `sending` hand-over is checked at the call site, and the
+        // body below (which captures the action in closures) stays as cheap as it was without it.
+        dispatchHandedOver(action)
+    }
+
+    /// ``dispatch(_:)-(A)`` once the caller handed `action` over.
+    @inlinable
+    func dispatchHandedOver<A: Action>(_ action: A) where A.State == State {
         // The store keeps its core for its whole life, so the core is borrowed here rather than retained
         // for the length of the dispatch (two atomic operations saved on every action).
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in

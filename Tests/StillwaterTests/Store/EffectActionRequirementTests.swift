@@ -73,7 +73,7 @@ struct EffectActionRequirementTests {
         #expect(!either.output.contains("warning"), "\(either.output)")
     }
 
-    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone; an effect action that is not Sendable cannot be touched after its dispatch",
+    @Test("the deprecated child-part spellings still compile, with a warning that says what to write; dispatch(to:_:) is gone; an action that is not Sendable, plain or effect, cannot be touched after its dispatch",
           .enabled(if: FileManager.default.fileExists(atPath: modules.appendingPathComponent("Stillwater.swiftmodule").path)))
     func deprecatedAndRemoved() throws {
         let deprecated = try Self.typecheck("""
@@ -114,8 +114,40 @@ struct EffectActionRequirementTests {
                 store.dispatch(action)
                 action.counter.step = 2
             }
+            struct Add: Action {
+                let counter: Counter
+                func reduce(_ count: inout Int) { count += counter.step }
+            }
+            func add(_ store: Store<Int>) {
+                let action = Add(counter: Counter())
+                store.dispatch(action)
+                action.counter.step = 2
+            }
             """, sil: true)
         #expect(!sent.compiled)
-        #expect(sent.output.contains("sending 'action' risks causing data races"), "\(sent.output)")
+        // Both dispatches, the effect action's and the plain one's.
+        #expect(sent.output.components(separatedBy: ": error: sending 'action' risks causing data races").count == 3, "\(sent.output)")
+    }
+
+    @Test("a Sendable action can be dispatched again, and a new action of any type dispatched at once",
+          .enabled(if: FileManager.default.fileExists(atPath: modules.appendingPathComponent("Stillwater.swiftmodule").path)))
+    func plainDispatchSends() throws {
+        let again = try Self.typecheck("""
+            struct Increment: Action { func reduce(_ count: inout Int) { count += 1 } }
+            func twice(_ store: Store<Int>) {
+                let action = Increment()
+                store.dispatch(action)
+                store.dispatch(action)
+            }
+            func fresh(_ store: Store<Int>) {
+                final class Counter { var step = 1 }
+                struct Add: Action {
+                    let counter: Counter
+                    func reduce(_ count: inout Int) { count += counter.step }
+                }
+                store.dispatch(Add(counter: Counter()))
+            }
+            """, sil: true)
+        #expect(again.compiled, "\(again.output)")
     }
 }

@@ -86,7 +86,7 @@ struct EffectTests {
     @Test("an effect action dispatched as a plain Action (generic code, any Action) runs its effects, with or without middleware",
           arguments: [false, true])
     func genericPlainDispatch(withMiddleware: Bool) {
-        func dispatchGenerically<A: Action>(_ action: A, to store: Store<A.State>) { store.dispatch(action) }
+        func dispatchGenerically<A: Action>(_ action: sending A, to store: Store<A.State>) { store.dispatch(action) }
         let store = withMiddleware
             ? Store(EffectLog(), middleware: [Middleware { _, action, next in next(action) }]) : Store(EffectLog())
         dispatchGenerically(Step("1") { .send(Step("2")) }, to: store)
