@@ -67,6 +67,7 @@ import Darwin
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
 /// Errors an effect does not handle itself are failures too, reported at the next assertion.
+// @unchecked: fields are locks, mutexes, constants, and `store` (Sendable for a Sendable state only), reached from effects' threads.
 public final class TestStore<State: Equatable, TestedAction: Stillwater.Action>: @unchecked Sendable
 where TestedAction.State == State {
     /// How strictly the store checks.

@@ -7,8 +7,7 @@
 // @unchecked Sendable: `value` is read and written only by the thread delivering for the box's source or
 // serializer (the engine's ownership rule, Internal/README.md "Who owns what"), never by two at once. The
 // operator nodes that keep their state in such boxes are then checked `Sendable`.
-@usableFromInline
-final class DelivererBox<Value>: @unchecked Sendable {
+@usableFromInline final class DelivererBox<Value>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var value: Value
 
     @inlinable

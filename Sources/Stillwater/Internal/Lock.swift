@@ -84,8 +84,7 @@ func currentThread() -> UInt {
 ///
 /// `@unchecked Sendable`: the state of a ``Lock`` need not be `Sendable`; the mutex around it is what
 /// makes sharing it safe.
-@usableFromInline
-struct UncheckedTransfer<Value>: @unchecked Sendable {
+@usableFromInline struct UncheckedTransfer<Value>: @unchecked Sendable {
     @usableFromInline var value: Value
 
     @inlinable init(value: Value) { self.value = value }

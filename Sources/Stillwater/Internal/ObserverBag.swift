@@ -63,8 +63,7 @@ final class ObserverHandler<Value> {
 /// cancelled. It is also what the observer's ``Subscription`` cancels.
 ///
 /// `@unchecked Sendable`: `handler` and `token` belong to its source's deliverer; `isDisposed` is atomic.
-@usableFromInline
-final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
+@usableFromInline final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
     /// The handler, retained by hand. Owned by the source's deliverer: set to `nil` (and released) when
     /// the observer leaves, so what the handler captured is released even while the user still holds the
     /// subscription.

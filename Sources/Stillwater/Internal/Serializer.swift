@@ -9,8 +9,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `handler` and `buffer` belong to the thread that won its queue (checked in
 /// debug builds).
-@usableFromInline
-final class Serializer<Work>: @unchecked Sendable {
+@usableFromInline final class Serializer<Work>: @unchecked Sendable {
     @usableFromInline
     enum Item {
         case work(Work)

@@ -57,8 +57,7 @@ enum ReplayPolicy: Equatable {
 ///
 /// `@unchecked Sendable`: its mutable fields belong to the deliverer of its ``DeliveryQueue``, which the
 /// compiler cannot see (debug builds check it).
-@usableFromInline
-final class SourceCore<Value>: @unchecked Sendable {
+@usableFromInline final class SourceCore<Value>: @unchecked Sendable {
     /// What a thread that is not the deliverer leaves in the queue for the deliverer to do.
     @usableFromInline
     enum Work {

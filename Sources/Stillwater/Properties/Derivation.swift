@@ -19,9 +19,8 @@
 
 /// The part of a root's graph that does not depend on the root's type: its deliverer, the epoch, the
 /// observed cells in rank order, and the subscription to the root.
-@usableFromInline
-final class DerivationGraphCore: @unchecked Sendable {
-    // @unchecked: every `var` belongs to the root's deliverer (`host`), which alone reads and writes it.
+// @unchecked: every `var` belongs to the root's deliverer (`host`), which alone reads and writes it.
+@usableFromInline final class DerivationGraphCore: @unchecked Sendable {
 
     /// One observed cell: a reference the list holds, its rank, and the specialised step that updates
     /// it and tells its observers.
@@ -234,8 +233,7 @@ protocol AnyCellEnd: AnyObject {
 ///
 /// `@unchecked Sendable`: the mutable fields belong to the root's deliverer; ``value`` reads the root
 /// afresh from any thread and touches none of them.
-@usableFromInline
-final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable {
+@usableFromInline final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable {
     @usableFromInline let graph: any DerivationGraphing
     /// 0 for a root cell; one more than the highest rank of its sources otherwise.
     @usableFromInline let rank: Int

@@ -267,8 +267,7 @@ func packTuple<each V>(_ values: repeat each V) -> (repeat each V) {
 ///
 /// `@unchecked Sendable`: `value` and `pending` are read and written only under the storage's `slots`
 /// lock.
-@usableFromInline
-final class Slot<Value>: @unchecked Sendable {
+@usableFromInline final class Slot<Value>: @unchecked Sendable {
     /// The source's root deliverer: slots of one root are committed together.
     @usableFromInline let host: ObjectIdentifier
     @usableFromInline var value: Value?
@@ -304,8 +303,7 @@ final class Slot<Value>: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: the slots are read and written under `slots`; `appliedVersion` under the
 /// core's lock; `activity` is a lock.
-@usableFromInline
-final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
+@usableFromInline final class CombinedStorage<Value>: PropertyStorage, @unchecked Sendable {
     @usableFromInline
     struct Activity {
         @usableFromInline var observers = 0

@@ -79,8 +79,7 @@ final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, Sendable {
 /// order, with no atomic operation of its own.
 ///
 /// `@unchecked Sendable`: its mutable fields belong to its root's deliverer (checked in debug builds).
-@usableFromInline
-final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
+@usableFromInline final class ScopeFollower<Root, Value: Equatable>: @unchecked Sendable {
     @usableFromInline let keyPath: KeyPath<Root, Value>
     /// Where the slice lives inside a `Root` value when the key path names stored properties of structs
     /// only; `nil` otherwise. Reading at an offset skips the key path's interpretation, which asks the

@@ -19,8 +19,7 @@ import Darwin
 ///   registered: its ``EffectRecord/phase`` tells the starter, so it costs no lock at all.
 ///
 /// `@unchecked Sendable`: `tokens` belongs to the store's deliverer, which the compiler cannot see.
-@usableFromInline
-final class EffectRuntime: @unchecked Sendable {
+@usableFromInline final class EffectRuntime: @unchecked Sendable {
     /// What stops one running effect.
     @usableFromInline
     enum Stopper {
@@ -321,8 +320,7 @@ struct EffectStart: ~Copyable, Sendable {
 /// Not final: a stream's or a task's record is its ``StoreSink``, so the two are one allocation.
 /// `@unchecked Sendable`: its own fields are constants and atomics (``onFinish`` runs on the deliverer
 /// only); a subclass says why its own fields are safe.
-@usableFromInline
-class EffectRecord: @unchecked Sendable {
+@usableFromInline class EffectRecord: @unchecked Sendable {
     @usableFromInline
     static let starting: UInt8 = 0
     @usableFromInline
