@@ -143,8 +143,10 @@ public final class Store<State> {
     ///   observer takes the whole state.
     @inlinable
     public func dispatch<A: Action>(_ action: sending A) where A.State == State {
-        // A plain parameter from here on: the `sending` hand-over is checked at the call site, and the
-        // body below (which captures the action in closures) stays as cheap as it was without it.
+        // A plain parameter from here on: the `sending` hand-over is checked at the call site. With the
+        // body below written here, the owned `sending` parameter that the queued closure captures is
+        // put in a box on every dispatch, closure made or not (swift_allocEmptyBox and its release:
+        // 46 instructions, +13% of a dispatch).
         dispatchHandedOver(action)
     }
 
