@@ -62,8 +62,10 @@ final class ObserverHandler<Value> {
 /// One registered observer of a ``SourceCore``: its handler, its place in the bag, and whether it was
 /// cancelled. It is also what the observer's ``Subscription`` cancels.
 ///
-/// `@unchecked Sendable`: `handler` and `token` belong to its source's deliverer; `isDisposed` is atomic.
-@usableFromInline final class ObserverBox<Value>: Cancellable, @unchecked Sendable {
+/// Not `Sendable`, and nothing needs it to be: a box is reached only through its source's ``SourceCore``
+/// (its bag) and its observer's ``Subscription`` (its target), each of which says why sharing it is safe
+/// (`handler` and `token` belong to the source's deliverer; `isDisposed` is atomic).
+@usableFromInline final class ObserverBox<Value>: Cancellable {
     /// The handler, retained by hand. Owned by the source's deliverer: set to `nil` (and released) when
     /// the observer leaves, so what the handler captured is released even while the user still holds the
     /// subscription.
