@@ -15,8 +15,10 @@ protocol WaitingWork: AnyObject {
 ///
 /// Both queues keep their capacity, so steady traffic allocates nothing.
 ///
-/// `@unchecked Sendable`: `waiting` is locked; `receive` runs only as the serializer's work.
-final class SerializedInput<Value>: WaitingWork, @unchecked Sendable {
+/// Not `Sendable`, and nothing needs it to be: an input is reached only through its operator's upstream
+/// subscription and its ``Serializer``'s queue (`waiting` is locked; `receive` runs only as the
+/// serializer's work).
+final class SerializedInput<Value>: WaitingWork {
     let serializer: Serializer<any WaitingWork>
     /// The operator's step for one event of this input; returns `false` to close the serializer.
     let receive: (Event<Value>) -> Bool
