@@ -265,9 +265,9 @@ func packTuple<each V>(_ values: repeat each V) -> (repeat each V) {
 /// One source's values inside a ``CombinedStorage``, guarded by the storage's `slots` lock: the value the
 /// combination reads, and one delivered but not yet committed with the other sources of its root.
 ///
-/// `@unchecked Sendable`: `value` and `pending` are read and written only under the storage's `slots`
-/// lock.
-@usableFromInline final class Slot<Value>: @unchecked Sendable {
+/// Not `Sendable`, and nothing needs it to be: slots live only inside the storage's `slots` lock, and
+/// `value` and `pending` are read and written only there.
+@usableFromInline final class Slot<Value> {
     /// The source's root deliverer: slots of one root are committed together.
     @usableFromInline let host: ObjectIdentifier
     @usableFromInline var value: Value?
