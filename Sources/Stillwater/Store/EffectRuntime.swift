@@ -318,9 +318,10 @@ struct EffectStart: ~Copyable, Sendable {
 /// One running leaf effect (a stream, a task, a single action) of a store.
 ///
 /// Not final: a stream's or a task's record is its ``StoreSink``, so the two are one allocation.
-/// `@unchecked Sendable`: its own fields are constants and atomics (``onFinish`` runs on the deliverer
-/// only); a subclass says why its own fields are safe.
-@usableFromInline class EffectRecord: @unchecked Sendable {
+/// Not `Sendable` itself, and nothing needs it to be: a record crosses threads only inside its runtime's
+/// locked registry or as a ``StoreSink``, which says why that is safe (the record's own fields are
+/// constants and atomics, and ``onFinish`` runs on the deliverer only).
+@usableFromInline class EffectRecord {
     @usableFromInline
     static let starting: UInt8 = 0
     @usableFromInline
