@@ -212,7 +212,7 @@ public struct DataFolder {
     }
 
     /// The first board of a new team: the two demo teams get a few items, others start empty.
-    static func newBoard(named name: String) -> Board {
+    public static func newBoard(named name: String) -> Board {
         switch name {
         case "alpha": Board(title: "Team Alpha", texts: ["Write the release notes", "Review the store diff", "Fix the flaky test", "Plan the demo"])
         case "beta": Board(title: "Team Beta", texts: ["Order the cake", "Book the room"])
