@@ -14,9 +14,10 @@ Escape, mouse clicks on the buttons. Checks, in order (a failure stops the run):
                     cleared; after a restart on the same port and data both tabs reconnect, converge,
                     and show the item exactly once, with nothing left waiting
   fresh tab         a third tab at /?team=alpha (token from storage, no fragment) gets the same board
-  refused token     a wrong token shows the refusal, forgets the token and stops reconnecting (an
-                    unknown team is refused too); pasting the right share link into the form opens
-                    team beta's board, which alpha's items are not on
+  refused token     a wrong token (error `unauthorized`, close 4401 after the hello) shows the refusal,
+                    forgets the token and stops reconnecting (an unknown team is refused the same
+                    way); pasting the right share link into the form opens team beta's board, which
+                    alpha's items are not on
   title and layout  inline title edit (Enter saves, Escape cancels); at 390 px wide nothing overflows
                     and every button and checkbox is at least 40 px square
   screenshots       Page.captureScreenshot at 1280x800 and 390x844 (Docs/desktop.png and Docs/phone.png
@@ -612,7 +613,8 @@ class Run:
         expect(d.eval("localStorage.getItem('stillwater.token.beta')") is None, "tab D: the refused token is kept")
         time.sleep(2)
         expect(d.state()["state"] == "refused", "tab D: the page left the refused state by itself")
-        # A team the server does not know: its upgrade is refused with 403, which the page finds out.
+        # A team the server does not know: its hello is answered `unauthorized` and the socket closed with
+        # 4401, as for a wrong token.
         e = self.open("E", f"{self.base}/?team=gamma#token=any-token-at-all")
         e.wait("document.querySelector('#status')?.dataset.state === 'refused'", "refusing an unknown team", timeout=20)
         e.close()
