@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "live-cluster", targets: ["LiveCluster"]),
     ],
     dependencies: [
-        .package(name: "Stillwater", path: "../..", traits: ["Postgres"]),
+        .package(name: "Stillwater", path: "../..", traits: ["Hummingbird", "Postgres"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -32,6 +32,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
+                .product(name: "StillwaterHummingbird", package: "Stillwater"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Public")]

@@ -292,6 +292,22 @@ struct LiveHubTests {
         #expect(fresh.view == nodes[0].view)
     }
 
+    @Test("hubs opened at once on a new shared log each store a first snapshot, and all end with the one the log kept")
+    func simultaneousOpens() async throws {
+        let log = BoardLog()
+        log.gatherOpens(3)
+        async let first = BoardHub.make(log: log)
+        async let second = BoardHub.make(log: log)
+        async let third = BoardHub.make(log: log)
+        let hubs = try await [first, second, third]
+        let kept = try #require(try await log.open().snapshot)
+        #expect(kept.version == 0)
+        #expect(hubs.map(\.stream) == Array(repeating: kept.state.stream, count: 3))
+        _ = await hubs[0].perform(.add(text: "one"), cid: "c1", as: "client")
+        try await hubs[2].refresh()
+        #expect(hubs[2].view == hubs[0].view)
+    }
+
     @Test("a replica's clients see others' commands as patches once it catches up")
     func replicaClients() async throws {
         let log = BoardLog()

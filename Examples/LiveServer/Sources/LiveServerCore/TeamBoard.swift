@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Stillwater
+import StillwaterPostgres
 import Synchronization
 
 /// One team's board: a `Store` of ``Board`` kept in a journal, and the way client commands reach it.
@@ -71,9 +72,6 @@ public final class TeamBoard: Sendable {
         viewsSubscription = view.observe { recentViews.add($0) }
         writer = makeWriter(store)
     }
-
-    /// The writer, when the board is a replica of a PostgreSQL log (see ``ClusterNode``).
-    var replica: ReplicaWriter? { writer as? ReplicaWriter }
 
     /// A board kept in memory only (a ``MemoryJournal``): for tests and demos; nothing survives the process.
     public convenience init(_ board: Board) {
@@ -440,3 +438,7 @@ public final class FrameCache: Sendable {
         return text
     }
 }
+
+/// The PostgreSQL journal of the server before it served boards from the library's hubs (live-cluster
+/// still reads it until it is ported; ``ClusterLog`` is the one the server uses).
+public typealias BoardLog = PostgresJournal<Board, BoardAction>
