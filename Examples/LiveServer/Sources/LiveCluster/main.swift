@@ -277,7 +277,7 @@ try await waitUntil("every answer", within: 300) {
 try await events.value
 
 // Convergence: every client, and a fresh client on every running node, at the log's head.
-let journal = try PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(url: config.postgres)
+let journal = try ClusterLog(url: config.postgres)
 var fresh: [BoardLoadClient] = []
 @MainActor func converged() -> Bool {
     let views = (clients + fresh).map(\.view)
@@ -303,7 +303,7 @@ if config.lateNode {
 
 // Exactly once: every acknowledged id in the log once, no id in it that was not sent.
 var logCids: [String: Int] = [:]
-var records: [PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>.Record] = []
+var records: [ClusterLog.Record] = []
 var position: Int64 = 0
 while true {
     let page = try await journal.records(of: team, after: position, limit: 5_000)
