@@ -190,7 +190,7 @@ func run(_ options: Options) async throws -> Row {
         }
     }
     let before = counts()
-    let cpuBefore = processCPU(pid: pid)
+    let cpuBefore = processCPU(pid: pid), ownBefore = processCPU(pid: getpid())
 
     // Send. Command ids are new in each run, so a journal kept with --data never answers them as duplicates.
     let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
@@ -229,7 +229,7 @@ func run(_ options: Options) async throws -> Row {
         clients.allSatisfy { $0.version >= finalVersion }
     }
     let converged = ContinuousClock.now
-    let cpuAfter = processCPU(pid: pid)
+    let cpuAfter = processCPU(pid: pid), ownAfter = processCPU(pid: getpid())
     let after = counts()
     let received = after.0 - before.0
     let delivered = after.frames - before.frames
@@ -292,6 +292,11 @@ func run(_ options: Options) async throws -> Row {
                      100 * system / max(user + system, 1e-9)))
     } else {
         print("server CPU: not read (no /proc/\(pid)/stat)")
+    }
+    if let ownBefore, let ownAfter, delivered > 0 {
+        let own = seconds(ownAfter.user - ownBefore.user + ownAfter.system - ownBefore.system)
+        print(String(format: "load program CPU (its clients and senders, beside the server): %.2f s, %.1f µs per frame received",
+                     own, own * 1e6 / Double(delivered)))
     }
     print("server memory: \(memory.residentKiB / 1024) MiB resident, peak \(memory.peakKiB / 1024) MiB")
     print("replicas equal to the server's board: \(options.clients - mismatched) of \(options.clients)"
