@@ -11,7 +11,7 @@ Escape, mouse clicks on the buttons. Checks, in order (a failure stops the run):
                     the rows already on screen were patched in place, never rebuilt
   server stop       SIGTERM stops the server within 5 s; both tabs show reconnecting
   offline queue     an item added in tab A while the server is down is queued (1 waiting), the input
-                    cleared; after a restart on the same port and data both tabs reconnect, converge,
+                    cleared, and kept with its cid in the tab's session storage; after a restart on the same port and data both tabs reconnect, converge,
                     and show the item exactly once, with nothing left waiting
   fresh tab         a third tab at /?team=alpha (token from storage, no fragment) gets the same board
   refused token     a wrong token (error `unauthorized`, close 4401 after the hello) shows the refusal,
@@ -476,7 +476,7 @@ def expect(condition, message):
 
 MARK_ROWS = "window.__rows = new Set(document.querySelectorAll('#items > li[data-id]')); window.__rows.size"
 # Rows marked earlier that are still on screen but are other elements now: a rebuild.
-REBUILT_ROWS = """[...window.__rows].filter((old) => {
+REBUILT_ROWS = """[...(window.__rows || [])].filter((old) => {
     const now = document.querySelector('#items > li[data-id="' + old.dataset.id + '"]');
     return now && now !== old; }).map((old) => old.dataset.id)"""
 
@@ -583,6 +583,11 @@ class Run:
                == "1 change waiting", "tab A: the waiting count is not shown")
         expect(b.state()["queued"] == 0, "tab B: something is queued")
         self.check_layout(a, "reconnecting, one change waiting")
+        # The queue is in the tab's session storage (what a reload reads back), the command with its cid.
+        saved = json.loads(a.eval("sessionStorage.getItem('stillwater.queue.alpha') || 'null'"))
+        expect(isinstance(saved, list) and len(saved) == 1 and saved[0].get("command") == {"add": {"text": "Queued while offline"}}
+               and isinstance(saved[0].get("cid"), str) and len(saved[0]["cid"]) >= 16,
+               f"tab A: the stored queue is {saved!r}")
         time.sleep(1.5)  # a few reconnection attempts fail meanwhile
         self.server.start()
         end = converged([a, b], "after the restart", timeout=30)
