@@ -11,7 +11,8 @@ Escape, mouse clicks on the buttons. Checks, in order (a failure stops the run):
                     the rows already on screen were patched in place, never rebuilt
   server stop       SIGTERM stops the server within 5 s; both tabs show reconnecting
   offline queue     an item added in tab A while the server is down is queued (1 waiting), the input
-                    cleared, and kept with its cid in the tab's session storage; after a restart on the same port and data both tabs reconnect, converge,
+                    cleared, and kept with its cid in the tab's session storage ("Try now" starts a new
+                    client that reads it back); after a restart on the same port and data both tabs reconnect, converge,
                     and show the item exactly once, with nothing left waiting
   fresh tab         a third tab at /?team=alpha (token from storage, no fragment) gets the same board
   refused token     a wrong token (error `unauthorized`, close 4401 after the hello) shows the refusal,
@@ -588,6 +589,13 @@ class Run:
         expect(isinstance(saved, list) and len(saved) == 1 and saved[0].get("command") == {"add": {"text": "Queued while offline"}}
                and isinstance(saved[0].get("cid"), str) and len(saved[0]["cid"]) >= 16,
                f"tab A: the stored queue is {saved!r}")
+        # "Try now" starts a new client at once, which reads the queue back from that storage (as a reload
+        # does): the change is still shown waiting, once.
+        a.click("#retry-now")
+        time.sleep(0.5)
+        state = a.state()
+        expect(state["state"] == "reconnecting" and state["queued"] == 1 and state["waiting"] == ["Queued while offline"],
+               f"tab A after 'Try now': {json.dumps(state)}")
         time.sleep(1.5)  # a few reconnection attempts fail meanwhile
         self.server.start()
         end = converged([a, b], "after the restart", timeout=30)
