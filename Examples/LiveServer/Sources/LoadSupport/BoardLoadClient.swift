@@ -8,13 +8,19 @@ import Synchronization
 /// (patches, or snapshots when the server sends the whole board), their bytes, the bytes the whole board
 /// had at each one's version, and the versions they skipped (folded into a later frame).
 public struct FrameCounts: Sendable {
+    /// The frames that moved a replica on.
     public var frames = 0
+    /// Their bytes (UTF-8 text).
     public var bytes = 0
+    /// The bytes of a snapshot of the whole board at each one's version.
     public var wholeBoardBytes = 0
+    /// The versions they folded in beyond one each.
     public var skipped = 0
 
+    /// No frames.
     public init() {}
 
+    /// The counts of `lhs` since `rhs` (member by member).
     public static func - (lhs: FrameCounts, rhs: FrameCounts) -> FrameCounts {
         var result = lhs
         result.frames -= rhs.frames; result.bytes -= rhs.bytes
@@ -22,6 +28,7 @@ public struct FrameCounts: Sendable {
         return result
     }
 
+    /// The counts of both (member by member).
     public static func + (lhs: FrameCounts, rhs: FrameCounts) -> FrameCounts {
         var result = lhs
         result.frames += rhs.frames; result.bytes += rhs.bytes
@@ -35,6 +42,7 @@ public struct FrameCounts: Sendable {
 public final class WholeBoardSizes: Sendable {
     private let sizes = Mutex<[Int: Int]>([:])
 
+    /// No sizes yet.
     public init() {}
 
     /// The bytes of a snapshot frame of `view` at `version` of `stream`.
@@ -55,8 +63,9 @@ public struct CommandAnswer: Sendable {
     public var version: Int?
     /// Whether the ack said "duplicate".
     public var duplicate: Bool
-    /// When it was first sent (or due, for a load held to a rate) and when its answer came.
+    /// When it was first sent (or due, for a load held to a rate).
     public var sentAt: ContinuousClock.Instant
+    /// When its answer came.
     public var answeredAt: ContinuousClock.Instant
 }
 
@@ -78,18 +87,26 @@ public final class BoardLoadClient: Sendable {
 
     /// What the client has: its replica, when it reached each version, its commands and their answers.
     public struct State: Sendable {
+        /// The client's copy of the board.
         public var replica = LiveBoardReplica()
         /// When the replica reached each version, in order.
         public var versions: [(version: Int, at: ContinuousClock.Instant)] = []
         /// The answers, by `ref`.
         public var answers: [Int: CommandAnswer] = [:]
+        /// Commands refused (an error without `retry`).
         public var refused = 0
+        /// Acks that said "duplicate".
         public var duplicates = 0
+        /// Errors that said `retry` (the command was sent again).
         public var retries = 0
+        /// Connections made again after a drop.
         public var reconnects = 0
-        /// Every frame received, and the frames that moved the replica on after its first snapshot.
+        /// Every frame received (each one the server wrote to this client).
         public var framesReceived = 0
+        /// The frames that moved the replica on after its first snapshot.
         public var counts = FrameCounts()
+        /// The first thing that went wrong: a frame that did not fit, an error about no command of ours,
+        /// or (without reconnecting) a connection that could not be made.
         public var failure: String?
         var pending: [Int: Pending] = [:]
         var node: Int
@@ -99,6 +116,7 @@ public final class BoardLoadClient: Sendable {
         public var unanswered: Int { pending.count }
     }
 
+    /// What the client has, read and changed under its lock.
     public let state: Mutex<State>
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let team: String

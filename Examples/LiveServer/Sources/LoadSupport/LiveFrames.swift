@@ -72,7 +72,9 @@ public enum LiveFrame: Sendable {
 
 /// A server frame a load client cannot use, in words.
 public struct LoadFrameError: Error, CustomStringConvertible, Sendable {
+    /// What was wrong with the frame, with its beginning.
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -125,6 +127,7 @@ public struct LiveBoardReplica: Sendable {
     /// The copy (`nil` before the first snapshot).
     public private(set) var view: LiveBoardView?
 
+    /// A replica with no view yet.
     public init() {}
 
     /// Applies a snapshot or a patch; other frames change nothing.
@@ -134,7 +137,7 @@ public struct LiveBoardReplica: Sendable {
     ///   library's `ListPatchError` for an items patch that does not fit the copy's list (the copy is
     ///   left as it was either way).
     @discardableResult
-    public mutating func apply(_ frame: LiveFrame, stream welcomed: String? = nil) throws -> Bool {
+    public mutating func apply(_ frame: LiveFrame) throws -> Bool {
         switch frame {
         case .snapshot(let stream, let version, let view):
             let moved = version != self.version || stream != self.stream
