@@ -38,22 +38,23 @@ let package = Package(
             resources: [.copy("Public")]
         ),
         .executableTarget(name: "LiveServer", dependencies: ["LiveServerCore"]),
-        .target(name: "LoadSupport", dependencies: ["LiveServerCore"]),
-        .executableTarget(
-            name: "LiveLoad",
+        .target(
+            name: "LoadSupport",
             dependencies: [
                 "LiveServerCore",
-                "LoadSupport",
+                .product(name: "Stillwater", package: "Stillwater"),
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
+        .executableTarget(name: "LiveLoad", dependencies: ["LiveServerCore", "LoadSupport"]),
         .executableTarget(
             name: "LiveCluster",
             dependencies: [
                 "LiveServerCore",
                 "LoadSupport",
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(
