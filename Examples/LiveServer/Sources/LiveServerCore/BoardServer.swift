@@ -81,3 +81,15 @@ enum BoardPage {
         return text
     }()
 }
+
+/// Why the server could not listen, in one line.
+public enum ListenFailure {
+    /// A line naming the address and the reason (`address already in use`, say) for an error the server
+    /// threw while starting or running.
+    public static func describe(_ error: any Error, host: String, port: Int) -> String {
+        if let error = error as? IOError {
+            return "cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))"
+        }
+        return "cannot listen on \(host):\(port): \(error)"
+    }
+}

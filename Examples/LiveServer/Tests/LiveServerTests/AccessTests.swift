@@ -3,6 +3,7 @@ import HTTPTypes
 import LiveServerCore
 import NIOWebSocket
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 import Testing
 
@@ -140,7 +141,7 @@ struct AccessTests {
         #expect(access.allows(team: "alpha", token: "first-token-0000000"))
         #expect(!access.allows(team: "alpha", token: "first-token-0000001"))
         #expect(!access.allows(team: "beta", token: "first-token-0000000"))
-        access.replaceTokenDigests(["alpha": AccessPolicy.digest(of: "second-token-000000")])
+        access.replaceTokenDigests(["alpha": LiveTokens.digest(of: "second-token-000000")])
         #expect(!access.allows(team: "alpha", token: "first-token-0000000"))
         #expect(access.allows(team: "alpha", token: "second-token-000000"))
     }

@@ -12,6 +12,17 @@ import StillwaterLive
 import Synchronization
 import Testing
 
+/// A value behind a lock, for the tests' shared records.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try mutex.withLock { try body(&$0) }
+    }
+}
+
 /// The tokens of ``seededHubs(options:)``'s teams (known: tests only).
 let seededTokens = ["alpha": "alpha-token-for-tests", "beta": "beta-token-for-tests"]
 
