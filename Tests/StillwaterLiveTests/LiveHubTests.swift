@@ -322,6 +322,24 @@ struct LiveHubTests {
         #expect(hubs[2].view == hubs[0].view)
     }
 
+    @Test("a replica further behind than the log keeps starts again from the log's snapshot, then goes on")
+    func replicaBehindPrunedRecords() async throws {
+        let log = BoardLog()
+        let ahead = try await BoardHub.make(log: log, options: LiveOptions(snapshotEvery: 10))
+        let behind = try await BoardHub.make(log: log)
+        for number in 0..<30 { _ = await ahead.perform(.add(text: "n\(number)"), cid: "n\(number)", as: "client") }
+        #expect(try await log.open().snapshot?.version == 30)
+        log.prune(through: 25)
+        // Its next command finds the records it lacks gone: it starts again from the snapshot, then goes on.
+        #expect(await behind.perform(.add(text: "from behind"), cid: "late", as: "client") == .applied(version: 31))
+        try await ahead.refresh()
+        #expect(behind.view == ahead.view)
+        #expect(behind.store.state.value == ahead.store.state.value)
+        #expect(behind.view.items.count == 31)
+        // Its ids came with the snapshot: one of the pruned commands resent is a duplicate.
+        #expect(await behind.perform(.add(text: "n3"), cid: "n3", as: "client") == .duplicate(version: 4))
+    }
+
     @Test("a replica's clients see others' commands as patches once it catches up")
     func replicaClients() async throws {
         let log = BoardLog()

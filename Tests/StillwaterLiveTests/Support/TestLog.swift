@@ -66,6 +66,9 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         }
     }
 
+    /// Deletes the records up to `version`, as a database keeps only so many before its newest snapshot.
+    func prune(through version: Int) { withLock { $0.records.removeAll { $0.version <= version } } }
+
     /// The next append throws, and makes nothing durable.
     func failNextAppend() { withLock { $0.failNext = true } }
 

@@ -46,6 +46,45 @@ struct PostgresJournalTests {
         for node in [first, second, third] { await node.stop() }
     }
 
+    @Test func aNodeFurtherBehindThanTheKeptActionsStartsAgainFromTheSnapshot() async throws {
+        let url = databaseURL!
+        let log = "team-" + UUID().uuidString.prefix(8).lowercased()
+        let ahead = ClusterNode(log: try ClusterLog(url: url, keptActions: 5))
+        try await ahead.start()
+        // Never started: it hears of no append until its own, so it falls behind.
+        let behind = ClusterNode(log: try ClusterLog(url: url, keptActions: 5))
+        let a = try await ahead.open(log, service: clusterService, initial: Board(title: "Far"), options: LiveOptions(snapshotEvery: 10))
+        let b = try await behind.open(log, service: clusterService, initial: Board(title: "Never used"), options: LiveOptions(snapshotEvery: 10))
+        for index in 0..<30 {
+            let appended = await a.perform(.add(text: "n\(index)"), cid: "n\(index)", as: "alpha")
+            guard case .applied = appended else {
+                Issue.record("append \(index): \(appended)")
+                return
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        // The snapshot is stored, then the actions behind it are pruned (two statements): wait for both.
+        while ContinuousClock.now < deadline {
+            let snapshot = try await ahead.log.snapshotSeqs(of: log).last
+            let oldest = try await ahead.log.records(of: log, after: 0).first?.seq
+            if snapshot == 30 && oldest == 26 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await ahead.log.records(of: log, after: 0).first?.seq == 26)
+        // Its next command finds the actions it lacks pruned: it starts again from the snapshot, then goes on.
+        let outcome = await b.perform(.add(text: "from behind"), cid: "late", as: "alpha")
+        #expect(outcome == .applied(version: 31), "\(outcome)")
+        while a.store.state.value != b.store.state.value, ContinuousClock.now < deadline + .seconds(10) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(a.store.state.value == b.store.state.value)
+        #expect(b.store.state.value.items.count == 31)
+        await a.close()
+        await b.close()
+        await ahead.stop()
+        await behind.stop()
+    }
+
     @Test func twoNodesApplyEveryCommandFromTheLogInOneOrder() async throws {
         let url = databaseURL!
         let log = "team-" + UUID().uuidString.prefix(8).lowercased()
