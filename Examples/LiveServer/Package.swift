@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "live-cluster", targets: ["LiveCluster"]),
     ],
     dependencies: [
-        .package(name: "Stillwater", path: "../..", traits: ["Postgres"]),
+        .package(name: "Stillwater", path: "../..", traits: ["Hummingbird", "Postgres"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -32,27 +32,29 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
+                .product(name: "StillwaterHummingbird", package: "Stillwater"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Public")]
         ),
         .executableTarget(name: "LiveServer", dependencies: ["LiveServerCore"]),
-        .target(name: "LoadSupport", dependencies: ["LiveServerCore"]),
-        .executableTarget(
-            name: "LiveLoad",
+        .target(
+            name: "LoadSupport",
             dependencies: [
                 "LiveServerCore",
-                "LoadSupport",
+                .product(name: "Stillwater", package: "Stillwater"),
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
+        .executableTarget(name: "LiveLoad", dependencies: ["LiveServerCore", "LoadSupport"]),
         .executableTarget(
             name: "LiveCluster",
             dependencies: [
                 "LiveServerCore",
                 "LoadSupport",
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(

@@ -117,3 +117,10 @@ struct LiveBatch<LiveAction: Action>: Action {
         for action in actions { action.reduce(&state) }
     }
 }
+
+/// Sets the whole state: a replica that starts again from the log's snapshot.
+struct LiveReset<State: Sendable>: Action {
+    var state: State
+
+    func reduce(_ current: inout State) { current = state }
+}

@@ -45,12 +45,14 @@ actor LiveWorker<Service: LiveService> {
     private var durable: LiveLogState<Service.State>
     /// The view published last (kept so an equal new view can share its storage).
     private var lastView: Service.View
-    private var sinceSnapshot = 0
+    /// Records applied since the log's newest snapshot (those replayed at the open included).
+    private var sinceSnapshot: Int
     private var waiters: [Int: [Waiter]] = [:]
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
-         options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View) {
+         options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View, replayed: Int) {
         self.service = service
+        sinceSnapshot = replayed
         self.log = log
         self.store = store
         self.shared = shared
@@ -163,9 +165,36 @@ actor LiveWorker<Service: LiveService> {
             } catch {
                 return false
             }
-            guard !records.isEmpty else { return true }
+            guard let first = records.first else { return true }
+            if first.version > durable.version + 1 {
+                // The records this replica lacks were pruned from the log (it fell further behind than
+                // the log keeps): it starts again from the log's newest snapshot.
+                guard await restart(before: first.version) else { return false }
+                continue
+            }
             await apply(records)
         }
+        return true
+    }
+
+    /// Replaces the state with the log's newest snapshot, which must cover every record before
+    /// `version`. The senders waiting for records it covers are told to send again: their commands are in
+    /// the log, so a resend with the same `cid` is answered as a duplicate.
+    ///
+    /// - Returns: False when the log could not be read or has no such snapshot (nothing changed).
+    private func restart(before version: Int) async -> Bool {
+        guard let contents = try? await log.open(), let snapshot = contents.snapshot, snapshot.version >= version - 1 else {
+            return false
+        }
+        durable = snapshot.state
+        durable.version = snapshot.version
+        sinceSnapshot = 0
+        store.dispatch(LiveReset(state: durable.state))
+        lastView = service.view(of: durable.state)
+        shared.publish(version: durable.version, view: lastView)
+        var stale: [Waiter] = []
+        for key in waiters.keys where key <= durable.version { stale += waiters.removeValue(forKey: key) ?? [] }
+        for waiter in stale { waiter.reply(.unavailable("this server fell behind the log and started again from its snapshot; send again")) }
         return true
     }
 

@@ -292,6 +292,54 @@ struct LiveHubTests {
         #expect(fresh.view == nodes[0].view)
     }
 
+    @Test("a hub opened on records after the log's snapshot writes a snapshot when closed, with no new command")
+    func closeSnapshotsReplayedRecords() async throws {
+        let log = BoardLog()
+        let first = try await BoardHub.make(log: log)
+        for number in 0..<3 { _ = await first.perform(.add(text: "n\(number)"), as: "client") }
+        // Not closed (as after a crash): the log holds three records after its first snapshot.
+        #expect(try await log.open().snapshot?.version == 0)
+        let reopened = try await BoardHub.make(log: log)
+        await reopened.close()
+        let contents = try await log.open()
+        #expect(contents.snapshot?.version == 3)
+        #expect(contents.records.isEmpty)
+    }
+
+    @Test("hubs opened at once on a new shared log each store a first snapshot, and all end with the one the log kept")
+    func simultaneousOpens() async throws {
+        let log = BoardLog()
+        log.gatherOpens(3)
+        async let first = BoardHub.make(log: log)
+        async let second = BoardHub.make(log: log)
+        async let third = BoardHub.make(log: log)
+        let hubs = try await [first, second, third]
+        let kept = try #require(try await log.open().snapshot)
+        #expect(kept.version == 0)
+        #expect(hubs.map(\.stream) == Array(repeating: kept.state.stream, count: 3))
+        _ = await hubs[0].perform(.add(text: "one"), cid: "c1", as: "client")
+        try await hubs[2].refresh()
+        #expect(hubs[2].view == hubs[0].view)
+    }
+
+    @Test("a replica further behind than the log keeps starts again from the log's snapshot, then goes on")
+    func replicaBehindPrunedRecords() async throws {
+        let log = BoardLog()
+        let ahead = try await BoardHub.make(log: log, options: LiveOptions(snapshotEvery: 10))
+        let behind = try await BoardHub.make(log: log)
+        for number in 0..<30 { _ = await ahead.perform(.add(text: "n\(number)"), cid: "n\(number)", as: "client") }
+        #expect(try await log.open().snapshot?.version == 30)
+        log.prune(through: 25)
+        // Its next command finds the records it lacks gone: it starts again from the snapshot, then goes on.
+        #expect(await behind.perform(.add(text: "from behind"), cid: "late", as: "client") == .applied(version: 31))
+        try await ahead.refresh()
+        #expect(behind.view == ahead.view)
+        #expect(behind.store.state.value == ahead.store.state.value)
+        #expect(behind.view.items.count == 31)
+        // Its ids came with the snapshot: one of the pruned commands resent is a duplicate.
+        #expect(await behind.perform(.add(text: "n3"), cid: "n3", as: "client") == .duplicate(version: 4))
+    }
+
     @Test("a replica's clients see others' commands as patches once it catches up")
     func replicaClients() async throws {
         let log = BoardLog()

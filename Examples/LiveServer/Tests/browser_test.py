@@ -11,12 +11,14 @@ Escape, mouse clicks on the buttons. Checks, in order (a failure stops the run):
                     the rows already on screen were patched in place, never rebuilt
   server stop       SIGTERM stops the server within 5 s; both tabs show reconnecting
   offline queue     an item added in tab A while the server is down is queued (1 waiting), the input
-                    cleared; after a restart on the same port and data both tabs reconnect, converge,
+                    cleared, and kept with its cid in the tab's session storage ("Try now" starts a new
+                    client that reads it back); after a restart on the same port and data both tabs reconnect, converge,
                     and show the item exactly once, with nothing left waiting
   fresh tab         a third tab at /?team=alpha (token from storage, no fragment) gets the same board
-  refused token     a wrong token shows the refusal, forgets the token and stops reconnecting (an
-                    unknown team is refused too); pasting the right share link into the form opens
-                    team beta's board, which alpha's items are not on
+  refused token     a wrong token (error `unauthorized`, close 4401 after the hello) shows the refusal,
+                    forgets the token and stops reconnecting (an unknown team is refused the same
+                    way); pasting the right share link into the form opens team beta's board, which
+                    alpha's items are not on
   title and layout  inline title edit (Enter saves, Escape cancels); at 390 px wide nothing overflows
                     and every button and checkbox is at least 40 px square
   screenshots       Page.captureScreenshot at 1280x800 and 390x844 (Docs/desktop.png and Docs/phone.png
@@ -475,7 +477,7 @@ def expect(condition, message):
 
 MARK_ROWS = "window.__rows = new Set(document.querySelectorAll('#items > li[data-id]')); window.__rows.size"
 # Rows marked earlier that are still on screen but are other elements now: a rebuild.
-REBUILT_ROWS = """[...window.__rows].filter((old) => {
+REBUILT_ROWS = """[...(window.__rows || [])].filter((old) => {
     const now = document.querySelector('#items > li[data-id="' + old.dataset.id + '"]');
     return now && now !== old; }).map((old) => old.dataset.id)"""
 
@@ -582,6 +584,18 @@ class Run:
                == "1 change waiting", "tab A: the waiting count is not shown")
         expect(b.state()["queued"] == 0, "tab B: something is queued")
         self.check_layout(a, "reconnecting, one change waiting")
+        # The queue is in the tab's session storage (what a reload reads back), the command with its cid.
+        saved = json.loads(a.eval("sessionStorage.getItem('stillwater.queue.alpha') || 'null'"))
+        expect(isinstance(saved, list) and len(saved) == 1 and saved[0].get("command") == {"add": {"text": "Queued while offline"}}
+               and isinstance(saved[0].get("cid"), str) and len(saved[0]["cid"]) >= 16,
+               f"tab A: the stored queue is {saved!r}")
+        # "Try now" starts a new client at once, which reads the queue back from that storage (as a reload
+        # does): the change is still shown waiting, once.
+        a.click("#retry-now")
+        time.sleep(0.5)
+        state = a.state()
+        expect(state["state"] == "reconnecting" and state["queued"] == 1 and state["waiting"] == ["Queued while offline"],
+               f"tab A after 'Try now': {json.dumps(state)}")
         time.sleep(1.5)  # a few reconnection attempts fail meanwhile
         self.server.start()
         end = converged([a, b], "after the restart", timeout=30)
@@ -612,7 +626,8 @@ class Run:
         expect(d.eval("localStorage.getItem('stillwater.token.beta')") is None, "tab D: the refused token is kept")
         time.sleep(2)
         expect(d.state()["state"] == "refused", "tab D: the page left the refused state by itself")
-        # A team the server does not know: its upgrade is refused with 403, which the page finds out.
+        # A team the server does not know: its hello is answered `unauthorized` and the socket closed with
+        # 4401, as for a wrong token.
         e = self.open("E", f"{self.base}/?team=gamma#token=any-token-at-all")
         e.wait("document.querySelector('#status')?.dataset.state === 'refused'", "refusing an unknown team", timeout=20)
         e.close()

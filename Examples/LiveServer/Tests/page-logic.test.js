@@ -1,22 +1,26 @@
-// Checks the page's logic that has no DOM (index.html, from `function applyListPatch` to
-// `function startBoard`) in node: patch planning against the rows it moves, the outbox (queue, acks,
-// retries, drops), the pending overlay, backoff, command ids, and reading share links.
+// Checks the page's logic that has no DOM (index.html, from `function planListPatch` to
+// `function startBoard`) in node: row plans for the patches the client applies, the pending commands read
+// from the client's stored queue (acks landing, refusals), the overlay they draw, the connection state
+// shown, and reading share links. The list patching itself is stillwater-live.js's, loaded from the
+// adapter's resources, so the plans are checked against the lists the client makes.
 // Run: node Examples/LiveServer/Tests/page-logic.test.js   (node 18 or later, no packages)
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const assert = require("assert");
+const client = require("../../../Sources/StillwaterHummingbird/Resources/stillwater-live.js");
 
 const page = fs.readFileSync(path.join(__dirname, "../Sources/LiveServerCore/Public/index.html"), "utf8");
-const start = page.indexOf("function applyListPatch");
+assert(page.includes('<script src="/stillwater-live.js"></script>'), "the page does not load the library's client");
+const start = page.indexOf("function planListPatch");
 const end = page.indexOf("\nfunction startBoard");
-assert(start >= 0 && end > start, "the logic section (applyListPatch .. startBoard) is not in index.html");
+assert(start >= 0 && end > start, "the logic section (planListPatch .. startBoard) is not in index.html");
 const section = page.slice(start, end);
-for (const global of ["document", "window", "location", "localStorage", "sessionStorage", "WebSocket", "setTimeout"]) {
+for (const global of ["document", "window", "location", "localStorage", "sessionStorage", "WebSocket", "setTimeout", "StillwaterLive"]) {
   assert(!new RegExp("\\b" + global + "\\b").test(section.replace(/\/\/.*$/gm, "")), "the logic section uses " + global);
 }
-const names = ["applyListPatch", "planListPatch", "createOutbox", "pendingOverlay", "backoffDelay", "cidFromBytes",
-  "isCid", "readLocation", "parseShareInput", "socketURL", "nodeHosts", "shareLink", "tokenKey", "queueKey"];
+const names = ["planListPatch", "commandParts", "createPending", "pendingOverlay", "pageState", "readLocation",
+  "parseShareInput", "socketURL", "nodeHosts", "shareLink", "tokenKey", "queueKey"];
 const L = new Function(section + "\nreturn {" + names.join(", ") + "};")();
 
 let passed = 0, failed = 0;
@@ -87,8 +91,9 @@ test("planListPatch: random patches put every row in place, touching only insert
       target.splice(Math.floor(next() * (target.length + 1)), 0, { id: "i" + fresh++, text: "new", done: false });
     }
     const patch = diff(old, target);
-    const plan = L.planListPatch(old, patch);
-    assert.deepStrictEqual(plan.items, target);
+    const items = client.applyListPatch(old, patch);
+    assert.deepStrictEqual(items, target);
+    const plan = L.planListPatch(old, patch, items);
     const played = playPlan(old.map((item) => item.id), plan);
     assert.deepStrictEqual(played.rows, target.map((item) => item.id));
     assert.strictEqual(played.touched, (patch.changes.inserts || []).length + (patch.changes.moves || []).length);
@@ -96,121 +101,89 @@ test("planListPatch: random patches put every row in place, touching only insert
   }
 });
 
-test("planListPatch: a patch that does not fit throws", () => {
-  assert.throws(() => L.planListPatch([{ id: "a", text: "1", done: false }], { changes: { deletes: [1] }, elements: [] }));
-  assert.throws(() => L.planListPatch([], { changes: { moves: [[0, 0]] }, elements: [{ id: "b", text: "", done: false }] }));
-});
-
 test("planListPatch: moving the first of five rows to the end takes out and puts back that row only", () => {
   const old = ["a", "b", "c", "d", "e"].map((id) => ({ id, text: id, done: false }));
-  const plan = L.planListPatch(old, { changes: { moves: [[0, 4]] }, elements: [old[0]] });
+  const patch = { changes: { moves: [[0, 4]] }, elements: [old[0]] };
+  const plan = L.planListPatch(old, patch, client.applyListPatch(old, patch));
   assert.deepStrictEqual(plan.detach, ["a"]);
   assert.deepStrictEqual(plan.arrive, [{ index: 4, id: "a" }]);
   assert.deepStrictEqual(plan.remove, []);
 });
 
-const add = (text, cid) => ({ type: "add", text, cid: cid || L.cidFromBytes(new Uint8Array(16).map((_, i) => i + text.length)) });
-
-test("outbox: sends each command once per connection, in order, with new refs after a drop", () => {
-  const box = L.createOutbox();
-  box.add(add("one", "cid-one-aaaaaaaaaaaa"));
-  box.add(add("two", "cid-two-aaaaaaaaaaaa"));
-  const first = box.due(0);
-  assert.deepStrictEqual(first.map((f) => [f.text, f.ref, f.cid]), [["one", 1, "cid-one-aaaaaaaaaaaa"], ["two", 2, "cid-two-aaaaaaaaaaaa"]]);
-  assert.deepStrictEqual(box.due(0), [], "nothing is sent twice on one connection");
-  box.disconnected();
-  const again = box.due(0);
-  assert.deepStrictEqual(again.map((f) => [f.text, f.ref, f.cid]), [["one", 3, "cid-one-aaaaaaaaaaaa"], ["two", 4, "cid-two-aaaaaaaaaaaa"]]);
-  assert.strictEqual(box.count, 2);
+test("commandParts: a command's kind and fields, nothing for junk", () => {
+  assert.deepStrictEqual(L.commandParts({ move: { id: "i1", to: 0 } }), { kind: "move", fields: { id: "i1", to: 0 } });
+  assert.deepStrictEqual(L.commandParts({ setTitle: { title: "T" } }), { kind: "setTitle", fields: { title: "T" } });
+  assert.deepStrictEqual(L.commandParts(null), { kind: undefined, fields: {} });
+  assert.deepStrictEqual(L.commandParts("add"), { kind: undefined, fields: {} });
 });
 
-test("outbox: an ack removes the command, which lands when its version is shown", () => {
-  const box = L.createOutbox();
-  box.add(add("one", "cid-one-aaaaaaaaaaaa"));
-  const [frame] = box.due(0);
-  assert.strictEqual(box.ack(frame.ref, 8, 7).text, "one");
+// The queue as the client stores it: a JSON list of {cid, command}.
+const stored = (...entries) => JSON.stringify(entries.map(([cid, command]) => ({ cid, command })));
+
+test("pending: mirrors the client's stored queue, in order, and skips junk", () => {
+  const box = L.createPending();
   assert.strictEqual(box.count, 0);
-  assert.deepStrictEqual(box.pending().map((c) => c.text), ["one"], "still drawn until version 8 is shown");
+  assert.strictEqual(box.newest(), null);
+  box.mirror(stored(["c1", { add: { text: "one" } }], ["c2", { toggle: { id: "i1" } }]));
+  assert.strictEqual(box.count, 2);
+  assert.strictEqual(box.newest(), "c2");
+  assert.deepStrictEqual(box.pending().map((e) => e.cid), ["c1", "c2"]);
+  box.mirror('[null, {"cid": 5, "command": {}}, {"cid": "c3"}, {"cid": "c4", "command": {"delete": {"id": "i2"}}}]');
+  assert.deepStrictEqual(box.pending().map((e) => e.cid), ["c4"]);
+  box.mirror("not json");
+  assert.strictEqual(box.count, 0);
+});
+
+test("pending: an ack lands when its version is shown; one already shown lands at once", () => {
+  const box = L.createPending();
+  box.mirror(stored(["c1", { add: { text: "one" } }], ["c2", { add: { text: "two" } }]));
+  box.mirror(stored(["c2", { add: { text: "two" } }]));   // the client settled c1: it left the queue first
+  assert.deepStrictEqual(box.settle("c1", 8, 7), { add: { text: "one" } });
+  assert.strictEqual(box.count, 1);
+  assert.deepStrictEqual(box.pending().map((e) => e.command.add.text), ["one", "two"], "still drawn until version 8 is shown");
   assert.strictEqual(box.shown(7), false);
   assert.strictEqual(box.shown(8), true);
-  assert.deepStrictEqual(box.pending(), []);
-  assert.strictEqual(box.ack(frame.ref, 9, 8), null, "a second ack for the ref changes nothing");
-});
-
-test("outbox: an ack for a version already shown lands at once", () => {
-  const box = L.createOutbox();
-  box.add(add("one", "cid-one-aaaaaaaaaaaa"));
-  const [frame] = box.due(0);
-  box.ack(frame.ref, 8, 9);
+  assert.deepStrictEqual(box.pending().map((e) => e.command.add.text), ["two"]);
+  assert.strictEqual(box.settle("c1", 9, 8), null, "a second answer for the cid changes nothing");
+  box.mirror("[]");
+  box.settle("c2", 8, 9);
   assert.deepStrictEqual(box.pending(), []);
 });
 
-test("outbox: an error removes the command; an error with retry holds it back, then resends it", () => {
-  const box = L.createOutbox();
-  box.add(add("bad", "cid-bad-aaaaaaaaaaaa"));
-  box.add(add("busy", "cid-busy-aaaaaaaaaaa"));
-  const [bad, busy] = box.due(1000);
-  assert.strictEqual(box.refuse(bad.ref).text, "bad");
-  assert.strictEqual(box.retryLater(busy.ref, 1000, 0.5).text, "busy");
-  assert.strictEqual(box.count, 1);
-  assert.strictEqual(box.nextRetry(), 1500);
-  assert.deepStrictEqual(box.due(1499), []);
-  const [again] = box.due(1500);
-  assert.strictEqual(again.cid, "cid-busy-aaaaaaaaaaa");
-  assert.strictEqual(box.retryLater(again.ref, 2000, 0.5) !== null, true);
-  assert.strictEqual(box.nextRetry(), 3000, "the second retry waits twice as long");
-  assert.strictEqual(box.nextRetry() !== Infinity, true);
-});
-
-test("outbox: saved commands come back queued, and junk is skipped", () => {
-  const box = L.createOutbox();
-  box.add(add("kept", "cid-kept-aaaaaaaaaaa"));
-  box.due(0);
-  const saved = JSON.parse(JSON.stringify(box.saved()));
-  const restored = L.createOutbox(saved.concat([null, { type: "add" }, { type: "add", cid: "short" }]));
-  assert.strictEqual(restored.count, 1);
-  assert.deepStrictEqual(restored.due(0).map((f) => [f.text, f.cid, f.ref]), [["kept", "cid-kept-aaaaaaaaaaa", 1]]);
-  assert.strictEqual(L.createOutbox("not a list").count, 0);
+test("pending: a refusal (no version) and a new stream forget the command", () => {
+  const box = L.createPending();
+  box.mirror(stored(["c1", { rename: { id: "i1", text: "x" } }], ["c2", { add: { text: "y" } }]));
+  box.mirror("[]");
+  assert.deepStrictEqual(box.settle("c1", null, 3), { rename: { id: "i1", text: "x" } });
+  box.settle("c2", 12, 3);
+  assert.strictEqual(box.pending().length, 1);
+  box.forgetLanding();
+  assert.deepStrictEqual(box.pending(), []);
 });
 
 test("pendingOverlay: toggles flip in pairs, the last rename wins, adds keep their order", () => {
-  const o = L.pendingOverlay([
-    { type: "toggle", id: "i1" }, { type: "rename", id: "i1", text: "A" }, { type: "rename", id: "i1", text: "B" },
-    { type: "toggle", id: "i2" }, { type: "toggle", id: "i2" }, { type: "delete", id: "i3" }, { type: "move", id: "i4", to: 0 },
-    add("first"), add("second"), { type: "setTitle", title: "T" },
-  ]);
+  const entries = [
+    { toggle: { id: "i1" } }, { rename: { id: "i1", text: "A" } }, { rename: { id: "i1", text: "B" } },
+    { toggle: { id: "i2" } }, { toggle: { id: "i2" } }, { delete: { id: "i3" } }, { move: { id: "i4", to: 0 } },
+    { add: { text: "first" } }, { add: { text: "second" } }, { setTitle: { title: "T" } },
+  ].map((command, index) => ({ cid: index === 7 ? null : "c" + index, command }));
+  const o = L.pendingOverlay(entries);
   assert.deepStrictEqual(o.rows.get("i1"), { flip: true, text: "B", deleting: false, moving: false });
   assert.strictEqual(o.rows.get("i2").flip, false);
   assert.strictEqual(o.rows.get("i3").deleting, true);
   assert.strictEqual(o.rows.get("i4").moving, true);
-  assert.deepStrictEqual(o.adds.map((a) => a.text), ["first", "second"]);
+  assert.deepStrictEqual(o.adds, [{ key: "landing-7", text: "first" }, { key: "c8", text: "second" }]);
   assert.strictEqual(o.title, "T");
 });
 
-test("backoffDelay: about 0.5 s, doubling, at most 10 s ±20 %", () => {
-  assert.strictEqual(L.backoffDelay(0, 0.5), 500);
-  assert.strictEqual(L.backoffDelay(1, 0.5), 1000);
-  assert.strictEqual(L.backoffDelay(4, 0.5), 8000);
-  assert.strictEqual(L.backoffDelay(5, 0.5), 10000);
-  assert.strictEqual(L.backoffDelay(60, 0.5), 10000);
-  assert.strictEqual(L.backoffDelay(0, 0), 400);
-  assert.strictEqual(L.backoffDelay(0, 0.9999), 600);
-  assert.strictEqual(L.backoffDelay(9, 0.9999), 12000);
-});
-
-test("cidFromBytes: 16 bytes make 22 characters of [A-Za-z0-9_-]", () => {
-  const next = random(3);
-  const seen = new Set();
-  for (let round = 0; round < 200; round++) {
-    const cid = L.cidFromBytes(Uint8Array.from({ length: 16 }, () => Math.floor(next() * 256)));
-    assert.match(cid, /^[A-Za-z0-9_-]{22}$/);
-    assert(L.isCid(cid));
-    seen.add(cid);
-  }
-  assert.strictEqual(seen.size, 200);
-  assert.strictEqual(L.cidFromBytes(new Uint8Array(16)), "AAAAAAAAAAAAAAAAAAAAAA");
-  assert.strictEqual(L.cidFromBytes(new Uint8Array(16).fill(255)), "_____________________w");
-  assert(!L.isCid("short") && !L.isCid("has space in it 12345") && !L.isCid("x".repeat(33)));
+test("pageState: live is connected; after a wait, connecting stays reconnecting", () => {
+  assert.strictEqual(L.pageState("connecting", "connecting"), "connecting");
+  assert.strictEqual(L.pageState("live", "connecting"), "connected");
+  assert.strictEqual(L.pageState("waiting", "connected"), "reconnecting");
+  assert.strictEqual(L.pageState("connecting", "reconnecting"), "reconnecting");
+  assert.strictEqual(L.pageState("live", "reconnecting"), "connected");
+  assert.strictEqual(L.pageState("refused", "connected"), "refused");
+  assert.strictEqual(L.pageState("failed", "connecting"), "failed");
 });
 
 test("nodeHosts: the page's own host first, then the cluster's other nodes, each once", () => {
@@ -234,10 +207,11 @@ test("readLocation and parseShareInput", () => {
 });
 
 test("socketURL and shareLink", () => {
-  assert.strictEqual(L.socketURL("http:", "127.0.0.1:8080", "alpha", null), "ws://127.0.0.1:8080/ws?team=alpha");
-  assert.strictEqual(L.socketURL("https:", "h", "a b", { id: "B/1", version: 7 }), "wss://h/ws?team=a%20b&board=B%2F1&version=7");
+  assert.strictEqual(L.socketURL("http:", "127.0.0.1:8080", "alpha"), "ws://127.0.0.1:8080/live?team=alpha");
+  assert.strictEqual(L.socketURL("https:", "h", "a b/c"), "wss://h/live?team=a%20b%2Fc");
   assert.strictEqual(L.shareLink("http://h", "/", "alpha", "t+1"), "http://h/?team=alpha#token=t%2B1");
   assert.strictEqual(L.tokenKey("alpha"), "stillwater.token.alpha");
+  assert.strictEqual(L.queueKey("alpha"), "stillwater.queue.alpha");
 });
 
 console.log("page-logic: " + passed + " passed, " + failed + " failed");

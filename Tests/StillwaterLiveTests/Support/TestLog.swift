@@ -16,6 +16,9 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         /// Tests waiting for an append to be held.
         var watchers: [CheckedContinuation<Void, Never>] = []
         var failNext = false
+        /// How many `open` calls wait for each other (``gatherOpens(_:)``), and those waiting.
+        var gathering = 0
+        var gathered: [CheckedContinuation<Void, Never>] = []
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -63,10 +66,33 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         }
     }
 
+    /// Deletes the records up to `version`, as a database keeps only so many before its newest snapshot.
+    func prune(through version: Int) { withLock { $0.records.removeAll { $0.version <= version } } }
+
     /// The next append throws, and makes nothing durable.
     func failNextAppend() { withLock { $0.failNext = true } }
 
+    /// The next `count` calls of `open` each wait until all of them have read, then return what they
+    /// read: as processes that open a new shared log at the same moment.
+    func gatherOpens(_ count: Int) { withLock { $0.gathering = count } }
+
     func open() async throws -> ActionLogContents<State, Entry> {
+        let contents = read()
+        await withCheckedContinuation { continuation in
+            let waiting = withLock { storage -> [CheckedContinuation<Void, Never>] in
+                guard storage.gathering > 0 else { return [continuation] }
+                storage.gathered.append(continuation)
+                guard storage.gathered.count == storage.gathering else { return [] }
+                storage.gathering = 0
+                defer { storage.gathered = [] }
+                return storage.gathered
+            }
+            waiting.forEach { $0.resume() }
+        }
+        return contents
+    }
+
+    private func read() -> ActionLogContents<State, Entry> {
         withLock { storage in
             let after = storage.snapshot?.version ?? 0
             return ActionLogContents(snapshot: storage.snapshot, records: storage.records.filter { $0.version > after })

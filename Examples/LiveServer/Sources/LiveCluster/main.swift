@@ -1,8 +1,8 @@
 import Foundation
-import HummingbirdWSClient
 import LiveServerCore
 import LoadSupport
 import Logging
+import StillwaterLive
 import StillwaterPostgres
 import Synchronization
 
@@ -11,7 +11,8 @@ import Synchronization
 //              [--kill-node] [--pause-node] [--restart-postgres COMMAND] [--late-node]
 //
 // Runs a cluster of `live-server --postgres URL` nodes (the binary beside this one) on a new team, so on a
-// new log, and checks it. Clients are spread over the nodes; `senders` of them (all, unless given) send
+// new log, and checks it. Clients speak the live protocol (a WebSocket to /live?team=TEAM, a hello with
+// the token) and are spread over the nodes; `senders` of them (all, unless given) send
 // `actions` random commands (add, toggle, rename, move, delete, retitle on ids their replicas show) in all,
 // at `rate` a second, each with its own command id, at most `window` unanswered per sender. A client whose
 // connection drops connects to the next node still running and resumes from its version; every command not
@@ -91,8 +92,11 @@ let config = options
 
 raiseOpenFileLimit()
 
-var logger = Logger(label: "live-cluster")
-logger.logLevel = .critical
+let logger = {
+    var logger = Logger(label: "live-cluster")
+    logger.logLevel = .critical
+    return logger
+}()
 
 func say(_ line: String) { print("live-cluster: \(line)") }
 
@@ -106,7 +110,7 @@ final class Nodes: Sendable {
         var running = true
     }
 
-    let nodes = Locked<[Node]>([])
+    let nodes = Mutex<[Node]>([])
     let folder: String
     let team: String
     let token: String
@@ -162,7 +166,7 @@ final class Nodes: Sendable {
 }
 
 let team = "cluster-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
-let nodes = Nodes(team: team, token: AccessPolicy.newToken())
+let nodes = Nodes(team: team, token: "cluster-token-\(UInt64.random(in: 0...UInt64.max))")
 
 @Sendable func finish(_ status: Int32) -> Never {
     nodes.stopAll()
@@ -184,153 +188,13 @@ let signalSources = onTerminationSignals { finish(1) }
 
 // MARK: clients
 
+let decoder = SharedFrameDecoder(), sizes = WholeBoardSizes()
+
 /// A client that stays connected to some node: when its connection drops it connects to the next node
 /// still running, resumes from its version, and sends again every command not yet answered.
-final class ClusterClient: Sendable {
-    struct Command {
-        var text: String
-        var cid: String
-        var sentAt: ContinuousClock.Instant
-    }
-
-    struct State {
-        var replica = BoardReplica()
-        var versions: [(version: Int, at: ContinuousClock.Instant)] = []
-        var node: Int
-        var outgoing: AsyncStream<String>.Continuation?
-        /// Commands sent and not answered yet, by `ref`.
-        var pending: [Int: Command] = [:]
-        /// Acknowledged command ids, with the version and the time they were first sent.
-        var acked: [String: (version: Int, sentAt: ContinuousClock.Instant)] = [:]
-        var answered = 0
-        var refused = 0
-        var duplicates = 0
-        var retries = 0
-        var reconnects = 0
-        var failure: String?
-    }
-
-    let index: Int
-    let state: Locked<State>
-    private let task = Locked<Task<Void, Never>?>(nil)
-
-    init(index: Int, node: Int) {
-        self.index = index
-        state = Locked(State(node: node))
-        task.withLock { $0 = Task { await self.run() } }
-    }
-
-    var version: Int { state.withLock { $0.replica.view?.version ?? -1 } }
-    var view: BoardView? { state.withLock { $0.replica.view } }
-
-    func stop() {
-        task.withLock { $0?.cancel() }
-        state.withLock { $0.outgoing?.finish() }
-    }
-
-    /// Sends `command` with id `cid` (sent again after a reconnect until answered).
-    func send(_ command: BoardCommand, ref: Int, cid: String) {
-        let text = ClientFrame(command: command, ref: ref, cid: cid).encoded()
-        state.withLock { state in
-            state.pending[ref] = Command(text: text, cid: cid, sentAt: .now)
-            state.outgoing?.yield(text)
-        }
-    }
-
-    private func run() async {
-        while !Task.isCancelled {
-            let ports = nodes.ports
-            let (node, resume) = state.withLock { state -> (Int, String) in
-                // This node, or the next one still running.
-                var node = state.node
-                for step in 0..<ports.count where ports[(state.node + step) % ports.count] != nil {
-                    node = (state.node + step) % ports.count
-                    break
-                }
-                state.node = node
-                let resume = state.replica.view.map { "&board=\(state.replica.board!)&version=\($0.version)" } ?? ""
-                return (node, resume)
-            }
-            guard let port = ports[node] else { return }
-            do {
-                let configuration = WebSocketClientConfiguration(
-                    maxFrameSize: 1 << 22, additionalHeaders: [.authorization: "Bearer \(nodes.token)"])
-                try await WebSocketClient.connect(
-                    url: "ws://127.0.0.1:\(port)/ws?team=\(nodes.team)\(resume)", configuration: configuration, logger: logger
-                ) { inbound, outbound, _ in
-                    let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-                    self.state.withLock { state in
-                        state.outgoing = continuation
-                        // Everything not answered goes again, with its id: the log answers a repeat.
-                        for ref in state.pending.keys.sorted() { continuation.yield(state.pending[ref]!.text) }
-                    }
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await text in stream { try await outbound.write(.text(text)) }
-                        }
-                        for try await message in inbound.messages(maxSize: 1 << 22) {
-                            guard case .text(let text) = message else { continue }
-                            self.receive(text)
-                        }
-                        group.cancelAll()
-                    }
-                }
-            } catch {}
-            state.withLock { state in
-                state.outgoing?.finish()
-                state.outgoing = nil
-                state.reconnects += 1
-                state.node += 1
-            }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-    }
-
-    private func receive(_ text: String) {
-        let now = ContinuousClock.now
-        guard let frame = try? ServerFrame.decode(text) else {
-            state.withLock { $0.failure = "undecodable frame \(text.prefix(80))" }
-            return
-        }
-        var retry: (Int, String)?
-        state.withLock { state in
-            do {
-                try state.replica.apply(frame)
-            } catch {
-                state.failure = "\(error)"
-            }
-            switch frame {
-            case .snapshot(let view, _): state.versions.append((view.version, now))
-            case .patch(_, let version, _, _): state.versions.append((version, now))
-            case .ack(let ref, let version, let duplicate):
-                guard let command = state.pending.removeValue(forKey: ref) else { break }
-                state.answered += 1
-                if duplicate { state.duplicates += 1 }
-                state.acked[command.cid] = (version, state.acked[command.cid]?.sentAt ?? command.sentAt)
-            case .error(_, let ref?, _, let again):
-                guard let command = state.pending[ref] else { break }
-                if again {
-                    state.retries += 1
-                    retry = (ref, command.text)
-                } else {
-                    state.pending[ref] = nil
-                    state.answered += 1
-                    state.refused += 1
-                }
-            case .error:
-                break
-            }
-        }
-        if let (ref, text) = retry {
-            // "Try again later": after a pause, with the same id.
-            Task {
-                try? await Task.sleep(for: .milliseconds(200))
-                self.state.withLock { state in
-                    if state.pending[ref] != nil { state.outgoing?.yield(text) }
-                }
-            }
-        }
-    }
+func client(node: Int) -> BoardLoadClient {
+    BoardLoadClient(team: team, token: nodes.token, node: node, reconnects: true, decoder: decoder, sizes: sizes,
+                    logger: logger) { nodes.ports }
 }
 
 /// Runs `command` with `sh -c` and returns its exit status (waited for off the main thread, with waitpid:
@@ -358,15 +222,16 @@ func shell(_ command: String) async -> Int32 {
 for _ in 0..<config.nodes { _ = try await nodes.start() }
 say("team \(team), \(config.nodes) nodes, \(config.clients) clients (\(config.senders) sending), "
     + "\(config.actions) actions at \(config.rate)/s, window \(config.window), patch interval \(config.patchIntervalMs) ms")
-var clients: [ClusterClient] = []
-for index in 0..<config.clients { clients.append(ClusterClient(index: index, node: index % config.nodes)) }
+var clients: [BoardLoadClient] = []
+for index in 0..<config.clients { clients.append(client(node: index % config.nodes)) }
 try await waitUntil("every snapshot", within: 60) { clients.allSatisfy { $0.version >= 0 } }
 let startVersion = clients.map(\.version).max() ?? 0
 
 let started = ContinuousClock.now
-let half = Locked(false)
+final class Flag: Sendable { let value = Mutex(false) }
+let half = Flag()
 let events = Task {
-    try await waitUntil("half the actions", within: 600) { half.withLock { $0 } }
+    try await waitUntil("half the actions", within: 600) { half.value.withLock { $0 } }
     if config.killNode {
         say("kill -9 node 1 (its clients move to other nodes)")
         nodes.kill(0)
@@ -393,9 +258,9 @@ try await withThrowingTaskGroup(of: Void.self) { group in
             var random = SystemRandomNumberGenerator()
             for index in 0..<share {
                 let ref = index * config.senders + sender + 1
-                if ref == config.actions / 2 { half.withLock { $0 = true } }
+                if ref == config.actions / 2 { half.value.withLock { $0 = true } }
                 try await Task.sleep(until: started + .seconds(Double(ref - 1) / Double(config.rate)), clock: .continuous)
-                while client.state.withLock({ $0.pending.count >= config.window }) { try await Task.sleep(for: .milliseconds(1)) }
+                while client.state.withLock({ $0.unanswered >= config.window }) { try await Task.sleep(for: .milliseconds(1)) }
                 let items = client.view?.items ?? []
                 let cid = "s\(sender)-\(index)"
                 let command = randomCommand(items: items, fewest: 30, most: 100, name: cid, using: &random)
@@ -407,13 +272,13 @@ try await withThrowingTaskGroup(of: Void.self) { group in
 }
 let sendSeconds = seconds(ContinuousClock.now - started)
 try await waitUntil("every answer", within: 300) {
-    clients.reduce(0) { $0 + $1.state.withLock { $0.answered } } >= config.actions
+    clients.reduce(0) { $0 + $1.state.withLock { $0.answers.count } } >= config.actions
 }
 try await events.value
 
 // Convergence: every client, and a fresh client on every running node, at the log's head.
-let journal = try BoardLog(url: config.postgres)
-var fresh: [ClusterClient] = []
+let journal = try ClusterLog(url: config.postgres)
+var fresh: [BoardLoadClient] = []
 @MainActor func converged() -> Bool {
     let views = (clients + fresh).map(\.view)
     return views.allSatisfy { $0 != nil && $0 == views[0] }
@@ -421,7 +286,7 @@ var fresh: [ClusterClient] = []
 try await waitUntil("every client on one board", within: 120) { converged() }
 @MainActor func freshClients() async throws {
     fresh.forEach { $0.stop() }
-    fresh = nodes.ports.enumerated().compactMap { index, port in port.map { _ in ClusterClient(index: -1, node: index) } }
+    fresh = nodes.ports.enumerated().compactMap { index, port in port.map { _ in client(node: index) } }
     try await waitUntil("fresh clients' snapshots", within: 60) { fresh.allSatisfy { $0.version >= 0 } }
 }
 try await freshClients()
@@ -438,7 +303,7 @@ if config.lateNode {
 
 // Exactly once: every acknowledged id in the log once, no id in it that was not sent.
 var logCids: [String: Int] = [:]
-var records: [BoardLog.Record] = []
+var records: [ClusterLog.Record] = []
 var position: Int64 = 0
 while true {
     let page = try await journal.records(of: team, after: position, limit: 5_000)
@@ -446,9 +311,13 @@ while true {
     records += page
     position = last.seq
 }
-for record in records { if let cid = record.cid { logCids[cid, default: 0] += 1 } }
+for record in records { if let cid = record.action.cid { logCids[cid, default: 0] += 1 } }
 var acked: [String: (version: Int, sentAt: ContinuousClock.Instant)] = [:]
-for client in clients { for (cid, value) in client.state.withLock({ $0.acked }) { acked[cid] = value } }
+for client in clients {
+    for answer in client.state.withLock({ $0.answers.values }) {
+        if let cid = answer.cid, let version = answer.version { acked[cid] = (version, answer.sentAt) }
+    }
+}
 let sentCids = Set((0..<config.senders).flatMap { sender in
     (0..<(config.actions / config.senders + 1)).map { "s\(sender)-\($0)" }
 })
@@ -461,17 +330,22 @@ let addedTexts = (clients[0].view?.items ?? []).map(\.text).filter { !$0.contain
 if Set(addedTexts).count != addedTexts.count { failures.append("an added item appears twice on the board") }
 
 // The log replayed from its newest snapshot gives the board every client has.
-let (snapshotSeq, snapshot) = try await journal.open(team, initial: Board(title: "unused"))
-var replayed = snapshot
-for record in records where record.seq > snapshotSeq { _ = replayed.accept(record.action.command, id: record.action.cid) }
-if replayed.view != clients[0].view { failures.append("the log replayed from its snapshot at \(snapshotSeq) differs from the clients' board") }
+if let (snapshotSeq, snapshot) = try await journal.newestSnapshot(of: team) {
+    var replayed = snapshot
+    for record in records where record.seq > snapshotSeq { record.action.reduce(&replayed) }
+    if LiveBoardView(title: replayed.state.title, items: replayed.state.items) != clients[0].view {
+        failures.append("the log replayed from its snapshot at \(snapshotSeq) differs from the clients' board")
+    }
+} else {
+    failures.append("the log \(team) has no snapshot")
+}
 let snapshots = try await journal.snapshotSeqs(of: team)
 await journal.close()
 
 let views = (clients + fresh).map(\.view)
 let equal = views.filter { $0 == clients[0].view }.count
 if equal != views.count { failures.append("\(views.count - equal) replicas differ") }
-let clientFailures = (clients + fresh).compactMap { $0.state.withLock { $0.failure } }
+let clientFailures = (clients + fresh).compactMap(\.failure)
 if !clientFailures.isEmpty { failures.append("client failures: \(clientFailures.prefix(3))") }
 
 // Latency: from a command's first sending to the moment the last client had a version including it.

@@ -15,21 +15,26 @@ func fail(_ line: String, status: Int32) -> Never {
     exit(status)
 }
 
-/// Closes every board (each writes a snapshot, so the next start replays nothing); a failure is reported
-/// and loses nothing, since every accepted command is in its journal.
-@Sendable func closeBoards(_ server: LiveServer) {
-    for (team, board) in server.teams.sorted(by: { $0.key < $1.key }) {
-        do {
-            try board.close()
-        } catch {
-            FileHandle.standardError.write(Data("live-server: team \(team): the closing snapshot failed (\(error)); the journal is intact\n".utf8))
-        }
-    }
-}
-
 /// Writes `line` to standard output at once (a script waiting for it sees it without buffering).
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data("live-server: \(line)\n".utf8))
+}
+
+/// Ends the process at once on SIGTERM or SIGINT, until the returned sources are cancelled. (A function
+/// of its own: a closure written in the top-level code would belong to the main actor, and the signal
+/// queue is not it.)
+func endOnSignal() -> [any DispatchSourceSignal] {
+    let queue = DispatchQueue(label: "live-server.early-signals")
+    return [SIGTERM, SIGINT].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler {
+            say("stopped before starting")
+            exit(0)
+        }
+        source.resume()
+        return source
+    }
 }
 
 let options: ServerOptions
@@ -52,36 +57,24 @@ if options.checksOnly {
     exit(0)
 }
 
-/// The server once it is open; `nil` while the data folder or the database is being opened.
-let running = Locked<LiveServer?>(nil)
-
-// A shutdown ends within 5 s whatever clients do: the service group gives connections 3 s to close,
-// then cancels them; the watchdog ends the process should anything still hang, after the boards' closing
-// snapshots. Every acknowledged command is already in its journal, so nothing is lost either way. Before
-// the server is open (waiting for a database, say), a signal ends the process at once. One watchdog for
-// the process's life: its signal sources are never replaced.
-let watchdog = ShutdownWatchdog(limit: .milliseconds(4_000), onSignal: {
-    guard let server = running.withLock({ $0 }) else {
-        say("stopped before starting")
-        exit(0)
-    }
-    server.closeQuietConnections()
-}) {
-    if let server = running.withLock({ $0 }) { closeBoards(server) }
-}
+// Until the server runs, a signal (while waiting for a database, say) ends the process at once; then
+// the service group takes the signals over: it drains the clients (their waiting frames, close 1001,
+// every board's closing snapshot) within 5 s and the process exits 0.
+var early = endOnSignal()
 
 let opened: DataFolder.Opened
+var node: ClusterNode?
 if let url = options.postgresURL {
     // A node of a cluster: the boards are replicas of their logs in the database.
-    let log: BoardLog
+    let log: ClusterLog
     do {
-        log = try BoardLog(url: url, keptActions: options.keptActions)
+        log = try ClusterLog(url: url, keptActions: options.keptActions)
     } catch {
         fail("--postgres: \(error)", status: 2)
     }
-    let node = ClusterNode(log: log)
+    node = ClusterNode(log: log)
     do {
-        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node) { line in
+        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node!) { line in
             FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
         }
     } catch let error as DataFolderError {
@@ -91,36 +84,39 @@ if let url = options.postgresURL {
     }
 } else {
     do {
-        opened = try DataFolder(path: options.dataDirectory).open(options) { warning in
+        opened = try await DataFolder(path: options.dataDirectory).open(options) { warning in
             FileHandle.standardError.write(Data("live-server: warning: \(warning)\n".utf8))
         }
     } catch {
         fail("\(error)", status: 1)
     }
 }
-let server = opened.server
-running.withLock { $0 = server }
 
-var logger = Logger(label: "live-server")
-logger.logLevel = .warning
+let server = BoardServer(hubs: opened.hubs, origins: options.origins)
 let host = options.host
 let shownHost = host.contains(":") ? "[\(host)]" : host
-let app = server.application(host: host, port: options.port, logger: logger) { port in
+let app = server.application(host: host, port: options.port) { port in
     let base = "http://\(shownHost):\(port)/"
-    say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(server.teams.keys.sorted().joined(separator: ", ")))")
+    say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(opened.hubs.keys.sorted().joined(separator: ", ")))")
     for (team, token) in opened.newTokens {
         say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
     }
 }
 
-
-var configuration = ServiceGroupConfiguration(services: [app, server.closingService], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-configuration.maximumGracefulShutdownDuration = .seconds(3)
+for source in early { source.cancel() }
+early = []
+var logger = Logger(label: "live-server")
+logger.logLevel = .warning
+// The endpoint after the application: the group stops it first, so clients are drained with 1001 while
+// the application still runs.
+var configuration = ServiceGroupConfiguration(
+    services: [app, server.endpoint], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+configuration.maximumGracefulShutdownDuration = .seconds(4)
 do {
     try await ServiceGroup(configuration: configuration).run()
 } catch {
     fail(ListenFailure.describe(error, host: host, port: options.port), status: 2)
 }
-closeBoards(server)
+await node?.stop()
 say("stopped")
 exit(0)

@@ -1,5 +1,10 @@
 import Foundation
 import Stillwater
+import StillwaterHummingbird
+import StillwaterLive
+
+/// A board's journal: the library's log state of a ``Board`` and its ``BoardAction`` entries, in files.
+public typealias BoardJournal = FileJournal<LiveLogState<Board>, LiveEntry<BoardAction>>
 
 /// A data folder that cannot be used: one line, for standard error.
 public struct DataFolderError: Error, CustomStringConvertible {
@@ -12,7 +17,7 @@ public struct DataFolderError: Error, CustomStringConvertible {
 
 /// The server's data folder: `live-server.lock` (held by the server using the folder, holding its
 /// process id), `teams.json` (each team's name and token digest, readable by its owner only) and
-/// `boards/NAME/`, each board's journal and snapshots (a ``FileJournal``).
+/// `boards/NAME/`, each board's journal and snapshots (a ``BoardJournal``).
 ///
 /// Nothing here is ever overwritten with less: `teams.json` is replaced by writing a new file and
 /// renaming it over the old one, and a file that cannot be read stops the server with an error instead of
@@ -32,8 +37,8 @@ public struct DataFolder {
     }
 
     /// The data format this live-server writes and reads: `teams.json` holds it. An older live-server's
-    /// folder (no `format`, its journals holding commands in an older shape) is refused, not converted.
-    static let format = 2
+    /// folder (no `format` or a lower one, its journals in an older shape) is refused, not converted.
+    static let format = 3
 
     /// The folder's path.
     public let path: String
@@ -46,10 +51,13 @@ public struct DataFolder {
     /// The folder of one team's board journal.
     public func journalDirectory(team: String) -> String { path + "/boards/" + team }
 
-    /// What opening the folder made: the server and the tokens it generated (to print once).
+    /// What opening the folder made: each team's board hub, the teams' tokens, and the tokens it
+    /// generated (to print once).
     public struct Opened: Sendable {
-        /// The server over the folder's boards.
-        public var server: LiveServer
+        /// Each team's board, by team.
+        public var hubs: [String: LiveHub<BoardService>]
+        /// The teams' token digests, shared by every hub's service.
+        public var access: AccessPolicy
         /// Each new team's generated token, by team, in the order they were made.
         public var newTokens: [(team: String, token: String)]
         /// The folder's lock, held while this value (or a copy) lives.
@@ -72,41 +80,42 @@ public struct DataFolder {
 
     /// Opens (or creates) the folder for `options`: reads the teams, adds the ones the options name,
     /// sets the tokens they give, generates a token for each new team without one, and opens every team's
-    /// board from its journal. A folder with no team, opened with none named, gets teams `alpha` and
-    /// `beta` with a few items each.
+    /// board hub on its journal (`boards/NAME/`, a `FileJournal`). A folder with no team, opened with none
+    /// named, gets teams `alpha` and `beta` with a few items each.
     ///
     /// - Parameter warn: Called with each warning (a journal's torn tail cut back).
     /// - Throws: ``DataFolderError`` when a file cannot be read or written, or what a journal throws
     ///   (its folder is used by another process, a damaged record that is not a torn tail).
-    public func open(_ options: ServerOptions, warn: (String) -> Void) throws -> Opened {
+    public func open(_ options: ServerOptions, warn: (String) -> Void) async throws -> Opened {
         let lock = try lock()
         let (teams, newTokens) = try registeredTeams(options)
-        var boards: [String: TeamBoard] = [:]
+        let access = AccessPolicy(tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
+        var hubs: [String: LiveHub<BoardService>] = [:]
         for (name, _) in teams {
-            let journal = try FileJournal<Board, BoardAction>(directory: journalDirectory(team: name))
-            boards[name] = try TeamBoard(
-                journal: journal, initial: Self.newBoard(named: name), snapshotEvery: options.snapshotEvery,
-                warn: { warn("team \(name): \($0)") })
+            let journal = try BoardJournal(directory: journalDirectory(team: name))
+            hubs[name] = try await LiveHub.open(
+                BoardService(team: name, access: access), log: journal, initial: Self.newBoard(named: name),
+                options: options.liveOptions, warn: { warn("team \(name): \($0)") })
         }
-        return Opened(server: server(boards: boards, teams: teams, options), newTokens: newTokens, lock: lock)
+        return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
     }
 
     /// Opens the folder's teams as ``open(_:warn:)`` does, with each team's board a replica of its log in
-    /// `node`'s database (made, for a new team, from the same first board as a file journal's). Takes the
-    /// folder's lock first, then starts `node`, waiting for its database as ``ClusterNode/start(waiting:)``
-    /// does (each failed attempt reported to `waiting`).
+    /// `node`'s database (its teams and tokens kept there too). Takes the folder's lock first, then
+    /// starts `node`, waiting for its database as ``ClusterNode/start(waiting:)`` does (each failed
+    /// attempt reported to `waiting`).
     ///
     /// - Throws: ``DataFolderError`` as ``open(_:warn:)``, or what the database answers.
     public func open(_ options: ServerOptions, node: ClusterNode, waiting: (String) -> Void = { _ in }) async throws -> Opened {
         let lock = try lock()
         try await node.start(waiting: waiting)
         let (teams, newTokens) = try await clusterTeams(options, node: node)
-        var boards: [String: TeamBoard] = [:]
+        let access = AccessPolicy(tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
+        var hubs: [String: LiveHub<BoardService>] = [:]
         for (name, _) in teams {
-            boards[name] = try await node.open(name, initial: Self.newBoard(named: name), snapshotEvery: options.snapshotEvery)
+            hubs[name] = try await node.open(
+                name, service: BoardService(team: name, access: access), initial: Self.newBoard(named: name), options: options.liveOptions)
         }
-        let server = server(boards: boards, teams: teams, options)
-        let access = server.access
         node.onTeamsChanged { entries in
             // A digest that cannot be read keeps the team's previous one out: the team is refused.
             access.replaceTokenDigests(Dictionary(entries.compactMap { entry in
@@ -114,17 +123,7 @@ public struct DataFolder {
                 return (entry.name, digest)
             }, uniquingKeysWith: { first, _ in first }))
         }
-        return Opened(server: server, newTokens: newTokens, lock: lock)
-    }
-
-    private func server(boards: [String: TeamBoard], teams: [(name: String, digest: [UInt8])], _ options: ServerOptions) -> LiveServer {
-        LiveServer(
-            boards: boards,
-            access: AccessPolicy(
-                tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }),
-                extraOrigins: Set(options.origins)),
-            patchInterval: options.patchInterval,
-            sendsWholeBoard: options.sendsWholeBoard)
+        return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
     }
 
     private func registeredTeams(_ options: ServerOptions) throws -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)]) {
@@ -157,13 +156,13 @@ public struct DataFolder {
         for team in named {
             let digest: String
             if let token = team.token {
-                digest = hex(AccessPolicy.digest(of: token))
+                digest = hex(LiveTokens.digest(of: token))
             } else if registry.teams.contains(where: { $0.name == team.name }) {
                 continue
             } else {
-                let token = AccessPolicy.newToken()
+                let token = LiveTokens.newToken()
                 newTokens.append((team.name, token))
-                digest = hex(AccessPolicy.digest(of: token))
+                digest = hex(LiveTokens.digest(of: token))
             }
             let entry = TeamEntry(name: team.name, tokenSHA256: digest)
             if let index = registry.teams.firstIndex(where: { $0.name == team.name }) {
@@ -208,16 +207,16 @@ public struct DataFolder {
         try await node.storeTeams(changed.filter { generatedTeams.contains($0.name) }, keepingStored: true)
         let stored = try await node.storedTeams()
         let newTokens = generated.filter { team in
-            stored.first { $0.name == team.team }?.tokenSHA256 == Self.hex(AccessPolicy.digest(of: team.token))
+            stored.first { $0.name == team.team }?.tokenSHA256 == Self.hex(LiveTokens.digest(of: team.token))
         }
         return (try checked(stored, source: "the database's teams"), newTokens)
     }
 
     /// The first board of a new team: the two demo teams get a few items, others start empty.
-    static func newBoard(named name: String) -> Board {
+    public static func newBoard(named name: String) -> Board {
         switch name {
-        case "alpha": Board(title: "Team Alpha", texts: LiveServer.alphaSeed)
-        case "beta": Board(title: "Team Beta", texts: LiveServer.betaSeed)
+        case "alpha": Board(title: "Team Alpha", texts: ["Write the release notes", "Review the store diff", "Fix the flaky test", "Plan the demo"])
+        case "beta": Board(title: "Team Beta", texts: ["Order the cake", "Book the room"])
         default: Board(title: name)
         }
     }
@@ -253,7 +252,7 @@ public struct DataFolder {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: boards)) ?? []).sorted()
         for name in names where ServerOptions.isTeamName(name) {
             do {
-                let report = try FileJournal<Board, BoardAction>.verify(directory: journalDirectory(team: name))
+                let report = try BoardJournal.verify(directory: journalDirectory(team: name))
                 for damage in report.damage { lines.append("team \(name): \(damage)") }
                 for repair in report.repairs { lines.append("team \(name): a start would repair: \(repair)") }
                 damaged = damaged || !report.damage.isEmpty

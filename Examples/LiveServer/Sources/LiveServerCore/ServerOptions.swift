@@ -1,4 +1,5 @@
 import Foundation
+import StillwaterLive
 
 /// A command-line argument or environment value that cannot be used: one line, for standard error.
 public struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -33,11 +34,9 @@ public struct ServerOptions: Equatable, Sendable {
     public var teams: [Team] = []
     /// Origins allowed besides the server's own.
     public var origins: [String] = []
-    /// The least time between two patches to one client (10 ms unless set: a change after a quiet
-    /// spell still goes out at once).
+    /// How often clients that are behind are sent a patch (10 ms unless set): each gets at most one per
+    /// interval, covering every change since its last.
     public var patchInterval: Duration = .milliseconds(10)
-    /// Whether every change sends the whole board instead of a patch (the load run's baseline).
-    public var sendsWholeBoard = false
     /// Accepted commands between two snapshots of a board.
     public var snapshotEvery = 1_000
     /// Whether `--help` was given.
@@ -55,11 +54,19 @@ public struct ServerOptions: Equatable, Sendable {
     /// Creates the defaults.
     public init() {}
 
+    /// The boards' hub options these options ask for: the patch interval, the snapshot interval, and the
+    /// board's bounds (a 4 096-byte frame, 64 commands in flight per connection).
+    public var liveOptions: LiveOptions {
+        LiveOptions(
+            limits: LiveLimits(window: Limits.commandsInFlight, maxFrameBytes: Limits.frame),
+            patchInterval: patchInterval, snapshotEvery: snapshotEvery)
+    }
+
     /// What `live-server --help` prints.
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
                live-server --check DIR
-                           [--patch-interval-ms N] [--snapshot-every N] [--send-whole-board]
+                           [--patch-interval-ms N] [--snapshot-every N]
                            [--postgres postgres://USER@HOST:PORT/DATABASE] [--kept-actions N]
           --host H              address to listen on (default 127.0.0.1)
           --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
@@ -69,10 +76,9 @@ public struct ServerOptions: Equatable, Sendable {
                                 LIVE_TEAMS="alpha=TOKEN,beta=TOKEN". With no team anywhere, a new data
                                 folder gets teams alpha and beta.
           --origin URL          also accept pages from this origin (scheme://host[:port]), e.g. a proxy
-          --patch-interval-ms N least time between two patches to one client (default 10; about 100
-                                suits 1 000 clients on two cores)
+          --patch-interval-ms N how often clients behind are sent a patch, 1 to 60000 (default 10;
+                                about 100 suits 1 000 clients on two cores)
           --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
-          --send-whole-board    send the whole board on every change instead of patches (live-load's baseline)
           --postgres URL        join a cluster: keep the boards, teams and tokens in this PostgreSQL
                                 database (also LIVE_POSTGRES), shared with the other nodes (a token set on
                                 one node holds on all); while it cannot be reached, wait and try again
@@ -114,12 +120,13 @@ public struct ServerOptions: Equatable, Sendable {
             case "--team": options.teams.append(try team(try value(argument), from: argument))
             case "--origin": options.origins.append(try origin(try value(argument)))
             case "--patch-interval-ms":
-                options.patchInterval = .milliseconds(try number(try value(argument), for: argument, in: 0...60_000))
+                options.patchInterval = .milliseconds(try number(try value(argument), for: argument, in: 1...60_000))
             case "--snapshot-every":
                 options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
             case "--kept-actions":
                 options.keptActions = try number(try value(argument), for: argument, in: 0...100_000_000)
-            case "--send-whole-board": options.sendsWholeBoard = true
+            case "--send-whole-board":
+                throw UsageError("--send-whole-board is no longer offered: clients are always sent patches")
             case "--postgres":
                 let url = try value(argument)
                 guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {

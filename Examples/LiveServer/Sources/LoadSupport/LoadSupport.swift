@@ -1,5 +1,6 @@
 import Foundation
 import LiveServerCore
+import Synchronization
 
 // What the load programs (live-load, live-cluster) share: starting `live-server` children, signals, figures.
 
@@ -67,16 +68,17 @@ public func startServer(_ binary: URL, arguments: [String], within seconds: Doub
     process.executableURL = binary
     process.arguments = arguments
     let output = Pipe()
-    let text = Locked("")
+    final class Printed: Sendable { let text = Mutex("") }
+    let printed = Printed()
     output.fileHandleForReading.readabilityHandler = { handle in
         let data = handle.availableData
-        text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
     }
     process.standardOutput = output
     try process.run()
     let deadline = ContinuousClock.now + .seconds(seconds)
     while process.isRunning, ContinuousClock.now < deadline {
-        if let line = text.withLock({ $0 }).split(separator: "\n").first(where: { $0.contains("listening on") }),
+        if let line = printed.text.withLock({ $0 }).split(separator: "\n").first(where: { $0.contains("listening on") }),
            let range = line.range(of: #":(\d+)/"#, options: .regularExpression),
            let port = Int(line[range].dropFirst().dropLast()) {
             return (process, port)
@@ -108,4 +110,16 @@ public func randomCommand(
     case ..<98: return .move(id: item.id, to: Int.random(in: 0..<items.count, using: &random))
     default: return .setTitle("Title \(name)")
     }
+}
+
+/// The CPU time process `pid` has used so far, in user mode and in the kernel, from `/proc/PID/stat`
+/// (Linux; in clock ticks, 10 ms on most systems), or `nil` when it cannot be read.
+public func processCPU(pid: Int32) -> (user: Duration, system: Duration)? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    // After "pid (name)": state is field 3, utime field 14 and stime field 15 (proc(5)).
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    let ticks = sysconf(Int32(_SC_CLK_TCK))
+    guard fields.count > 12, ticks > 0, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+    return (.nanoseconds(user * 1_000_000_000 / Int64(ticks)), .nanoseconds(system * 1_000_000_000 / Int64(ticks)))
 }
