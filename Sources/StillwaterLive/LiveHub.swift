@@ -89,7 +89,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
         let contents = try await log.open()
         contents.warnings.forEach(warn)
         guard contents.snapshot == nil else {
-            return LiveHub(service: service, log: log, durable: try replay(contents, initial: initial()), options: options)
+            return LiveHub(service: service, log: log, durable: try replay(contents, initial: initial()), replayed: contents.records.count,
+                           options: options)
         }
         // The stream's identity must survive a restart from the first record on. Processes that open a
         // new shared log at once each store a first snapshot and the log keeps one: read back the one
@@ -98,7 +99,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
         try await log.writeSnapshot(first, version: first.version)
         let stored = try await log.open()
         guard stored.snapshot != nil else { throw LiveHubError("the log kept no snapshot of version \(first.version)") }
-        return LiveHub(service: service, log: log, durable: try replay(stored, initial: initial()), options: options)
+        return LiveHub(service: service, log: log, durable: try replay(stored, initial: initial()), replayed: stored.records.count,
+                       options: options)
     }
 
     /// The log state `contents` holds: its snapshot (or `initial` with a new stream) and every record after it.
@@ -121,7 +123,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
         return durable
     }
 
-    private init(service: Service, log: Log, durable: LiveLogState<Service.State>, options: LiveOptions) {
+    private init(service: Service, log: Log, durable: LiveLogState<Service.State>, replayed: Int, options: LiveOptions) {
         self.service = service
         self.options = options
         stream = durable.stream
@@ -130,7 +132,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
         view.checkLiveFields()
         shared = LiveHubShared(version: durable.version, view: view, historyCapacity: options.historyCapacity)
         let worker = LiveWorker(service: service, log: log, store: store, shared: shared, options: options,
-                                durable: durable, view: view)
+                                durable: durable, view: view, replayed: replayed)
         self.worker = worker
         shared.setStart { [weak worker] in
             guard let worker else { return }
@@ -227,7 +229,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
     }
 
     /// Shuts the hub down: refuses new commands (``LiveOutcome/unavailable(_:)``), waits for the ones
-    /// being written, writes a snapshot (so the next open replays nothing), and closes every connection
+    /// being written, writes a snapshot when the log holds records after its newest one (applied since
+    /// the open, or replayed by it), so the next open replays nothing, and closes every connection
     /// with ``LiveCloseCode/goingAway`` once its waiting frames are written.
     public func close() async {
         let connections = shared.close()

@@ -45,12 +45,14 @@ actor LiveWorker<Service: LiveService> {
     private var durable: LiveLogState<Service.State>
     /// The view published last (kept so an equal new view can share its storage).
     private var lastView: Service.View
-    private var sinceSnapshot = 0
+    /// Records applied since the log's newest snapshot (those replayed at the open included).
+    private var sinceSnapshot: Int
     private var waiters: [Int: [Waiter]] = [:]
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
-         options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View) {
+         options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View, replayed: Int) {
         self.service = service
+        sinceSnapshot = replayed
         self.log = log
         self.store = store
         self.shared = shared

@@ -292,6 +292,20 @@ struct LiveHubTests {
         #expect(fresh.view == nodes[0].view)
     }
 
+    @Test("a hub opened on records after the log's snapshot writes a snapshot when closed, with no new command")
+    func closeSnapshotsReplayedRecords() async throws {
+        let log = BoardLog()
+        let first = try await BoardHub.make(log: log)
+        for number in 0..<3 { _ = await first.perform(.add(text: "n\(number)"), as: "client") }
+        // Not closed (as after a crash): the log holds three records after its first snapshot.
+        #expect(try await log.open().snapshot?.version == 0)
+        let reopened = try await BoardHub.make(log: log)
+        await reopened.close()
+        let contents = try await log.open()
+        #expect(contents.snapshot?.version == 3)
+        #expect(contents.records.isEmpty)
+    }
+
     @Test("hubs opened at once on a new shared log each store a first snapshot, and all end with the one the log kept")
     func simultaneousOpens() async throws {
         let log = BoardLog()

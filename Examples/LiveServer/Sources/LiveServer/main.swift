@@ -20,6 +20,23 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data("live-server: \(line)\n".utf8))
 }
 
+/// Ends the process at once on SIGTERM or SIGINT, until the returned sources are cancelled. (A function
+/// of its own: a closure written in the top-level code would belong to the main actor, and the signal
+/// queue is not it.)
+func endOnSignal() -> [any DispatchSourceSignal] {
+    let queue = DispatchQueue(label: "live-server.early-signals")
+    return [SIGTERM, SIGINT].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler {
+            say("stopped before starting")
+            exit(0)
+        }
+        source.resume()
+        return source
+    }
+}
+
 let options: ServerOptions
 do {
     options = try ServerOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
@@ -43,16 +60,7 @@ if options.checksOnly {
 // Until the server runs, a signal (while waiting for a database, say) ends the process at once; then
 // the service group takes the signals over: it drains the clients (their waiting frames, close 1001,
 // every board's closing snapshot) within 5 s and the process exits 0.
-var early: [any DispatchSourceSignal] = [SIGTERM, SIGINT].map { number in
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "live-server.early-signals"))
-    source.setEventHandler {
-        say("stopped before starting")
-        exit(0)
-    }
-    source.resume()
-    return source
-}
+var early = endOnSignal()
 
 let opened: DataFolder.Opened
 var node: ClusterNode?

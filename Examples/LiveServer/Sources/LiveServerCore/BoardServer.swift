@@ -19,11 +19,17 @@ public struct BoardServer: Sendable {
     public let contentSecurityPolicy: String
 
     /// A server for `hubs`, by team; `origins` are the page origins allowed besides the server's own
-    /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes).
-    public init(hubs: [String: LiveHub<BoardService>], origins: [String] = []) {
+    /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes). A new connection has
+    /// `firstRequestTimeout` to send its request, an upgraded one `helloTimeout` to send its hello.
+    public init(
+        hubs: [String: LiveHub<BoardService>], origins: [String] = [],
+        firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10)
+    ) {
         endpoint = LiveEndpoint(
             path: "/live", hubs: hubs,
-            configuration: .init(extraOrigins: Set(origins), maxMessageBytes: Limits.frameLimit)
+            configuration: .init(
+                extraOrigins: Set(origins), firstRequestTimeout: firstRequestTimeout, helloTimeout: helloTimeout,
+                maxMessageBytes: Limits.frameLimit)
         ) { route in
             route.query["team"] ?? route.params["team"]
         }
@@ -74,4 +80,16 @@ enum BoardPage {
         else { return "<!doctype html><p>index.html is missing from the LiveServerCore resources</p>" }
         return text
     }()
+}
+
+/// Why the server could not listen, in one line.
+public enum ListenFailure {
+    /// A line naming the address and the reason (`address already in use`, say) for an error the server
+    /// threw while starting or running.
+    public static func describe(_ error: any Error, host: String, port: Int) -> String {
+        if let error = error as? IOError {
+            return "cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))"
+        }
+        return "cannot listen on \(host):\(port): \(error)"
+    }
 }

@@ -1,4 +1,5 @@
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 
 /// What a client of the library's protocol is shown of a board: its title and items. The version travels
@@ -27,9 +28,7 @@ public struct LiveBoardView: LiveView {
 /// nothing and its sender is told why. The token is the hello frame's `token`, or the upgrade's
 /// `Authorization: Bearer` header when the adapter hands it over as the transport's `authorization`;
 /// it is checked against the team's digest in ``AccessPolicy`` (constant time, and a digest replaced
-/// there is used from the next hello on). A client whose transport names another team as `team` (the
-/// board it asked for) is refused the same way, whatever its token: so a server may hand the clients of a
-/// team it does not have to any board's hub, and they are answered `unauthorized` after their hello.
+/// there is used from the next hello on).
 ///
 /// ```swift
 /// let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token"])
@@ -67,11 +66,9 @@ public struct BoardService: LiveService {
         }
     }
 
-    /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`,
-    /// unless its transport's `team` names another team.
+    /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`.
     public func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
-        if let requested = handshake.transport["team"], requested != team { return .refused("the token was refused") }
-        let token = handshake.token ?? handshake.transport["authorization"].flatMap(AccessPolicy.bearerToken(in:))
+        let token = handshake.token ?? handshake.transport["authorization"].flatMap(LiveTokens.bearerToken(in:))
         guard let token, access.allows(team: team, token: token) else { return .refused("the token was refused") }
         return .accepted(team)
     }

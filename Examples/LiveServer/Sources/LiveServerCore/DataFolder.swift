@@ -1,5 +1,6 @@
 import Foundation
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 
 /// A board's journal: the library's log state of a ``Board`` and its ``BoardAction`` entries, in files.
@@ -155,13 +156,13 @@ public struct DataFolder {
         for team in named {
             let digest: String
             if let token = team.token {
-                digest = hex(AccessPolicy.digest(of: token))
+                digest = hex(LiveTokens.digest(of: token))
             } else if registry.teams.contains(where: { $0.name == team.name }) {
                 continue
             } else {
-                let token = AccessPolicy.newToken()
+                let token = LiveTokens.newToken()
                 newTokens.append((team.name, token))
-                digest = hex(AccessPolicy.digest(of: token))
+                digest = hex(LiveTokens.digest(of: token))
             }
             let entry = TeamEntry(name: team.name, tokenSHA256: digest)
             if let index = registry.teams.firstIndex(where: { $0.name == team.name }) {
@@ -206,13 +207,13 @@ public struct DataFolder {
         try await node.storeTeams(changed.filter { generatedTeams.contains($0.name) }, keepingStored: true)
         let stored = try await node.storedTeams()
         let newTokens = generated.filter { team in
-            stored.first { $0.name == team.team }?.tokenSHA256 == Self.hex(AccessPolicy.digest(of: team.token))
+            stored.first { $0.name == team.team }?.tokenSHA256 == Self.hex(LiveTokens.digest(of: team.token))
         }
         return (try checked(stored, source: "the database's teams"), newTokens)
     }
 
     /// The first board of a new team: the two demo teams get a few items, others start empty.
-    static func newBoard(named name: String) -> Board {
+    public static func newBoard(named name: String) -> Board {
         switch name {
         case "alpha": Board(title: "Team Alpha", texts: ["Write the release notes", "Review the store diff", "Fix the flaky test", "Plan the demo"])
         case "beta": Board(title: "Team Beta", texts: ["Order the cake", "Book the room"])

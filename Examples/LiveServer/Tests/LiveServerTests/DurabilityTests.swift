@@ -1,20 +1,23 @@
 import Foundation
 import LiveServerCore
 import Stillwater
+import StillwaterLive
 import Testing
 
 @Suite("Durability: boards in their journals")
 struct DurabilityTests {
-    /// A board over the file journal in `folder`.
+    /// A board hub over the file journal in `folder`.
     static func open(
         _ folder: String, snapshotEvery: Int = 1_000, warnings: Locked<[String]>? = nil,
-        journal keep: (FileJournal<Board, BoardAction>) -> Void = { _ in }
-    ) throws -> TeamBoard {
-        let journal = try FileJournal<Board, BoardAction>(directory: folder)
+        journal keep: (BoardJournal) -> Void = { _ in }
+    ) async throws -> LiveHub<BoardService> {
+        let journal = try BoardJournal(directory: folder)
         keep(journal)
-        return try TeamBoard(
-            journal: journal,
-            initial: Board(title: "Durable", texts: ["first"]), snapshotEvery: snapshotEvery,
+        var options = ServerOptions()
+        options.snapshotEvery = snapshotEvery
+        return try await LiveHub.open(
+            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal,
+            initial: Board(title: "Durable", texts: ["first"]), options: options.liveOptions,
             warn: { warning in warnings?.withLock { $0.append(warning) } })
     }
 
@@ -23,40 +26,43 @@ struct DurabilityTests {
     func reopen(snapshotEvery: Int) async throws {
         try await withDataFolder { folder in
             var expected: Board
-            var id: String
-            weak var released: FileJournal<Board, BoardAction>?
+            var stream: String
+            weak var released: BoardJournal?
             do {
-                let board = try Self.open(folder, snapshotEvery: snapshotEvery) { released = $0 }
-                id = board.id
+                let board = try await Self.open(folder, snapshotEvery: snapshotEvery) { released = $0 }
+                stream = board.stream
                 for number in 0..<40 {
-                    let outcome = await board.perform(.add(text: "item \(number)"), id: "cmd-\(number)")
+                    let outcome = await board.perform(.add(text: "item \(number)"), cid: "cmd-\(number)", as: "alpha")
                     guard case .applied = outcome else { throw TestFailure("\(outcome)") }
                 }
-                _ = await board.perform(.toggle(id: "i3"), id: "cmd-toggle")
-                _ = await board.perform(.move(id: "i5", to: 0))
-                _ = await board.perform(.setTitle("Renamed"))
+                _ = await board.perform(.toggle(id: "i3"), cid: "cmd-toggle", as: "alpha")
+                _ = await board.perform(.move(id: "i5", to: 0), as: "alpha")
+                _ = await board.perform(.setTitle("Renamed"), as: "alpha")
                 // A refused command is not journaled.
-                let refused = await board.perform(.delete(id: "i999"))
-                #expect(refused == .rejected(CommandRejection("no item with id \"i999\"")))
+                let refused = await board.perform(.delete(id: "i999"), as: "alpha")
+                #expect(refused == .rejected("no item with id \"i999\""))
                 expected = board.store.state.value
             }
-            // A board nobody holds is freed, with its journal (which lets go of the folder's lock), once
+            // A hub nobody holds is freed, with its journal (which lets go of the folder's lock), once
             // its writer, which answers before it goes idle, is done.
             try await eventually("the journal was freed") { released == nil }
             // Reopened without a close: as after a crash, the journal's tail is replayed.
+            weak var second: BoardJournal?
             do {
-                let reopened = try Self.open(folder, snapshotEvery: snapshotEvery)
+                let reopened = try await Self.open(folder, snapshotEvery: snapshotEvery) { second = $0 }
                 #expect(reopened.store.state.value == expected)
-                #expect(reopened.id == id)
-                let retried = await reopened.perform(.add(text: "item 3"), id: "cmd-3")
+                #expect(reopened.stream == stream)
+                let retried = await reopened.perform(.add(text: "item 3"), cid: "cmd-3", as: "alpha")
                 #expect(retried == .duplicate(version: 4))
                 #expect(reopened.store.state.value == expected)
-                try reopened.close()
+                await reopened.close()
                 expected = reopened.store.state.value
             }
+            try await eventually("the journal was freed") { second == nil }
             // After a close (a snapshot), the same again.
-            let third = try Self.open(folder, snapshotEvery: snapshotEvery)
+            let third = try await Self.open(folder, snapshotEvery: snapshotEvery)
             #expect(third.store.state.value == expected)
+            #expect(third.stream == stream)
         }
     }
 
@@ -64,11 +70,13 @@ struct DurabilityTests {
     func tornTail() async throws {
         try await withDataFolder { folder in
             var expected: Board
-            weak var released: FileJournal<Board, BoardAction>?
+            var version = 0
+            weak var released: BoardJournal?
             do {
-                let board = try Self.open(folder) { released = $0 }
-                for number in 0..<5 { _ = await board.perform(.add(text: "kept \(number)")) }
+                let board = try await Self.open(folder) { released = $0 }
+                for number in 0..<5 { _ = await board.perform(.add(text: "kept \(number)"), as: "alpha") }
                 expected = board.store.state.value
+                version = board.version
             }
             try await eventually("the journal was freed") { released == nil }
             let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".log") }.sorted()
@@ -79,35 +87,35 @@ struct DurabilityTests {
             handle.write(Data([0x40, 0, 0, 0, 0x12, 0x34]))
             handle.closeFile()
             let warnings = Locked<[String]>([])
-            let reopened = try Self.open(folder, warnings: warnings)
+            let reopened = try await Self.open(folder, warnings: warnings)
             #expect(reopened.store.state.value == expected)
             #expect(warnings.withLock { $0.count } == 1)
-            #expect(await reopened.perform(.add(text: "after the cut")) == .applied(version: expected.version + 1))
+            #expect(await reopened.perform(.add(text: "after the cut"), as: "alpha") == .applied(version: version + 1))
         }
     }
 
     @Test("a clean close after a start that replayed a tail writes a snapshot, so the next start replays nothing")
     func closeSnapshotsReplayedTail() async throws {
         try await withDataFolder { folder in
-            weak var released: FileJournal<Board, BoardAction>?
+            weak var released: BoardJournal?
             do {
                 // Commands journaled, then no close (a crash): the journal has a tail after its snapshot.
-                let board = try Self.open(folder) { released = $0 }
-                for number in 0..<6 { _ = await board.perform(.add(text: "tail \(number)")) }
+                let board = try await Self.open(folder) { released = $0 }
+                for number in 0..<6 { _ = await board.perform(.add(text: "tail \(number)"), as: "alpha") }
             }
             try await eventually("the journal was freed") { released == nil }
             do {
-                let journal = try FileJournal<Board, BoardAction>(directory: folder)
+                let journal = try BoardJournal(directory: folder)
                 #expect(try journal.load().records.count == 6)
             }
-            weak var second: FileJournal<Board, BoardAction>?
+            weak var second: BoardJournal?
             do {
                 // Started from the tail, closed at once with no new command.
-                let board = try Self.open(folder) { second = $0 }
-                try board.close()
+                let board = try await Self.open(folder) { second = $0 }
+                await board.close()
             }
             try await eventually("the journal was freed") { second == nil }
-            let contents = try FileJournal<Board, BoardAction>(directory: folder).load()
+            let contents = try BoardJournal(directory: folder).load()
             #expect(contents.records.isEmpty)
             #expect(contents.snapshot?.version == 6)
         }
@@ -116,9 +124,9 @@ struct DurabilityTests {
     @Test("the commands sent while a sync runs are written together, in order, and answered after it")
     func batching() async throws {
         try await withDataFolder { folder in
-            let board = try Self.open(folder)
-            let outcomes = await withTaskGroup(of: CommandOutcome.self) { group in
-                for number in 0..<200 { group.addTask { await board.perform(.add(text: "n\(number)"), id: "c\(number)") } }
+            let board = try await Self.open(folder)
+            let outcomes = await withTaskGroup(of: LiveOutcome.self) { group in
+                for number in 0..<200 { group.addTask { await board.perform(.add(text: "n\(number)"), cid: "c\(number)", as: "alpha") } }
                 return await group.reduce(into: []) { $0.append($1) }
             }
             let versions = outcomes.compactMap { outcome -> Int? in
@@ -132,20 +140,22 @@ struct DurabilityTests {
     @Test("a journal that cannot be written refuses the batch with a retry error and changes nothing; the next command works")
     func journalFailure() async throws {
         struct DiskFull: Error {}
-        let journal = MemoryJournal<Board, BoardAction>()
-        let board = try TeamBoard(journal: journal, initial: Board(title: "T", texts: ["a"]))
+        let journal = MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>()
+        let board = try await LiveHub.open(
+            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "T", texts: ["a"]))
         let before = board.store.state.value
         journal.failNextSync(with: DiskFull())
-        let refused = await board.perform(.add(text: "lost"), id: "c1")
+        let refused = await board.perform(.add(text: "lost"), cid: "c1", as: "alpha")
         guard case .unavailable = refused else {
             Issue.record("expected unavailable, got \(refused)")
             return
         }
         #expect(board.store.state.value == before)
         // The same command, retried with its id, is applied now, once.
-        #expect(await board.perform(.add(text: "lost"), id: "c1") == .applied(version: 1))
-        #expect(await board.perform(.add(text: "lost"), id: "c1") == .duplicate(version: 1))
-        let contents = try journal.load()
-        #expect(contents.replayed(onto: Board(title: "T", texts: ["a"], id: before.id)) == board.store.state.value)
+        #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .applied(version: 1))
+        #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .duplicate(version: 1))
+        let reopened = try await LiveHub.open(
+            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "T"))
+        #expect(reopened.store.state.value == board.store.state.value)
     }
 }

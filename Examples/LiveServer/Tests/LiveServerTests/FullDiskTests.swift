@@ -1,5 +1,6 @@
 import Foundation
 import LiveServerCore
+import StillwaterLive
 import Testing
 
 /// The real `live-server` on a small filesystem of its own (a 2 MiB tmpfs), filled to the last byte.
@@ -15,8 +16,9 @@ struct FullDiskTests {
             let server = try ServerProcess(["--port", "0"] + arguments)
             defer { server.stop() }
             let port = try await server.port()
-            let client = try await BoardClient.connected(port: port, team: "alpha", auth: .header(Self.token))
-            guard case .ack = try await client.perform(.add(text: "before"), cid: "before") else {
+            let client = RawClient(port: port, team: "alpha", token: Self.token)
+            let viewer = try await connectedClient(port: port, token: Self.token)
+            guard try await client.perform(.add(text: "before"), cid: "before")["type"] as? String == "ack" else {
                 Issue.record("the first command was refused")
                 return
             }
@@ -29,56 +31,60 @@ struct FullDiskTests {
             for number in 0..<200 where refused == nil {
                 let text = "while full \(number) " + String(repeating: "x", count: 150)
                 let reply = try await client.perform(.add(text: text), cid: "full-\(number)")
-                switch reply {
-                case .ack(_, let version, _):
+                switch reply["type"] as? String {
+                case "ack":
                     acknowledged.append(text)
-                    lastVersion = version
-                case .error(_, _, _, let retry):
-                    #expect(retry, "\(reply)")
+                    lastVersion = reply["version"] as? Int ?? 0
+                case "error":
+                    #expect(reply["code"] as? String == "unavailable" && reply["retry"] as? Bool == true, "\(reply)")
                     refused = ("full-\(number)", text)
                 default: Issue.record("\(reply)")
                 }
             }
             let (cid, text) = try #require(refused, "no command was refused on a full disk")
-            // Refused again, each with retry: true, and nothing changes (once the client has the patch of
+            // Refused again, each with retry: true, and nothing changes (once the viewer has the patch of
             // the last acknowledged command).
-            try await eventually("the last acknowledged version") { (client.view?.version ?? 0) >= lastVersion }
-            let before = try #require(client.view)
+            try await eventually("the last acknowledged version") {
+                viewer.view.value?.items.last?.text == acknowledged.last && lastVersion >= 0
+            }
+            let before = try #require(viewer.view.value)
             for attempt in 0..<2 {
                 let reply = try await client.perform(.add(text: text), cid: cid)
-                guard case .error(_, _, _, true) = reply else {
+                guard reply["retry"] as? Bool == true else {
                     Issue.record("attempt \(attempt) on a full disk: \(reply)")
                     return
                 }
             }
-            #expect(client.view == before)
+            #expect(viewer.view.value == before)
             // Reads keep working: a new client gets the board.
-            let reader = try await BoardClient.connected(port: port, team: "alpha", auth: .header(Self.token))
-            #expect(reader.view?.items.map(\.text) == before.items.map(\.text))
+            let reader = try await connectedClient(port: port, token: Self.token)
+            #expect(reader.view.value?.items.map(\.text) == before.items.map(\.text))
             // Space returns: the same command, sent again with its id, is applied once.
             try FileManager.default.removeItem(atPath: filler)
-            guard case .ack(_, _, false) = try await client.perform(.add(text: text), cid: cid) else {
-                Issue.record("the command after space returned was not applied")
+            let applied = try await client.perform(.add(text: text), cid: cid)
+            guard applied["type"] as? String == "ack", applied["duplicate"] == nil else {
+                Issue.record("the command after space returned was not applied: \(applied)")
                 return
             }
-            guard case .ack(_, _, true) = try await client.perform(.add(text: text), cid: cid) else {
+            guard try await client.perform(.add(text: text), cid: cid)["duplicate"] as? Bool == true else {
                 Issue.record("the retry was applied again")
                 return
             }
-            guard case .ack = try await client.perform(.add(text: "after"), cid: "after") else {
+            guard try await client.perform(.add(text: "after"), cid: "after")["type"] as? String == "ack" else {
                 Issue.record("the command after was refused")
                 return
             }
             acknowledged += [text, "after"]
             await client.close()
             await reader.close()
+            await viewer.close()
             // A kill and a restart: every acknowledged command is there, once.
             server.send(SIGKILL)
             _ = try await server.exit(within: 10)
             let restarted = try ServerProcess(["--port", "0"] + arguments)
             defer { restarted.stop() }
-            let checker = try await BoardClient.connected(port: try await restarted.port(), team: "alpha", auth: .header(Self.token))
-            let texts = try #require(checker.view).items.map(\.text)
+            let checker = try await connectedClient(port: try await restarted.port(), token: Self.token)
+            let texts = try #require(checker.view.value).items.map(\.text)
             for text in acknowledged { #expect(texts.filter { $0 == text }.count == 1, "\(text) in \(texts)") }
             await checker.close()
             restarted.send(SIGTERM)

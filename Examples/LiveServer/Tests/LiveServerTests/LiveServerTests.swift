@@ -1,165 +1,144 @@
 import Foundation
-import HummingbirdWSClient
-import NIOWebSocket
 import LiveServerCore
+import NIOWebSocket
 import Stillwater
+import StillwaterLive
 import StillwaterTesting
 import Testing
 
 @Suite("Live server over real WebSockets")
 struct LiveServerTests {
-    @Test("a client gets the snapshot of its team's board first")
+    @Test("a client gets a welcome, then the snapshot of its team's board")
     func snapshotFirst() async throws {
         try await withServer { server, port in
-            let client = try await BoardClient.connected(port: port, team: "alpha")
-            let first = client.log.withLock { $0.frames.first }
-            let board = server.teams["alpha"]!
-            #expect(first == .snapshot(board.store.state.value.view, board: board.id))
-            #expect(client.view?.title == "Team Alpha")
-            #expect(client.view?.items.count == 4)
+            let client = RawClient(port: port, team: "alpha")
+            try await client.wait(for: "the snapshot") { $0.count >= 2 }
+            let frames = client.frames
+            #expect(frames[0]["type"] as? String == "welcome")
+            #expect(frames[1]["type"] as? String == "snapshot")
+            #expect(frames[1]["stream"] as? String == server.hub("alpha").stream)
+            let view = try #require(frames[1]["view"] as? [String: Any])
+            #expect(view["title"] as? String == "Team Alpha")
+            #expect((view["items"] as? [Any])?.count == 4)
             await client.close()
         }
     }
 
-    @Test("the page is served at /")
+    @Test("the page is served at / with its security policy, and the JavaScript client beside it")
     func page() async throws {
-        try await withServer { _, port in
-            let (status, body) = try await httpGet(port: port, path: "/")
-            #expect(status == 200)
-            #expect(body.contains("function applyListPatch"))
-            #expect(body.contains("/ws?team="))
+        try await withServer(origins: ["http://node2:8082"]) { _, port in
+            let page = try await httpRequest(port: port, "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+            #expect(page.status == 200)
+            #expect(page.body.contains("<html") || page.body.contains("<!doctype") || page.body.contains("<!DOCTYPE"))
+            let script = try await httpGet(port: port, path: "/stillwater-live.js")
+            #expect(script.status == 200)
+            #expect(!script.body.isEmpty)
         }
+        #expect(BoardServer.contentSecurityPolicy(allowing: []).contains("connect-src 'self';"))
+        #expect(BoardServer.contentSecurityPolicy(allowing: ["http://node2:8082", "HTTPS://Board.example"])
+            .contains("connect-src 'self' ws://node2:8082 wss://board.example;"))
     }
 
-    @Test("several clients sending seeded random actions at once all end with the server's board",
+    @Test("several clients sending seeded random commands at once all end with the server's view",
           arguments: [UInt64(1), 2, 3])
-    func randomActionsConverge(seed: UInt64) async throws {
+    func randomCommandsConverge(seed: UInt64) async throws {
         try await withServer { server, port in
-            var clients: [BoardClient] = []
-            for _ in 0..<4 { clients.append(try await BoardClient.connected(port: port, team: "alpha")) }
+            var clients: [LiveClient<LiveBoardView, BoardCommand>] = []
+            for _ in 0..<4 { clients.append(try await connectedClient(port: port)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (number, client) in clients.enumerated() {
                     group.addTask {
                         var random = SeededRandom(seed: seed &* 1_000 &+ UInt64(number))
-                        for step in 0..<60 {
-                            try await client.perform(randomCommand(step: step, client: number,
-                                                                   view: client.view!, using: &random))
+                        for step in 0..<40 {
+                            _ = try await client.send(randomCommand(step: step, client: number, view: client.view.value!, using: &random))
                         }
                     }
                 }
                 try await group.waitForAll()
             }
-            let board = server.teams["alpha"]!
-            let final = board.store.state.value.view
-            #expect(final.version > 0)
+            let hub = server.hub("alpha")
+            #expect(hub.version > 0)
             for client in clients {
-                try await eventually("the client reached version \(final.version) (\(client.log.withLock { $0.replicaFailure ?? "no failure" }))") {
-                    client.view?.version == final.version
-                }
-                #expect(client.view == final)
-                #expect(client.log.withLock { $0.replicaFailure } == nil)
-                // Every frame after the snapshot was a patch, ack or error: never a second snapshot.
-                #expect(client.log.withLock { $0.count { if case .snapshot = $0 { true } else { false } } } == 1)
+                try await eventually("the client reached the server's view") { client.view.value == hub.view }
             }
-            // Patches carry only what changed: no patch is as large as the state it leads to.
-            let stats = server.stats.snapshot()
-            #expect(stats["patches"]! > 0)
-            #expect(stats["patchBytes"]! < stats["wholeStateBytes"]!)
             for client in clients { await client.close() }
-            try await eventually("the connections were released") { server.stats.connections.load(ordering: .relaxed) == 0 }
         }
     }
 
-    @Test("bad frames get an error frame each and change nothing")
+    @Test("bad frames get an error frame each with their code and change nothing; the connection stays served")
     func badFrames() async throws {
         try await withServer { server, port in
-            let client = try await BoardClient.connected(port: port, team: "alpha")
-            let watcher = try await BoardClient.connected(port: port, team: "alpha")
-            let store = server.teams["alpha"]!.store
-            let before = store.state.value
+            let client = RawClient(port: port, team: "alpha")
+            try await client.wait(for: "the snapshot") { $0.count >= 2 }
+            let hub = server.hub("alpha")
+            let before = hub.view
             let id = before.items[0].id
-            let bad = [
-                "not json",
-                "[]",
-                "{}",
-                #"{"type":"explode"}"#,
-                #"{"type":"add"}"#,
-                #"{"type":"add","text":""}"#,
-                #"{"type":"add","text":"   "}"#,
-                #"{"type":"add","text":42}"#,
-                #"{"type":"add","text":"\#(String(repeating: "x", count: Limits.itemText + 1))"}"#,
-                #"{"type":"add","text":"\#(String(repeating: "y", count: Limits.frame))"}"#,
-                #"{"type":"toggle"}"#,
-                #"{"type":"toggle","id":"nope"}"#,
-                #"{"type":"delete","id":"i999"}"#,
-                #"{"type":"rename","id":"\#(id)","text":""}"#,
-                #"{"type":"rename","id":"i999","text":"ok"}"#,
-                #"{"type":"move","id":"\#(id)","to":99}"#,
-                #"{"type":"move","id":"\#(id)","to":-1}"#,
-                #"{"type":"move","id":"\#(id)","to":1.5}"#,
-                #"{"type":"setTitle","title":"\#(String(repeating: "t", count: Limits.title + 1))"}"#,
-                #"{"type":"setTitle","title":null}"#,
+            let bad: [(String, String)] = [
+                ("not json", "malformed"),
+                ("[]", "malformed"),
+                (#"{"type":"explode"}"#, "unknown_type"),
+                (#"{"type":"command","ref":1,"command":{"add":{}}}"#, "bad_command"),
+                (#"{"type":"command","ref":2,"command":{"add":{"text":""}}}"#, "rejected"),
+                (#"{"type":"command","ref":3,"command":{"add":{"text":"   "}}}"#, "rejected"),
+                (#"{"type":"command","ref":4,"command":{"add":{"text":42}}}"#, "bad_command"),
+                (commandFrame(.add(text: String(repeating: "x", count: Limits.itemText + 1)), ref: 5), "rejected"),
+                (commandFrame(.add(text: String(repeating: "y", count: Limits.frame)), ref: 6), "too_large"),
+                (commandFrame(.toggle(id: "nope"), ref: 7), "rejected"),
+                (commandFrame(.rename(id: id, text: ""), ref: 8), "rejected"),
+                (commandFrame(.move(id: id, to: 99), ref: 9), "rejected"),
+                (commandFrame(.move(id: id, to: -1), ref: 10), "rejected"),
+                (#"{"type":"command","ref":11,"command":{"move":{"id":"i1","to":1.5}}}"#, "bad_command"),
+                (commandFrame(.setTitle(String(repeating: "t", count: Limits.title + 1)), ref: 12), "rejected"),
             ]
-            for text in bad { client.send(text: text) }
+            for (text, _) in bad { client.send(text) }
             client.send(binary: [1, 2, 3])
-            try await eventually("an error frame per bad frame") {
-                client.log.withLock { $0.errors.count } == bad.count + 1
-            }
-            #expect(store.state.value == before)
-            // Still connected and served: a good frame after the bad ones works and reaches both clients.
-            let reply = try await client.perform(.add(text: "after the bad frames"))
-            guard case .ack(_, let version, _) = reply else { Issue.record("no ack: \(reply)"); return }
-            try await eventually("both replicas have the new item") {
-                client.view?.version == version && watcher.view?.version == version
-            }
-            #expect(watcher.view == store.state.value.view)
-            // The watcher saw no error frames and exactly one patch: the bad frames sent it nothing.
-            #expect(watcher.log.withLock { $0.errors }.isEmpty)
-            #expect(watcher.log.withLock { $0.count { if case .patch = $0 { true } else { false } } } == 1)
+            try await client.wait(for: "an error frame per bad frame") { frames($0, ofType: "error").count == bad.count + 1 }
+            let codes = frames(client.frames, ofType: "error").compactMap { $0["code"] as? String }
+            // A refusal is answered once the command was decided, after the frames refused at once.
+            #expect(codes.sorted() == (bad.map(\.1) + ["binary"]).sorted())
+            #expect(hub.view == before)
+            // Still connected and served: a good command after the bad ones is acknowledged and patched.
+            client.send(commandFrame(.add(text: "after the bad frames"), ref: 99))
+            try await client.wait(for: "the ack and the patch") { frames($0, ofType: "patch").count == 1 && frames($0, ofType: "ack").count == 1 }
+            #expect(hub.view.items.last?.text == "after the bad frames")
             await client.close()
-            await watcher.close()
         }
     }
 
-    @Test("a frame over the WebSocket limit closes that connection only, and changes nothing")
+    @Test("a frame over the WebSocket limit closes that connection only (1009), and changes nothing")
     func hugeFrame() async throws {
         try await withServer { server, port in
-            let client = try await BoardClient.connected(port: port, team: "alpha")
-            let other = try await BoardClient.connected(port: port, team: "alpha")
-            let before = server.teams["alpha"]!.store.state.value
-            client.send(text: #"{"type":"add","text":"\#(String(repeating: "z", count: Limits.frameLimit + 1))"}"#)
-            try await eventually("the connection closed") { client.log.withLock { $0.closed } }
-            #expect(client.log.withLock { $0.closeCode } == .messageTooLarge)
-            #expect(server.teams["alpha"]!.store.state.value == before)
+            let client = RawClient(port: port, team: "alpha")
+            let other = try await connectedClient(port: port)
+            try await client.wait(for: "the snapshot") { $0.count >= 2 }
+            let before = server.hub("alpha").view
+            client.send(commandFrame(.add(text: String(repeating: "z", count: Limits.frameLimit + 1)), ref: 1))
+            #expect(try await client.closedLog().closeCode == .messageTooLarge)
+            #expect(server.hub("alpha").view == before)
             // The other client is still served.
-            try await other.perform(.toggle(id: "i1"))
-            try await eventually("the toggle arrived") { other.view?.items.first?.done == true }
-            await client.close()
+            #expect(try await other.send(.toggle(id: "i1")) == .applied(version: 1))
+            try await eventually("the toggle arrived") { other.view.value?.items.first?.done == true }
             await other.close()
         }
     }
 
-    @Test("a command that changes nothing a client sees sends no patch (deduplicated), a real change one")
-    func deduplicated() async throws {
+    @Test("a command that changes nothing a client sees sends a patch with no members; a real change only what changed")
+    func emptyPatches() async throws {
         try await withServer { server, port in
-            let client = try await BoardClient.connected(port: port, team: "alpha")
-            let watcher = try await BoardClient.connected(port: port, team: "alpha")
-            let before = server.teams["alpha"]!.store.state.value
-            let first = before.items[0]
-            #expect(try await client.perform(.rename(id: first.id, text: first.text)) == .ack(ref: 1, version: 0))
-            #expect(try await client.perform(.move(id: first.id, to: 0)) == .ack(ref: 2, version: 0))
-            #expect(try await client.perform(.setTitle(before.title)) == .ack(ref: 3, version: 0))
-            #expect(try await client.perform(.toggle(id: first.id)) == .ack(ref: 4, version: 1))
-            try await eventually("the watcher has version 1") { watcher.view?.version == 1 }
-            let frames = watcher.log.withLock { $0.frames }
-            #expect(frames.count == 2)
-            guard case .patch(0, 1, nil, let items?) = frames.last else {
-                Issue.record("expected one items patch, got \(frames)")
-                return
-            }
-            // One update, with the toggled item's new content only.
-            #expect(items.changeset == Changeset(updates: [0]))
-            #expect(items.elements == [BoardItem(id: first.id, text: first.text, done: true)])
+            let client = try await connectedClient(port: port)
+            let watcher = RawClient(port: port, team: "alpha")
+            try await watcher.wait(for: "the snapshot") { $0.count >= 2 }
+            let first = server.hub("alpha").view.items[0]
+            #expect(try await client.send(.rename(id: first.id, text: first.text)) == .applied(version: 1))
+            try await watcher.wait(for: "the first patch") { frames($0, ofType: "patch").count == 1 }
+            #expect(try await client.send(.toggle(id: first.id)) == .applied(version: 2))
+            try await watcher.wait(for: "the second patch") { frames($0, ofType: "patch").last?["version"] as? Int == 2 }
+            let patches = frames(watcher.frames, ofType: "patch")
+            #expect(patches[0]["set"] == nil && patches[0]["lists"] == nil)
+            let items = try #require((patches.last?["lists"] as? [String: Any])?["items"] as? [String: Any])
+            #expect((items["changes"] as? [String: Any])?.keys.sorted() == ["updates"])
+            #expect((items["elements"] as? [[String: Any]])?.first?["done"] as? Bool == true)
+            #expect(patches.last?["set"] == nil)
             await client.close()
             await watcher.close()
         }
@@ -168,48 +147,42 @@ struct LiveServerTests {
     @Test("a client of one team never receives another team's board, nor changes it")
     func teamIsolation() async throws {
         try await withServer { server, port in
-            let alpha = try await BoardClient.connected(port: port, team: "alpha")
-            let beta = try await BoardClient.connected(port: port, team: "beta")
-            let betaBefore = server.teams["beta"]!.store.state.value
-            // Alpha acts on its own items and tries beta's ids (beta's board has i1 and i2 too: ids are
-            // per board, so they name alpha's items here, never beta's).
-            try await alpha.perform(.add(text: "alpha secret plan"))
-            try await alpha.perform(.setTitle("Alpha only"))
-            try await alpha.perform(.rename(id: "i1", text: "renamed by alpha"))
-            try await alpha.perform(.delete(id: "i2"))
-            let alphaVersion = server.teams["alpha"]!.store.state.value.version
-            try await eventually("alpha's replica caught up") { alpha.view?.version == alphaVersion }
-            #expect(server.teams["beta"]!.store.state.value == betaBefore)
-            let betaFrames = beta.log.withLock { $0.rawFrames }
-            #expect(betaFrames.count == 1)
-            for frame in betaFrames {
-                #expect(!frame.contains("alpha") && !frame.contains("Alpha"))
-            }
-            #expect(beta.view == betaBefore.view)
+            let alpha = try await connectedClient(port: port, team: "alpha")
+            let beta = RawClient(port: port, team: "beta")
+            try await beta.wait(for: "beta's snapshot") { $0.count >= 2 }
+            let betaBefore = server.hub("beta").view
+            // Beta's board has i1 and i2 too: ids are per board, so they name alpha's items here.
+            _ = try await alpha.send(.add(text: "alpha secret plan"))
+            _ = try await alpha.send(.setTitle("Alpha only"))
+            _ = try await alpha.send(.rename(id: "i1", text: "renamed by alpha"))
+            _ = try await alpha.send(.delete(id: "i2"))
+            try await eventually("alpha's copy caught up") { alpha.view.value == server.hub("alpha").view }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(server.hub("beta").view == betaBefore)
+            let betaFrames = beta.log.withLock { $0.texts }
+            #expect(betaFrames.count == 2)
+            #expect(betaFrames.allSatisfy { !$0.contains("alpha") && !$0.contains("Alpha") })
             await alpha.close()
             await beta.close()
         }
     }
 
-    @Test("a closed socket ends its subscription (the send loop is cancelled with the connection)")
-    func closingEndsTheSubscription() async throws {
-        try await withServer { server, port in
-            let client = try await BoardClient.connected(port: port, team: "alpha")
-            #expect(server.stats.connections.load(ordering: .relaxed) == 1)
+    @Test("a client that closed its socket leaves the board working for the others")
+    func closingClient() async throws {
+        try await withServer { _, port in
+            let client = try await connectedClient(port: port)
             await client.close()
-            try await eventually("the connection was released") { server.stats.connections.load(ordering: .relaxed) == 0 }
-            // The board still works for others after the first client left.
-            let other = try await BoardClient.connected(port: port, team: "alpha")
-            try await other.perform(.toggle(id: "i1"))
-            try await eventually("the toggle arrived") { other.view?.items.first?.done == true }
+            let other = try await connectedClient(port: port)
+            #expect(try await other.send(.toggle(id: "i1")) == .applied(version: 1))
+            try await eventually("the toggle arrived") { other.view.value?.items.first?.done == true }
             await other.close()
         }
     }
 }
 
-/// A random command for a client whose replica shows `view`; ids come from the replica (so they may be
+/// A random command for a client whose copy shows `view`; ids come from the copy (so they may be
 /// stale when another client deleted the item meanwhile, which the server must refuse cleanly).
-func randomCommand(step: Int, client: Int, view: BoardView, using random: inout SeededRandom) -> BoardCommand {
+func randomCommand(step: Int, client: Int, view: LiveBoardView, using random: inout SeededRandom) -> BoardCommand {
     let items = view.items
     let roll = Int.random(in: 0..<100, using: &random)
     guard let item = items.randomElement(using: &random) else { return .add(text: "c\(client) s\(step)") }

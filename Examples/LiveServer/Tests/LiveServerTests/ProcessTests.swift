@@ -1,6 +1,7 @@
 import Foundation
 import LiveServerCore
 import Stillwater
+import StillwaterLive
 import Testing
 
 /// The real `live-server` program: arguments, listening, shutdown, crashes and restarts.
@@ -74,8 +75,7 @@ struct ProcessTests {
             try await eventually(within: 30, "two attempts reported") { server.stderr.split(separator: "\n").count >= 2 }
             try await onOwnThread { try runCommand("/bin/bash", [script, "start", database, String(port)]) }
             let serving = try await server.port(within: 60)
-            let client = try await BoardClient.connected(port: serving, team: "alpha", auth: .header(Self.token))
-            #expect(client.view != nil)
+            let client = try await connectedClient(port: serving, token: Self.token)
             await client.close()
             // Once serving, SIGTERM is a shutdown as for any server.
             server.send(SIGTERM)
@@ -112,8 +112,8 @@ struct ProcessTests {
             try await eventually("both share links") { first.stdout.components(separatedBy: "#token=").count == 3 }
             let link = try #require(first.stdout.split(separator: "\n").first { $0.contains("?team=alpha#token=") })
             let token = String(try #require(link.split(separator: "#token=").last))
-            let client = try await BoardClient.connected(port: port, team: "alpha", auth: .hello(token))
-            #expect(client.view?.title == "Team Alpha")
+            let client = try await connectedClient(port: port, token: token)
+            #expect(client.view.value?.title == "Team Alpha")
             await client.close()
             first.send(SIGTERM)
             #expect(try await first.exit(within: 10).status == 0)
@@ -126,7 +126,7 @@ struct ProcessTests {
             defer { second.stop() }
             let secondPort = try await second.port()
             #expect(!second.stdout.contains("#token="))
-            let again = try await BoardClient.connected(port: secondPort, team: "alpha", auth: .hello(token))
+            let again = try await connectedClient(port: secondPort, token: token)
             await again.close()
         }
     }
@@ -141,17 +141,17 @@ struct ProcessTests {
             let halfRequest = try RawConnection(port: port, sending: "GET / HTTP/1.1\r\nHost: x\r\n")
             // Upgraded, then never reads nor answers the close handshake.
             let halfOpen = try RawConnection(port: port, sending: upgradeRequest(
-                port: port, path: "/ws?team=alpha", headers: ["Authorization": "Bearer \(Self.token)"]))
-            let client = try await BoardClient.connected(port: port, team: "alpha", auth: .header(Self.token))
+                port: port, path: "/live?team=alpha", headers: ["Authorization": "Bearer \(Self.token)"]))
+            let client = RawClient(port: port, team: "alpha", token: Self.token)
+            try await client.wait(for: "the snapshot") { frames($0, ofType: "snapshot").count == 1 }
             try await Task.sleep(for: .milliseconds(200))
             server.send(SIGTERM)
             let (status, took) = try await server.exit(within: 10)
             #expect(status == 0)
-            // The never-used connections are closed at the signal, the WebSockets with a close frame, so
-            // the shutdown ends before the 4 s backstop.
-            #expect(took < .seconds(4), "took \(took)")
-            try await eventually("the client saw the close") { client.log.withLock { $0.closed } }
-            #expect(client.log.withLock { $0.closeCode } == .goingAway)
+            // The never-used connections are closed at the signal, the WebSockets with a close frame.
+            #expect(took < .seconds(5), "took \(took)")
+            #expect(try await client.closedLog().closeCode == .goingAway)
+            #expect(server.stdout.hasSuffix("live-server: stopped\n"), "\(server.stdout)")
             _ = (idle, halfRequest, halfOpen)
         }
     }
@@ -204,14 +204,14 @@ struct ProcessTests {
             // Four clients add uniquely named items, each with its own command id, as fast as answered.
             let sent = Locked<[String: String]>([:])  // cid -> text
             let acknowledged = Locked<Set<String>>([])
-            var clients: [BoardClient] = []
-            for _ in 0..<4 { clients.append(try await BoardClient.connected(port: port, team: "alpha", auth: .header(Self.token))) }
+            var clients: [RawClient] = []
+            for _ in 0..<4 { clients.append(RawClient(port: port, team: "alpha", token: Self.token)) }
             let senders = clients.enumerated().map { number, client in
                 Task {
                     for step in 0..<120 {
                         let cid = "c\(number)-\(step)", text = "client \(number) item \(step)"
                         sent.withLock { $0[cid] = text }
-                        guard case .ack? = try? await client.perform(.add(text: text), cid: cid) else { return }
+                        guard (try? await client.perform(.add(text: text), cid: cid))?["type"] as? String == "ack" else { return }
                         acknowledged.withLock { _ = $0.insert(cid) }
                         if Task.isCancelled { return }
                     }
@@ -227,25 +227,27 @@ struct ProcessTests {
             let restarted = try ServerProcess(["--port", "0"] + arguments)
             defer { restarted.stop() }
             let newPort = try await restarted.port()
-            let checker = try await BoardClient.connected(port: newPort, team: "alpha", auth: .header(Self.token))
+            let viewer = try await connectedClient(port: newPort, token: Self.token)
+            let checker = RawClient(port: newPort, team: "alpha", token: Self.token)
             let texts = sent.withLock { $0 }
-            let afterRestart = try #require(checker.view).items.map(\.text)
+            let afterRestart = try #require(viewer.view.value).items.map(\.text)
             for cid in acked {
                 #expect(afterRestart.filter { $0 == texts[cid] }.count == 1, "acknowledged \(cid) lost or doubled")
             }
             // Every command sent again with its id: those applied before the crash are answered, not applied.
             for (cid, text) in texts.sorted(by: { $0.key < $1.key }) {
                 let reply = try await checker.perform(.add(text: text), cid: cid)
-                guard case .ack(_, _, let duplicate) = reply else {
+                guard reply["type"] as? String == "ack" else {
                     Issue.record("\(cid): \(reply)")
                     continue
                 }
-                if acked.contains(cid) { #expect(duplicate, "\(cid) was applied twice") }
+                if acked.contains(cid) { #expect(reply["duplicate"] as? Bool == true, "\(cid) was applied twice") }
             }
-            try await eventually("the checker's replica caught up") { checker.view?.items.count == texts.count + 4 }
-            let final = try #require(checker.view).items.map(\.text)
+            try await eventually("the viewer's copy caught up") { viewer.view.value?.items.count == texts.count + 4 }
+            let final = try #require(viewer.view.value).items.map(\.text)
             for text in texts.values { #expect(final.filter { $0 == text }.count == 1, "\(text)") }
             await checker.close()
+            await viewer.close()
         }
     }
 }
@@ -260,10 +262,12 @@ struct CheckTests {
         _ = try await server.port()
         server.send(SIGTERM)
         _ = try await server.exit(within: 30)
-        let journal = try FileJournal<Board, BoardAction>(directory: DataFolder(path: folder).journalDirectory(team: "alpha"))
-        let board = try TeamBoard(journal: journal, initial: Board(title: "unused"), snapshotEvery: 1_000_000)
+        let journal = try BoardJournal(directory: DataFolder(path: folder).journalDirectory(team: "alpha"))
+        let board = try await LiveHub.open(
+            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "unused"),
+            options: LiveOptions(snapshotEvery: 1_000_000))
         for index in 0..<commands {
-            guard case .applied = await board.perform(.add(text: "item \(index)")) else {
+            guard case .applied = await board.perform(.add(text: "item \(index)"), as: "alpha") else {
                 throw TestFailure("command \(index) was not applied")
             }
         }
@@ -327,7 +331,7 @@ struct CheckTests {
             try await Self.folder(folder, commands: 3)
             let registry = URL(fileURLWithPath: folder + "/teams.json")
             var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: registry)) as? [String: Any])
-            #expect(object["format"] as? Int == 2)
+            #expect(object["format"] as? Int == 3)
             object["format"] = nil
             try JSONSerialization.data(withJSONObject: object).write(to: registry)
             let before = try ProcessTests.files(in: folder).filter { $0.key != "live-server.lock" }

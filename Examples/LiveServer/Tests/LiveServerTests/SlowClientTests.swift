@@ -1,89 +1,56 @@
 import Foundation
 import LiveServerCore
 import Stillwater
-import Synchronization
+import StillwaterLive
 import Testing
 
 @Suite("A slow client")
 struct SlowClientTests {
-    @Test("gets the newest board in one patch, holds no queue, and never holds up the store")
-    func coalesced() async throws {
-        let server = LiveServer.seeded()
-        let board = server.teams["alpha"]!
-        let sent = Locked<[String]>([])
-        // The client's socket: the first frame goes through, the second blocks until the gate opens.
-        let gate = AsyncStream.makeStream(of: Void.self)
-        let pusher = Task {
-            var blocked = false
-            try await server.push(board) { text in
-                sent.withLock { $0.append(text) }
-                if sent.withLock({ $0.count }) == 2 && !blocked {
-                    blocked = true
-                    for await _ in gate.stream { break }
-                }
-            }
+    /// A connection to `hub` through its welcome and snapshot.
+    static func join(_ hub: LiveHub<BoardService>) async throws -> LiveConnection<BoardService> {
+        let connection = hub.connect()
+        connection.receive(helloFrame(token: seededTokens["alpha"]))
+        guard case .frames(let frames)? = await connection.nextWrite(), frames.count == 2 else {
+            throw TestFailure("no welcome and snapshot")
         }
-        try await eventually("the snapshot") { sent.withLock { $0.count } == 1 }
-        try await send(board, .toggle(id: "i1"))
-        try await eventually("the first patch, now stuck in the slow socket") { sent.withLock { $0.count } == 2 }
-        // 200 more changes while the socket is stuck: every dispatch completes (the store does not wait
-        // for this client), and nothing is sent meanwhile.
-        for step in 0..<200 {
-            try await send(board, step.isMultiple(of: 2) ? .add(text: "item \(step)") : .toggle(id: "i2"))
-        }
-        #expect(board.store.state.value.version == 201)
-        #expect(sent.withLock { $0.count } == 2)
-        gate.continuation.yield()
-        // Once the socket drains, one patch takes the client from version 1 to 201.
-        try await eventually("the newest board") {
-            sent.withLock { $0.last.flatMap { try? ServerFrame.decode($0) } }.map { frame in
-                if case .patch(_, 201, _, _) = frame { true } else { false }
-            } ?? false
-        }
-        let frames = sent.withLock { $0 }.map { try? ServerFrame.decode($0) }
-        #expect(frames.count == 3)
-        var replica = BoardReplica()
-        for frame in frames { try replica.apply(#require(frame)) }
-        #expect(replica.view == board.store.state.value.view)
-        // 200 views were produced while stuck; one is sent, the one waiting when the gate opened may be
-        // superseded or sent, so at least 198 were dropped, and none is queued.
-        #expect(server.stats.superseded.load(ordering: .relaxed) >= 198)
-        pusher.cancel()
-        _ = await pusher.result
+        return connection
     }
-}
 
-extension SlowClientTests {
+    @Test("a client that reads nothing holds one patch however many changes come, never holds up the board, and gets the newest view in it")
+    func coalesced() async throws {
+        let hub = try #require(try await seededHubs()["alpha"])
+        let connection = try await Self.join(hub)
+        // 100 changes (fewer than the views a hub keeps), with the hub's patch tick after each, while the
+        // client reads nothing: every command is answered (the board does not wait for this client).
+        for step in 0..<100 {
+            #expect(await hub.perform(step.isMultiple(of: 2) ? .add(text: "item \(step)") : .toggle(id: "i2"), as: "alpha")
+                == .applied(version: step + 1))
+            hub.tick()
+        }
+        // What waits for it is the one patch of the first tick; the ticks after it skipped the client.
+        guard case .frames(let waiting)? = await connection.nextWrite() else { throw TestFailure("nothing waiting") }
+        #expect(waiting.map(object).map { $0["version"] as? Int } == [1])
+        // Once it read that, the next tick brings it from there to the newest view in one patch.
+        hub.tick()
+        guard case .frames(let next)? = await connection.nextWrite() else { throw TestFailure("no patch") }
+        #expect(next.count == 1)
+        #expect(object(next[0])["from"] as? Int == 1 && object(next[0])["version"] as? Int == 100, "\(next.map { $0.prefix(80) })")
+        connection.transportClosed()
+    }
+
     @Test("with a patch interval, changes within it fold into the next patch")
     func patchInterval() async throws {
-        let server = LiveServer.seeded(patchInterval: .seconds(1))
-        let board = server.teams["alpha"]!
-        let sent = Locked<[ServerFrame]>([])
-        let pusher = Task {
-            try await server.push(board) { text in
-                sent.withLock { $0.append(try! ServerFrame.decode(text)) }
-            }
-        }
-        try await eventually("the snapshot") { sent.withLock { $0.count } == 1 }
-        try await send(board, .toggle(id: "i1"))
-        try await eventually("the first patch") { sent.withLock { $0.count } == 2 }
-        // Sent at once; the next waits out the interval, and the 20 changes made meanwhile come as one.
-        for step in 0..<20 { try await send(board, .add(text: "item \(step)")) }
-        try await eventually("the folded patch") { sent.withLock { $0.count } == 3 }
-        let frames = sent.withLock { $0 }
-        guard case .patch(_, 21, nil, let items?) = frames[2] else {
-            Issue.record("expected one patch to version 21, got \(frames[2])")
-            return
-        }
-        #expect(items.changeset.inserts.count == 20)
-        pusher.cancel()
-        _ = await pusher.result
-        #expect(sent.withLock { $0.count } == 3)
+        let hub = try #require(try await seededHubs(options: boardOptions(patchInterval: .seconds(1)))["alpha"])
+        let ticking = Task { await hub.run() }
+        defer { ticking.cancel() }
+        let connection = try await Self.join(hub)
+        for step in 0..<20 { _ = await hub.perform(.add(text: "item \(step)"), as: "alpha") }
+        guard case .frames(let frames)? = await connection.nextWrite() else { throw TestFailure("no patch") }
+        #expect(frames.count == 1)
+        let patch = object(frames[0])
+        #expect(patch["from"] as? Int == 0 && patch["version"] as? Int == 20)
+        let items = (patch["lists"] as? [String: Any])?["items"] as? [String: Any]
+        #expect(((items?["changes"] as? [String: Any])?["inserts"] as? [Int])?.count == 20)
+        connection.transportClosed()
     }
-}
-
-/// Dispatches `command` and fails the test when it is refused.
-func send(_ board: TeamBoard, _ command: BoardCommand) async throws {
-    let outcome = await board.perform(command)
-    guard case .applied = outcome else { throw TestFailure("\(outcome)") }
 }

@@ -1,23 +1,64 @@
 import Foundation
 import HTTPTypes
-import HummingbirdWSClient
 import Hummingbird
+import HummingbirdWSClient
 import LiveServerCore
 import Logging
 import NIOWebSocket
 import ServiceLifecycle
+import Stillwater
+import StillwaterHummingbird
+import StillwaterLive
 import Synchronization
 import Testing
 
-/// A server started on a free loopback port for the length of `body`.
+/// A value behind a lock, for the tests' shared records.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try mutex.withLock { try body(&$0) }
+    }
+}
+
+/// The tokens of ``seededHubs(options:)``'s teams (known: tests only).
+let seededTokens = ["alpha": "alpha-token-for-tests", "beta": "beta-token-for-tests"]
+
+/// The board's hub options with the server's bounds.
+func boardOptions(patchInterval: Duration = .milliseconds(10)) -> LiveOptions {
+    var options = ServerOptions()
+    options.patchInterval = patchInterval
+    return options.liveOptions
+}
+
+/// Teams alpha and beta, their first boards as a new data folder's, on logs in memory.
+func seededHubs(options: LiveOptions = boardOptions()) async throws -> [String: LiveHub<BoardService>] {
+    let access = AccessPolicy(tokens: seededTokens)
+    var hubs: [String: LiveHub<BoardService>] = [:]
+    for team in ["alpha", "beta"] {
+        hubs[team] = try await LiveHub.open(
+            BoardService(team: team, access: access), log: MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(),
+            initial: DataFolder.newBoard(named: team), options: options)
+    }
+    return hubs
+}
+
+/// A server of `hubs` (the seeded ones when nil) started on a free loopback port for the length of `body`.
 func withServer<R>(
-    _ server: LiveServer = .seeded(), _ body: (LiveServer, Int) async throws -> R
+    hubs: [String: LiveHub<BoardService>]? = nil, origins: [String] = [],
+    firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10),
+    _ body: (BoardServer, Int) async throws -> R
 ) async throws -> R {
+    let opened: [String: LiveHub<BoardService>]
+    if let hubs { opened = hubs } else { opened = try await seededHubs() }
+    let server = BoardServer(hubs: opened, origins: origins, firstRequestTimeout: firstRequestTimeout, helloTimeout: helloTimeout)
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "live-server-test")
     logger.logLevel = .warning
     let app = server.application(port: 0, logger: logger) { port in portContinuation.yield(port) }
-    let services = ServiceGroup(configuration: .init(services: [app, server.closingService], logger: logger))
+    let services = ServiceGroup(configuration: .init(services: [app, server.endpoint], logger: logger))
     let task = Task { try await services.run() }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next() else { throw TestFailure("the server did not start") }
@@ -36,6 +77,11 @@ func withServer<R>(
     }
 }
 
+extension BoardServer {
+    /// The hub of `team`.
+    func hub(_ team: String) -> LiveHub<BoardService> { endpoint.hub(team)! }
+}
+
 /// A failure raised by the helpers.
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
@@ -51,91 +97,71 @@ func eventually(within seconds: Double = 10, _ what: String, _ condition: () -> 
     }
 }
 
-/// What a test client has received.
-struct ClientLog: Sendable {
-    var replica = BoardReplica()
-    var frames: [ServerFrame] = []
-    var rawFrames: [String] = []
-    var replies: [Int: ServerFrame] = [:]
-    var errors: [String] = []
-    var replicaFailure: String?
+/// A hello frame with `token` (none when nil), the board it asks for in `params.team`, and a view to
+/// resume from.
+func helloFrame(token: String?, team: String? = nil, resume: (stream: String, version: Int)? = nil) -> String {
+    var hello: [String: Any] = ["type": "hello", "protocol": 1]
+    hello["token"] = token
+    if let team { hello["params"] = ["team": team] }
+    if let resume { hello["resume"] = ["stream": resume.stream, "version": resume.version] }
+    return String(decoding: try! JSONSerialization.data(withJSONObject: hello, options: [.sortedKeys]), as: UTF8.self)
+}
+
+/// A command frame with `ref` and, when given, `cid`.
+func commandFrame(_ command: BoardCommand, ref: Int, cid: String? = nil) -> String {
+    let json = String(decoding: try! JSONEncoder().encode(command), as: UTF8.self)
+    return #"{"type":"command","ref":\#(ref),"# + (cid.map { #""cid":"\#($0)","# } ?? "") + #""command":\#(json)}"#
+}
+
+/// A frame's JSON object (an `unreadable` member when it is not one).
+func object(_ text: String) -> [String: Any] {
+    ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? ["unreadable": text]
+}
+
+/// What a ``RawClient`` has received.
+struct RawLog: Sendable {
+    var texts: [String] = []
     var closed = false
     var closeCode: WebSocketErrorCode?
     var connectError: String?
-
-    /// How many received frames are of the kind `isKind` accepts.
-    func count(_ isKind: (ServerFrame) -> Bool) -> Int { frames.filter(isKind).count }
 }
 
-/// How a test client proves it may use its team's board.
-enum ClientAuth: Sendable {
-    /// The token in the upgrade's `Authorization: Bearer` header (the team's seeded token when `nil`).
-    case header(String? = nil)
-    /// The token in a hello frame, sent first.
-    case hello(String)
-    /// No token at all.
-    case none
-}
-
-/// A real WebSocket client of the server, keeping a replica of its board.
-final class BoardClient: Sendable {
-    let log = Locked(ClientLog())
+/// A WebSocket client that sends and keeps frames as text: for what the library's client hides (error
+/// frames, close codes, refusals at the upgrade).
+final class RawClient: Sendable {
+    let log = Locked(RawLog())
+    private let nextRef = Atomic<Int>(0)
     private let outgoing: AsyncStream<WebSocketOutboundWriter.OutboundFrame>.Continuation
     private let task: Task<Void, Never>
-    private let nextRef = Atomic<Int>(0)
 
-    /// Connects to `team`'s board (`nil`: no team in the URL), proving access with `auth`, sending
-    /// `origin` as the upgrade's `Origin` header, and resuming from `resume` (a board id and version).
-    init(port: Int, team: String?, auth: ClientAuth = .header(), origin: String? = nil, resume: (String, Int)? = nil) {
+    /// Connects to `path`, with `headers` on the upgrade, and sends `first` (a hello, say) once open.
+    init(port: Int, path: String = "/live?team=alpha", headers: HTTPFields = [:], first: [String] = []) {
         let (stream, continuation) = AsyncStream.makeStream(of: WebSocketOutboundWriter.OutboundFrame.self)
         outgoing = continuation
+        for text in first { continuation.yield(.text(text)) }
         let log = self.log
         var logger = Logger(label: "test-client")
-        logger.logLevel = .error
-        var url = "ws://127.0.0.1:\(port)/ws" + (team.map { "?team=\($0)" } ?? "")
-        if let (board, version) = resume { url += "&board=\(board)&version=\(version)" }
-        var headers = HTTPFields()
-        switch auth {
-        case .header(let token):
-            if let token = token ?? team.flatMap({ LiveServer.seededTokens[$0] }) { headers[.authorization] = "Bearer \(token)" }
-        case .hello(let token):
-            continuation.yield(.text(#"{"type":"hello","token":"\#(token)"}"#))
-        case .none:
-            break
-        }
-        if let origin { headers[.origin] = origin }
+        logger.logLevel = .critical
         let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, additionalHeaders: headers)
         task = Task {
-            let close = await connectingResult { try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await frame in stream { try await outbound.write(frame) }
-                        // The caller closed the connection (not the server: then the reading ended first and
-                        // cancelled this task).
-                        if !Task.isCancelled { try await outbound.close(.normalClosure, reason: nil) }
-                    }
-                    for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message else { continue }
-                        log.withLock { log in
-                            log.rawFrames.append(text)
-                            guard let frame = try? ServerFrame.decode(text) else {
-                                log.replicaFailure = "undecodable frame \(text)"
-                                return
-                            }
-                            log.frames.append(frame)
-                            do { try log.replica.apply(frame) } catch { if log.replicaFailure == nil { log.replicaFailure = "\(error) at frame \(log.frames.count): \(text.prefix(300))" } }
-                            switch frame {
-                            case .ack(let ref, _, _): log.replies[ref] = frame
-                            case .error(let message, let ref, _, _):
-                                log.errors.append(message)
-                                if let ref { log.replies[ref] = frame }
-                            default: break
-                            }
+            let close = await connectingResult {
+                try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)\(path)", configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await frame in stream { try await outbound.write(frame) }
+                            // The caller closed the connection (not the server: then the reading ended
+                            // first and cancelled this task).
+                            if !Task.isCancelled { try await outbound.close(.normalClosure, reason: nil) }
                         }
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            guard case .text(let text) = message else { continue }
+                            log.withLock { $0.texts.append(text) }
+                        }
+                        group.cancelAll()
                     }
-                    group.cancelAll()
                 }
-            } }
+            }
             log.withLock { log in
                 log.closed = true
                 switch close {
@@ -146,41 +172,72 @@ final class BoardClient: Sendable {
         }
     }
 
-    /// A client of `team` that has received its snapshot.
-    static func connected(port: Int, team: String, auth: ClientAuth = .header()) async throws -> BoardClient {
-        let client = BoardClient(port: port, team: team, auth: auth)
-        do {
-            try await eventually("the snapshot of \(team)") { client.view != nil }
-        } catch {
-            let log = client.log.withLock { $0 }
-            throw TestFailure("no snapshot of \(team): frames \(log.rawFrames.prefix(3)), failure \(String(describing: log.replicaFailure)), connect \(String(describing: log.connectError)), closed \(log.closed)")
-        }
-        return client
+    /// A client of `team` that said hello with its seeded token.
+    convenience init(port: Int, team: String, token: String? = nil) {
+        self.init(port: port, path: "/live?team=\(team)", first: [helloFrame(token: token ?? seededTokens[team])])
+    }
+
+    /// The frames received so far, as JSON objects.
+    var frames: [[String: Any]] { log.withLock { $0.texts }.map(object) }
+
+    /// Waits until `condition` holds for the frames received.
+    func wait(within seconds: Double = 10, for what: String, _ condition: ([[String: Any]]) -> Bool) async throws {
+        try await eventually(within: seconds, "\(what) (received: \(log.withLock { $0.texts.suffix(3) }))") { condition(frames) }
+    }
+
+    /// Waits until the server closed the connection (or it failed) and returns what it received.
+    func closedLog(within seconds: Double = 10) async throws -> RawLog {
+        try await eventually(within: seconds, "the connection's end") { log.withLock { $0.closed } }
+        return log.withLock { $0 }
     }
 
     /// Sends raw text.
-    func send(text: String) { outgoing.yield(.text(text)) }
+    func send(_ text: String) { outgoing.yield(.text(text)) }
+
+    /// Sends `command` with a new `ref` (and `cid`, when given) and returns its answer: the ack or error
+    /// frame with that ref.
+    func perform(_ command: BoardCommand, cid: String? = nil, within seconds: Double = 30) async throws -> [String: Any] {
+        let ref = nextRef.add(1, ordering: .relaxed).newValue
+        send(commandFrame(command, ref: ref, cid: cid))
+        var answer: [String: Any]?
+        try await eventually(within: seconds, "the answer to ref \(ref)") {
+            guard !log.withLock({ $0.closed }) else { return true }
+            answer = frames.last { $0["ref"] as? Int == ref && ["ack", "error"].contains($0["type"] as? String) }
+            return answer != nil
+        }
+        guard let answer else { throw TestFailure("the connection closed before the answer to ref \(ref)") }
+        return answer
+    }
 
     /// Sends a binary frame.
     func send(binary: [UInt8]) { outgoing.yield(.binary(.init(bytes: binary))) }
-
-    /// Sends a command with a fresh reference number (and `cid`, when given) and waits for its ack or error.
-    @discardableResult
-    func perform(_ command: BoardCommand, cid: String? = nil) async throws -> ServerFrame {
-        let ref = nextRef.add(1, ordering: .relaxed).newValue
-        send(text: ClientFrame(command: command, ref: ref, cid: cid).encoded())
-        try await eventually("the reply to ref \(ref)") { log.withLock { $0.replies[ref] != nil } }
-        return log.withLock { $0.replies[ref]! }
-    }
-
-    /// The replica's view now.
-    var view: BoardView? { log.withLock { $0.replica.view } }
 
     /// Closes the socket and waits until the connection ended.
     func close() async {
         outgoing.finish()
         await task.value
     }
+}
+
+/// The frames of `frames` whose `type` is `type`.
+func frames(_ frames: [[String: Any]], ofType type: String) -> [[String: Any]] {
+    frames.filter { $0["type"] as? String == type }
+}
+
+/// A client of the library's Swift client, with `team`'s token and the board it asks for in the hello.
+func boardClient(port: Int, team: String = "alpha", token: String? = nil) -> LiveClient<LiveBoardView, BoardCommand> {
+    var logger = Logger(label: "test-live-client")
+    logger.logLevel = .critical
+    return LiveClient(
+        transport: LiveWebSocketTransport(url: "ws://127.0.0.1:\(port)/live", logger: logger),
+        token: token ?? seededTokens[team], params: ["team": team])
+}
+
+/// A client of `team` (with `token`, else the seeded one) with its first view.
+func connectedClient(port: Int, team: String = "alpha", token: String? = nil) async throws -> LiveClient<LiveBoardView, BoardCommand> {
+    let client = boardClient(port: port, team: team, token: token)
+    try await eventually("the first view of \(team) (status \(client.status.value))") { client.view.value != nil }
+    return client
 }
 
 /// `body`'s result or error.
