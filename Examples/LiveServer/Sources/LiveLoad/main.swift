@@ -110,11 +110,11 @@ let child = Child()
 // A SIGTERM or SIGINT (`timeout`, Ctrl-C) ends the server child too, instead of leaving it running.
 let signalSources = onTerminationSignals { finish(1) }
 
-func waitUntil(_ what: String, within seconds: Double, _ condition: () -> Bool) async throws {
+func waitUntil(_ what: @autoclosure () -> String, within seconds: Double, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         guard ContinuousClock.now < deadline else {
-            print("live-load: timed out waiting for \(what)")
+            print("live-load: timed out after \(Int(seconds)) s waiting for \(what())")
             finish(1)
         }
         try await Task.sleep(for: .milliseconds(10))
@@ -179,9 +179,20 @@ func run(_ options: Options) async throws -> Row {
             probe = connect()
         }
     }
+    // The others in batches of 250, each batch once the one before has its snapshots (so ten thousand
+    // connections do not all wait for their hello at once).
     var clients = [probe]
-    for _ in 1..<options.clients { clients.append(connect()) }
-    try await waitUntil("every snapshot", within: 60) { clients.allSatisfy { $0.version >= 0 } }
+    while clients.count < options.clients {
+        for _ in 0..<min(250, options.clients - clients.count) { clients.append(connect()) }
+        try await waitUntil("a batch of snapshots", within: 60) { clients.allSatisfy { $0.version >= 0 || $0.failure != nil } }
+    }
+    func connected() -> String {
+        let failures = clients.compactMap(\.failure)
+        return "\(clients.filter { $0.version >= 0 }.count) of \(clients.count) had one"
+            + (failures.isEmpty ? "" : "; \(failures.count) failed, the first: \(failures[0])")
+    }
+    try await waitUntil("every snapshot (\(connected()))",
+                        within: 10) { clients.allSatisfy { $0.version >= 0 } }
     let startVersion = clients[0].version
 
     func counts() -> (FrameCounts, frames: Int) {
