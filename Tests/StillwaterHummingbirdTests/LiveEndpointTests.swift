@@ -8,7 +8,7 @@ import StillwaterHummingbird
 import StillwaterLive
 import Testing
 
-@Suite("LiveEndpoint over real WebSockets", .timeLimit(.minutes(1)))
+@Suite("LiveEndpoint over real WebSockets", .timeLimit(.minutes(5)))
 struct LiveEndpointTests {
     @Test("a counter mounted in a few lines: hello, welcome, snapshot, command, ack and patch to every client")
     func mountedCounter() async throws {
@@ -119,7 +119,7 @@ struct LiveEndpointTests {
     }
 }
 
-@Suite("LiveEndpoint: HTTP, origins, timeouts, shutdown", .timeLimit(.minutes(1)))
+@Suite("LiveEndpoint: HTTP, origins, timeouts, shutdown", .timeLimit(.minutes(5)))
 struct LiveEndpointHTTPTests {
     @Test("an upgrade from another site's page is refused with 403 and its reason; the server's own page and programs pass")
     func origins() async throws {

@@ -111,7 +111,7 @@ struct Served {
     }
 }
 
-@Suite("LiveClient", .timeLimit(.minutes(2)))
+@Suite("LiveClient", .timeLimit(.minutes(5)))
 struct LiveClientTests {
     @Test("the client's view equals the hub's after commands from another client")
     func mirrorsTheHub() async throws {
@@ -341,7 +341,7 @@ final class ScriptedTransport: LiveClientTransport {
     }
 }
 
-@Suite("LiveClient against a scripted server", .timeLimit(.minutes(1)))
+@Suite("LiveClient against a scripted server", .timeLimit(.minutes(5)))
 struct LiveClientScriptedTests {
     static let welcome = #"{"type":"welcome","protocol":1,"stream":"s-5f0c1e2d3c4b5a69","window":64}"#
     static let snapshot = #"{"type":"snapshot","stream":"s-5f0c1e2d3c4b5a69","version":41,"view":{"title":"Groceries","count":1,"items":[{"id":"i1","text":"Milk","done":false}]}}"#
