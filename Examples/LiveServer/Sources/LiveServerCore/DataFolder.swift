@@ -143,7 +143,7 @@ public struct DataFolder {
     private func registeredTeams(_ options: ServerOptions) throws -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)]) {
         try makeFolder(path + "/boards")
         var registry = try readRegistry()
-        try checkFormat(of: registry)
+        if let refusal = formatRefusal(of: registry) { throw refusal }
         let (changed, newTokens) = Self.register(options.teams, in: &registry)
         if !changed.isEmpty { try writeRegistry(registry) }
         return (try checked(registry.teams, source: registryPath), newTokens)
@@ -186,9 +186,7 @@ public struct DataFolder {
         return (changed, newTokens)
     }
 
-    /// The teams of `entries` with their digests as bytes.
-    ///
-    /// - Throws: ``DataFolderError`` naming `source` for a bad name or digest.
+    /// The teams of `entries` with their digests as bytes; a bad name or digest throws, naming `source`.
     private func checked(_ entries: [TeamEntry], source: String) throws -> [(name: String, digest: [UInt8])] {
         try entries.map { entry in
             guard ServerOptions.isTeamName(entry.name), let digest = entry.digest else {
@@ -206,10 +204,8 @@ public struct DataFolder {
         -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)])
     {
         let file = try readRegistry()
-        try checkFormat(of: file)
-        if !file.teams.isEmpty {
-            try await node.storeTeams(file.teams, keepingStored: true)
-        }
+        if let refusal = formatRefusal(of: file) { throw refusal }
+        try await node.storeTeams(file.teams, keepingStored: true)
         var registry = Registry(teams: try await node.storedTeams())
         let (changed, generated) = Self.register(options.teams, in: &registry)
         let generatedTeams = Set(generated.map(\.team))
@@ -248,11 +244,7 @@ public struct DataFolder {
         }
         do {
             let registry = try readRegistry()
-            do {
-                try checkFormat(of: registry)
-            } catch {
-                return (["\(error)"], true)
-            }
+            if let refusal = formatRefusal(of: registry) { return (["\(refusal)"], true) }
             _ = try checked(registry.teams, source: registryPath)
         } catch {
             lines.append("\(error)")
@@ -284,32 +276,25 @@ public struct DataFolder {
         }
     }
 
-    /// Refuses a registry of another live-server's data format.
-    ///
-    /// - Throws: ``DataFolderError`` saying the folder must be started fresh.
-    private func checkFormat(of registry: Registry) throws {
-        guard registry.format != Self.format else { return }
+    /// Why a registry of another live-server's data format is refused (the folder must be started
+    /// fresh), or `nil` for this one's.
+    private func formatRefusal(of registry: Registry) -> DataFolderError? {
+        guard registry.format != Self.format else { return nil }
         let writer = (registry.format ?? 1) < Self.format ? "an older" : "a newer"
-        throw DataFolderError(message: "\(path) was written by \(writer) live-server, whose boards this one "
+        return DataFolderError(message: "\(path) was written by \(writer) live-server, whose boards this one "
             + "cannot read; start it with a fresh data folder (nothing was changed)")
     }
 
     private func writeRegistry(_ registry: Registry) throws {
         let temporary = registryPath + ".new"
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(registry)
-            guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                throw DataFolderError(message: "cannot write \(temporary)")
-            }
-            guard rename(temporary, registryPath) == 0 else {
-                throw DataFolderError(message: "cannot replace \(registryPath): \(String(cString: strerror(errno)))")
-            }
-        } catch let error as DataFolderError {
-            throw error
-        } catch {
-            throw DataFolderError(message: "cannot write \(registryPath): \(error.localizedDescription)")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // Encoding names and hexadecimal strings cannot fail; writing the file can.
+        guard let data = try? encoder.encode(registry),
+              FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+        else { throw DataFolderError(message: "cannot write \(temporary)") }
+        guard rename(temporary, registryPath) == 0 else {
+            throw DataFolderError(message: "cannot replace \(registryPath): \(String(cString: strerror(errno)))")
         }
     }
 
