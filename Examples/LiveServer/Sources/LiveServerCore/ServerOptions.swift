@@ -102,10 +102,8 @@ public struct ServerOptions: Equatable, Sendable {
         if let port = environment["PORT"] { options.port = try number(port, for: "PORT", in: 0...65_535) }
         if let data = environment["LIVE_DATA"], !data.isEmpty { options.dataDirectory = data }
         if let url = environment["LIVE_POSTGRES"], !url.isEmpty { options.postgresURL = url }
-        if let teams = environment["LIVE_TEAMS"] {
-            for entry in teams.split(separator: ",") where !entry.isEmpty {
-                options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
-            }
+        for entry in (environment["LIVE_TEAMS"] ?? "").split(separator: ",") {  // empty entries are skipped
+            options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
         }
         var rest = arguments[...]
         func value(_ flag: String) throws(UsageError) -> String {
