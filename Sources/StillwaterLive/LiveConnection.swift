@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One client's connection to a ``LiveHub``: what an adapter feeds the client's frames to and takes the
 /// frames to write from.
 ///
@@ -22,10 +24,29 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         var waiter: CheckedContinuation<Session.Write?, Never>?
         var timer: Task<Void, Never>?
         var removed = false
+
+        /// What follows from the session's phase: the hello timer to stop once the client is past the
+        /// hello (taken once), and whether the hub must now forget the connection (true once, when closed).
+        mutating func takeFinished() -> (remove: Bool, timer: Task<Void, Never>?) {
+            let phase = session.phase
+            var stopped: Task<Void, Never>?
+            if phase != .awaitingHello && phase != .authenticating {
+                stopped = timer
+                timer = nil
+            }
+            guard phase == .closed, !removed else { return (false, stopped) }
+            removed = true
+            return (true, stopped)
+        }
     }
 
     private let hub: LiveHub<Service>
     private let driver: LiveLock<Driver>
+    /// The session's ``LiveSession/wantsSync(head:)`` base (its version, while a patch may be sent), or
+    /// `Int.min` for none: stored at the end of every section of the lock that may change the session,
+    /// read by the hub's tick without the lock (``sync(_:from:to:)`` checks again under it), so a tick
+    /// takes no lock for a connection that wants nothing.
+    private let syncBase = Atomic<Int>(Int.min)
 
     init(hub: LiveHub<Service>, transport: [String: String]) {
         self.hub = hub
@@ -86,16 +107,16 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     public func nextWrite() async -> LiveSession<Service.Command, Service.Identity>.Write? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Session.Write?, Never>) in
-                let ready = driver.withLock { driver -> Session.Write?? in
-                    if let write = driver.session.takeWrite() { return .some(write) }
-                    if driver.session.phase == .closed { return .some(nil) }
+                let (ready, finished) = driver.withLock { driver -> (Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
+                    if let write = driver.session.takeWrite() { return (.some(write), endSection(&driver)) }
+                    if driver.session.phase == .closed { return (.some(nil), endSection(&driver)) }
                     precondition(driver.waiter == nil, "LiveConnection.nextWrite() was called by two tasks at once")
                     driver.waiter = continuation
-                    return nil
+                    return (nil, (false, nil))
                 }
                 if let ready {
                     continuation.resume(returning: ready)
-                    afterWrite()
+                    finish(finished)
                 }
             }
         } onCancel: {
@@ -110,7 +131,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     // MARK: The hub's side
 
     func wantsSync(head: Int) -> Int? {
-        driver.withLock { $0.session.wantsSync(head: head) }
+        let base = syncBase.load(ordering: .acquiring)
+        return base == Int.min || base == head ? nil : base
     }
 
     func sync(_ frame: String, from: Int, to: Int) {
@@ -124,43 +146,41 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     // MARK: Running the session
 
     /// Runs `body` on the session under the lock, then hands a waiting writer what there is to write.
+    /// One section of the lock per call: it runs once or more per frame.
     @discardableResult
     private func update<R>(_ body: (inout Session) -> R) -> R {
-        let (result, waiter, write) = driver.withLock { driver -> (R, CheckedContinuation<Session.Write?, Never>?, Session.Write??) in
+        let (result, waiter, write, finished) = driver.withLock {
+            driver -> (R, CheckedContinuation<Session.Write?, Never>?, Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
             let result = body(&driver.session)
-            guard let waiter = driver.waiter else { return (result, nil, nil) }
+            guard let waiter = driver.waiter else { return (result, nil, nil, endSection(&driver)) }
             if let write = driver.session.takeWrite() {
                 driver.waiter = nil
-                return (result, waiter, .some(write))
+                return (result, waiter, .some(write), endSection(&driver))
             }
             if driver.session.phase == .closed {
                 driver.waiter = nil
-                return (result, waiter, .some(nil))
+                return (result, waiter, .some(nil), endSection(&driver))
             }
-            return (result, nil, nil)
+            return (result, nil, nil, endSection(&driver))
         }
         if let waiter, let write {
             waiter.resume(returning: write)
         }
-        afterWrite()
+        finish(finished)
         return result
     }
 
-    /// Forgets the connection in the hub once it is closed, and stops its hello timer once it is live.
-    private func afterWrite() {
-        let (remove, timer) = driver.withLock { driver -> (Bool, Task<Void, Never>?) in
-            let phase = driver.session.phase
-            var timer: Task<Void, Never>?
-            if phase != .awaitingHello && phase != .authenticating {
-                timer = driver.timer
-                driver.timer = nil
-            }
-            guard phase == .closed, !driver.removed else { return (false, timer) }
-            driver.removed = true
-            return (true, timer)
-        }
-        timer?.cancel()
-        if remove { hub.shared.remove(self) }
+    /// Ends a section of the lock that may have changed the session: stores its sync base for the tick,
+    /// and takes what ``Driver/takeFinished()`` says is to be done outside the lock.
+    private func endSection(_ driver: inout Driver) -> (remove: Bool, timer: Task<Void, Never>?) {
+        syncBase.store(driver.session.syncBase ?? Int.min, ordering: .releasing)
+        return driver.takeFinished()
+    }
+
+    /// Stops the hello timer and forgets the connection in the hub, as ``Driver/takeFinished()`` said.
+    private func finish(_ finished: (remove: Bool, timer: Task<Void, Never>?)) {
+        finished.timer?.cancel()
+        if finished.remove { hub.shared.remove(self) }
     }
 
     /// Runs `body` on the session and does the work it asks for. Commands are submitted to the hub

@@ -127,7 +127,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     func close() -> [LiveConnection<Service>] {
         state.withLock { state in
             state.closed = true
-            return state.connections.values.compactMap(\.connection)
+            return state.connections.values.compactMap { $0.connection }
         }
     }
 
@@ -210,7 +210,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     /// The open connections (forgetting those their adapters let go of).
     var connections: [LiveConnection<Service>] {
         state.withLock { state in
-            let live = state.connections.values.compactMap(\.connection)
+            let live = state.connections.values.compactMap { $0.connection }
             if live.count < state.connections.count { state.connections = state.connections.filter { $0.value.connection != nil } }
             return live
         }

@@ -66,13 +66,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         case closed
     }
 
-    private struct Outgoing: Sendable {
-        var text: String
-        /// Holds one of the window's places until it is taken (an answer to a command).
-        var holdsPlace = false
-        /// A snapshot or patch.
-        var isSync = false
-    }
+    private typealias Outgoing = LiveOutgoingFrame
 
     /// The session's limits.
     public let limits: LiveLimits
@@ -219,7 +213,14 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// The version a patch for this client should start from, when it needs one to reach `head`: it is
     /// live, its version is not `head`, and no snapshot or patch of its still waits in the outbox.
     public func wantsSync(head: Int) -> Int? {
-        guard case .live = state, let version, version != head, !syncWaiting else { return nil }
+        guard let base = syncBase, base != head else { return nil }
+        return base
+    }
+
+    /// The version a patch for this client would start from, whatever the head: its version while it is
+    /// live and no snapshot or patch of its waits in the outbox; else nil.
+    var syncBase: Int? {
+        guard case .live = state, let version, !syncWaiting else { return nil }
         return version
     }
 
@@ -273,11 +274,17 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// that its bounds hold.
     public mutating func takeWrite() -> Write? {
         if !outbox.isEmpty {
-            let taken = outbox
+            // One pass, without key paths: a key path into a type nested in this generic one is
+            // instantiated at run time on every call, and this runs once per frame written.
+            var texts: [String] = []
+            texts.reserveCapacity(outbox.count)
+            for frame in outbox {
+                texts.append(frame.text)
+                if frame.holdsPlace { placesHeld -= 1 }
+                if frame.isSync { syncWaiting = false }
+            }
             outbox = []
-            placesHeld -= taken.count { $0.holdsPlace }
-            if taken.contains(where: \.isSync) { syncWaiting = false }
-            return .frames(taken.map(\.text))
+            return .frames(texts)
         }
         guard case .closing(let code, let reason) = state else { return nil }
         state = .closed
@@ -319,6 +326,16 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         }
         outbox.append(frame)
     }
+}
+
+/// A frame waiting in a session's outbox. Outside ``LiveSession`` so that it is not generic: the
+/// per-frame code that reads it needs no type metadata looked up.
+private struct LiveOutgoingFrame: Sendable {
+    var text: String
+    /// Holds one of the window's places until it is taken (an answer to a command).
+    var holdsPlace = false
+    /// A snapshot or patch.
+    var isSync = false
 }
 
 /// The bounds of one connection.

@@ -124,7 +124,9 @@ actor LiveWorker<Service: LiveService> {
     /// What to do with each submission of `batch`, and the entries to append: each command is decided
     /// against the state as it will be with the batch's earlier entries applied.
     private func plan(_ batch: [LiveSubmission<Service>]) -> ([Plan], [LiveEntry<Service.LiveAction>]) {
-        var working = durable
+        // Only the state is copied: the ids are looked up in `durable` and in this batch's own table, so
+        // the table of recent ids (up to ``RecentCommandIDs/capacity``) is not copied for every batch.
+        var working = durable.state
         var plans: [Plan] = []
         var entries: [LiveEntry<Service.LiveAction>] = []
         var batchCIDs: [String: Int] = [:]
@@ -135,15 +137,15 @@ actor LiveWorker<Service: LiveService> {
                     plans.append(.repeats(entry))
                     continue
                 }
-                if let version = working.recentCommands[cid] {
+                if let version = durable.recentCommands[cid] {
                     plans.append(.answer(.duplicate(version: version)))
                     continue
                 }
             }
-            switch service.decide(submission.command, state: working.state, identity: submission.identity) {
+            switch service.decide(submission.command, state: working, identity: submission.identity) {
             case .accept(let action):
                 let entry = LiveEntry(cid: submission.cid, action: action)
-                entry.reduce(&working)
+                action.reduce(&working)
                 if let cid = submission.cid { batchCIDs[cid] = entries.count }
                 plans.append(.entry(entries.count))
                 entries.append(entry)

@@ -9,9 +9,14 @@ import ServiceLifecycle
 // Exit status: 0 after a shutdown, 1 when the data folder cannot be used, 2 for a bad argument or a port
 // that cannot be listened on. Every failure is one line on standard error.
 
+/// Writes `line` to standard error.
+func complain(_ line: String) {
+    FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
+}
+
 /// Writes `line` to standard error and exits with `status`.
 func fail(_ line: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
+    complain(line)
     exit(status)
 }
 
@@ -51,7 +56,7 @@ if options.showsHelp {
 if options.checksOnly {
     // Reads only: no lock file, no teams.json, no repair is written.
     let (lines, damaged) = DataFolder(path: options.dataDirectory).check()
-    for line in lines { FileHandle.standardError.write(Data("live-server: \(line)\n".utf8)) }
+    lines.forEach(complain)
     if damaged { exit(1) }
     say("\(options.dataDirectory): no damage\(lines.isEmpty ? "" : " (a start would make the repairs above)")")
     exit(0)
@@ -74,9 +79,7 @@ if let url = options.postgresURL {
     }
     node = ClusterNode(log: log)
     do {
-        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node!) { line in
-            FileHandle.standardError.write(Data("live-server: \(line)\n".utf8))
-        }
+        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node!, waiting: complain)
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
@@ -84,9 +87,7 @@ if let url = options.postgresURL {
     }
 } else {
     do {
-        opened = try await DataFolder(path: options.dataDirectory).open(options) { warning in
-            FileHandle.standardError.write(Data("live-server: warning: \(warning)\n".utf8))
-        }
+        opened = try await DataFolder(path: options.dataDirectory).open(options) { complain("warning: \($0)") }
     } catch {
         fail("\(error)", status: 1)
     }

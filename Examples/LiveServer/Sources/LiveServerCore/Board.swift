@@ -30,10 +30,7 @@ public struct Board: Codable, Equatable, Sendable {
     /// Creates a board with its first items (identifiers `i1`, `i2`, … are given here).
     public init(title: String, texts: [String] = []) {
         self.title = title
-        self.items = []
-        for text in texts {
-            items.append(BoardItem(id: "i\(nextItemNumber)", text: text))
-            nextItemNumber += 1
-        }
+        items = texts.enumerated().map { BoardItem(id: "i\($0.offset + 1)", text: $0.element) }
+        nextItemNumber = texts.count + 1
     }
 }

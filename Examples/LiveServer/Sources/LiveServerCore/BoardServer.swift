@@ -87,9 +87,7 @@ public enum ListenFailure {
     /// A line naming the address and the reason (`address already in use`, say) for an error the server
     /// threw while starting or running.
     public static func describe(_ error: any Error, host: String, port: Int) -> String {
-        if let error = error as? IOError {
-            return "cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))"
-        }
-        return "cannot listen on \(host):\(port): \(error)"
+        let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+        return "cannot listen on \(host):\(port): \(reason)"
     }
 }

@@ -100,18 +100,22 @@ public final class ClusterNode: Sendable {
     /// A database error in one line: "no connection" when the database cannot be reached (refused,
     /// closed, timed out), the server's message for an error it reported, else the error's kind.
     public static func describe(_ error: any Error) -> String {
-        if let error = error as? PostgresTransactionError {
-            return describe(error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError ?? PostgresJournalError("a transaction failed"))
-        }
+        let error = cause(of: error)
         guard let error = error as? PSQLError else { return String(String(describing: error).prefix(160)) }
-        switch error.code {
-        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
-            return "no connection"
-        case .server:
-            return String((error.serverInfo?[.message] ?? "the database reported an error").prefix(160))
-        default:
-            return "\(error.code)"
-        }
+        if isConnectionLoss(error) { return "no connection" }
+        guard error.code == .server else { return "\(error.code)" }
+        return String((error.serverInfo?[.message] ?? "the database reported an error").prefix(160))
+    }
+
+    /// The error that made a transaction fail, or `error` itself when it is not a transaction's.
+    private static func cause(of error: any Error) -> any Error {
+        guard let error = error as? PostgresTransactionError else { return error }
+        return error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError ?? PostgresJournalError("a transaction failed")
+    }
+
+    /// Whether `error` says the connection was refused, cut or closed.
+    private static func isConnectionLoss(_ error: PSQLError) -> Bool {
+        [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed].contains(error.code)
     }
 
     /// Calls `observer` with the teams each time the database's teams change (a notification, or what a
@@ -144,21 +148,12 @@ public final class ClusterNode: Sendable {
     /// Whether `error` says the database could not be reached (no connection, a connection cut, no
     /// answer in time, or a server that is starting or shutting down), rather than refusing the request.
     public static func isUnreachable(_ error: any Error) -> Bool {
-        if let error = error as? PostgresTransactionError {
-            return isUnreachable(error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError ?? PostgresJournalError(""))
-        }
+        let error = cause(of: error)
         if error is PostgresJournalError { return describe(error).contains("did not answer") }
         guard let error = error as? PSQLError else { return false }
-        switch error.code {
-        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
-            return true
-        case .server:
-            // Class 08 (connection exception) and 57P01-57P03 (shutting down, starting up).
-            let state = error.serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || state.hasPrefix("57P")
-        default:
-            return false
-        }
+        // Class 08 (connection exception) and 57P01-57P03 (shutting down, starting up).
+        let state = error.code == .server ? error.serverInfo?[.sqlState] ?? "" : ""
+        return isConnectionLoss(error) || state.hasPrefix("08") || state.hasPrefix("57P")
     }
 
     /// Reads every board's head and tells its hub; a failed read is tried again at the next poll.
@@ -187,10 +182,7 @@ public struct Backoff: Sendable {
     /// The wait after one more failed attempt.
     public mutating func next() -> Duration {
         attempts += 1
-        var ceiling = Self.first
-        for _ in 1..<min(attempts, 16) where ceiling < Self.cap { ceiling *= 2 }
-        ceiling = min(ceiling, Self.cap)
-        return ceiling * Double.random(in: 0.5...1)
+        return min(Self.first * (1 << min(attempts - 1, 8)), Self.cap) * Double.random(in: 0.5...1)
     }
 
     /// `delay` in seconds with one decimal (`1.3 s`).

@@ -28,6 +28,14 @@ public struct DataFolder {
         var name: String
         /// The SHA-256 digest of the team's token, in lowercase hexadecimal.
         var tokenSHA256: String
+
+        /// The digest as its 32 bytes, or `nil` when ``tokenSHA256`` is not 64 hexadecimal digits.
+        var digest: [UInt8]? {
+            let digits = Array(tokenSHA256.utf8)
+            guard digits.count == 64 else { return nil }
+            let bytes = stride(from: 0, to: 64, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
+            return bytes.count == 32 ? bytes : nil
+        }
     }
 
     struct Registry: Codable {
@@ -70,12 +78,16 @@ public struct DataFolder {
     /// - Throws: ``DataFolderError`` naming the other live-server (its process id) when the folder is in
     ///   use, or the folder cannot be made.
     public func lock() throws -> DataFolderLock {
+        try makeFolder(path)
+        return try DataFolderLock(path: path + "/live-server.lock")
+    }
+
+    private func makeFolder(_ folder: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw DataFolderError(message: "cannot create the data folder \(path): \(error.localizedDescription)")
         }
-        return try DataFolderLock(path: path + "/live-server.lock")
     }
 
     /// Opens (or creates) the folder for `options`: reads the teams, adds the ones the options name,
@@ -89,15 +101,11 @@ public struct DataFolder {
     public func open(_ options: ServerOptions, warn: (String) -> Void) async throws -> Opened {
         let lock = try lock()
         let (teams, newTokens) = try registeredTeams(options)
-        let access = AccessPolicy(tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
-        var hubs: [String: LiveHub<BoardService>] = [:]
-        for (name, _) in teams {
-            let journal = try BoardJournal(directory: journalDirectory(team: name))
-            hubs[name] = try await LiveHub.open(
-                BoardService(team: name, access: access), log: journal, initial: Self.newBoard(named: name),
+        return try await Self.opened(teams, newTokens: newTokens, lock: lock) { name, service in
+            try await LiveHub.open(
+                service, log: try BoardJournal(directory: journalDirectory(team: name)), initial: Self.newBoard(named: name),
                 options: options.liveOptions, warn: { warn("team \(name): \($0)") })
         }
-        return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
     }
 
     /// Opens the folder's teams as ``open(_:warn:)`` does, with each team's board a replica of its log in
@@ -110,30 +118,32 @@ public struct DataFolder {
         let lock = try lock()
         try await node.start(waiting: waiting)
         let (teams, newTokens) = try await clusterTeams(options, node: node)
-        let access = AccessPolicy(tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
-        var hubs: [String: LiveHub<BoardService>] = [:]
-        for (name, _) in teams {
-            hubs[name] = try await node.open(
-                name, service: BoardService(team: name, access: access), initial: Self.newBoard(named: name), options: options.liveOptions)
+        let opened = try await Self.opened(teams, newTokens: newTokens, lock: lock) { name, service in
+            try await node.open(name, service: service, initial: Self.newBoard(named: name), options: options.liveOptions)
         }
         node.onTeamsChanged { entries in
             // A digest that cannot be read keeps the team's previous one out: the team is refused.
-            access.replaceTokenDigests(Dictionary(entries.compactMap { entry in
-                guard let digest = Self.bytes(hex: entry.tokenSHA256), digest.count == 32 else { return nil }
-                return (entry.name, digest)
-            }, uniquingKeysWith: { first, _ in first }))
+            opened.access.replaceTokenDigests(Dictionary(
+                entries.compactMap { entry in entry.digest.map { (entry.name, $0) } }, uniquingKeysWith: { first, _ in first }))
         }
+        return opened
+    }
+
+    /// Opens each of `teams`' hubs with `open`, their services sharing one policy of the teams' digests.
+    private static func opened(
+        _ teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)], lock: DataFolderLock,
+        open: (String, BoardService) async throws -> LiveHub<BoardService>
+    ) async throws -> Opened {
+        let access = AccessPolicy(tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
+        var hubs: [String: LiveHub<BoardService>] = [:]
+        for (name, _) in teams { hubs[name] = try await open(name, BoardService(team: name, access: access)) }
         return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
     }
 
     private func registeredTeams(_ options: ServerOptions) throws -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)]) {
-        do {
-            try FileManager.default.createDirectory(atPath: path + "/boards", withIntermediateDirectories: true)
-        } catch {
-            throw DataFolderError(message: "cannot create the data folder \(path): \(error.localizedDescription)")
-        }
+        try makeFolder(path + "/boards")
         var registry = try readRegistry()
-        try checkFormat(of: registry)
+        if let refusal = formatRefusal(of: registry) { throw refusal }
         let (changed, newTokens) = Self.register(options.teams, in: &registry)
         if !changed.isEmpty { try writeRegistry(registry) }
         return (try checked(registry.teams, source: registryPath), newTokens)
@@ -176,12 +186,10 @@ public struct DataFolder {
         return (changed, newTokens)
     }
 
-    /// The teams of `entries` with their digests as bytes.
-    ///
-    /// - Throws: ``DataFolderError`` naming `source` for a bad name or digest.
+    /// The teams of `entries` with their digests as bytes; a bad name or digest throws, naming `source`.
     private func checked(_ entries: [TeamEntry], source: String) throws -> [(name: String, digest: [UInt8])] {
         try entries.map { entry in
-            guard ServerOptions.isTeamName(entry.name), let digest = Self.bytes(hex: entry.tokenSHA256), digest.count == 32 else {
+            guard ServerOptions.isTeamName(entry.name), let digest = entry.digest else {
                 throw DataFolderError(message: "\(source): team \"\(entry.name.prefix(40))\" has a bad name or token digest")
             }
             return (entry.name, digest)
@@ -196,10 +204,8 @@ public struct DataFolder {
         -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)])
     {
         let file = try readRegistry()
-        try checkFormat(of: file)
-        if !file.teams.isEmpty {
-            try await node.storeTeams(file.teams, keepingStored: true)
-        }
+        if let refusal = formatRefusal(of: file) { throw refusal }
+        try await node.storeTeams(file.teams, keepingStored: true)
         var registry = Registry(teams: try await node.storedTeams())
         let (changed, generated) = Self.register(options.teams, in: &registry)
         let generatedTeams = Set(generated.map(\.team))
@@ -238,11 +244,7 @@ public struct DataFolder {
         }
         do {
             let registry = try readRegistry()
-            do {
-                try checkFormat(of: registry)
-            } catch {
-                return (["\(error)"], true)
-            }
+            if let refusal = formatRefusal(of: registry) { return (["\(refusal)"], true) }
             _ = try checked(registry.teams, source: registryPath)
         } catch {
             lines.append("\(error)")
@@ -274,51 +276,31 @@ public struct DataFolder {
         }
     }
 
-    /// Refuses a registry of another live-server's data format.
-    ///
-    /// - Throws: ``DataFolderError`` saying the folder must be started fresh.
-    private func checkFormat(of registry: Registry) throws {
-        guard registry.format != Self.format else { return }
+    /// Why a registry of another live-server's data format is refused (the folder must be started
+    /// fresh), or `nil` for this one's.
+    private func formatRefusal(of registry: Registry) -> DataFolderError? {
+        guard registry.format != Self.format else { return nil }
         let writer = (registry.format ?? 1) < Self.format ? "an older" : "a newer"
-        throw DataFolderError(message: "\(path) was written by \(writer) live-server, whose boards this one "
+        return DataFolderError(message: "\(path) was written by \(writer) live-server, whose boards this one "
             + "cannot read; start it with a fresh data folder (nothing was changed)")
     }
 
     private func writeRegistry(_ registry: Registry) throws {
         let temporary = registryPath + ".new"
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(registry)
-            guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                throw DataFolderError(message: "cannot write \(temporary)")
-            }
-            guard rename(temporary, registryPath) == 0 else {
-                throw DataFolderError(message: "cannot replace \(registryPath): \(String(cString: strerror(errno)))")
-            }
-        } catch let error as DataFolderError {
-            throw error
-        } catch {
-            throw DataFolderError(message: "cannot write \(registryPath): \(error.localizedDescription)")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // Encoding names and hexadecimal strings cannot fail; writing the file can.
+        guard let data = try? encoder.encode(registry),
+              FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
+        else { throw DataFolderError(message: "cannot write \(temporary)") }
+        guard rename(temporary, registryPath) == 0 else {
+            throw DataFolderError(message: "cannot replace \(registryPath): \(String(cString: strerror(errno)))")
         }
     }
 
+    /// `bytes` in lowercase hexadecimal, two digits each.
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
-    }
-
-    static func bytes(hex: String) -> [UInt8]? {
-        let characters = Array(hex.utf8)
-        guard characters.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: characters.count, by: 2) {
-            guard let byte = UInt8(String(decoding: characters[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
+        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -102,10 +102,8 @@ public struct ServerOptions: Equatable, Sendable {
         if let port = environment["PORT"] { options.port = try number(port, for: "PORT", in: 0...65_535) }
         if let data = environment["LIVE_DATA"], !data.isEmpty { options.dataDirectory = data }
         if let url = environment["LIVE_POSTGRES"], !url.isEmpty { options.postgresURL = url }
-        if let teams = environment["LIVE_TEAMS"] {
-            for entry in teams.split(separator: ",") where !entry.isEmpty {
-                options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
-            }
+        for entry in (environment["LIVE_TEAMS"] ?? "").split(separator: ",") {  // empty entries are skipped
+            options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
         }
         var rest = arguments[...]
         func value(_ flag: String) throws(UsageError) -> String {
@@ -113,18 +111,18 @@ public struct ServerOptions: Equatable, Sendable {
             return value
         }
         while let argument = rest.popFirst() {
+            func number(in range: ClosedRange<Int>) throws(UsageError) -> Int {
+                try Self.number(try value(argument), for: argument, in: range)
+            }
             switch argument {
             case "--host": options.host = try value(argument)
-            case "--port": options.port = try number(try value(argument), for: argument, in: 0...65_535)
+            case "--port": options.port = try number(in: 0...65_535)
             case "--data": options.dataDirectory = try value(argument)
             case "--team": options.teams.append(try team(try value(argument), from: argument))
             case "--origin": options.origins.append(try origin(try value(argument)))
-            case "--patch-interval-ms":
-                options.patchInterval = .milliseconds(try number(try value(argument), for: argument, in: 1...60_000))
-            case "--snapshot-every":
-                options.snapshotEvery = try number(try value(argument), for: argument, in: 1...10_000_000)
-            case "--kept-actions":
-                options.keptActions = try number(try value(argument), for: argument, in: 0...100_000_000)
+            case "--patch-interval-ms": options.patchInterval = .milliseconds(try number(in: 1...60_000))
+            case "--snapshot-every": options.snapshotEvery = try number(in: 1...10_000_000)
+            case "--kept-actions": options.keptActions = try number(in: 0...100_000_000)
             case "--send-whole-board":
                 throw UsageError("--send-whole-board is no longer offered: clients are always sent patches")
             case "--postgres":
