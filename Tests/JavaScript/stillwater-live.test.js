@@ -449,3 +449,47 @@ test("an unreadable frame drops the connection; a hook that throws is reported, 
   assert.equal(h.client.status, "waiting");
   assert.equal(h.errors.at(-1).code, "dropped");
 });
+
+test("queued lists the unanswered commands (the stored ones at once); onQueue sees every change before onSettled", async () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify([{ cid: "old_1", command: { add: { text: "Stored" } } }]));
+  const seen = [];
+  const h = harness({
+    storage,
+    onQueue: (queued) => seen.push(queued.map((e) => e.cid)),
+    onSettled: (cid) => seen.push("settled " + cid),
+  });
+  assert.deepEqual(h.client.queued, [{ cid: "old_1", command: { add: { text: "Stored" } } }]);
+  assert.deepEqual(seen, [], "no call for the queue read at the start");
+  const answer = h.client.send({ toggle: { id: "i1" } });
+  assert.deepEqual(seen, [["old_1", "cid0001"]]);
+  const copy = h.client.queued;
+  copy.pop();
+  assert.equal(h.client.queued.length, 2, "queued is a copy");
+  const ws = bringLive(h);
+  ws.frame({ type: "ack", ref: ws.commands()[0].ref, cid: "old_1", version: 42 });
+  ws.frame({ type: "error", ref: ws.commands()[1].ref, cid: "cid0001", code: "rejected", message: "no such item" });
+  await assert.rejects(answer, (error) => error.code === "rejected");
+  assert.deepEqual(seen, [["old_1", "cid0001"], ["cid0001"], "settled old_1", [], "settled cid0001"]);
+  assert.deepEqual(h.client.queued, []);
+});
+
+test("reconnect() while waiting connects at once and resumes; in any other status it does nothing", () => {
+  const h = harness();
+  assert.equal(h.client.reconnect(), false, "connecting");
+  const ws = bringLive(h);
+  assert.equal(h.client.reconnect(), false, "live");
+  ws.serverClose(1006);
+  assert.equal(h.client.status, "waiting");
+  assert.ok(h.clock.nextDelay() > 0);
+  const sockets = h.net.sockets.length;
+  assert.equal(h.client.reconnect(), true);
+  assert.equal(h.net.sockets.length, sockets + 1, "a new socket without the clock moving");
+  assert.equal(h.client.status, "connecting");
+  assert.equal(h.clock.nextDelay(), 10000, "only the hello timeout is pending: the backoff timer is gone");
+  const again = h.net.last();
+  again.open();
+  assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+  h.client.close();
+  assert.equal(h.client.reconnect(), false, "closed");
+});

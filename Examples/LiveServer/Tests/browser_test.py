@@ -589,8 +589,8 @@ class Run:
         expect(isinstance(saved, list) and len(saved) == 1 and saved[0].get("command") == {"add": {"text": "Queued while offline"}}
                and isinstance(saved[0].get("cid"), str) and len(saved[0]["cid"]) >= 16,
                f"tab A: the stored queue is {saved!r}")
-        # "Try now" starts a new client at once, which reads the queue back from that storage (as a reload
-        # does): the change is still shown waiting, once.
+        # "Try now" asks the client to connect at once (the server is still down, so it waits again): the
+        # change is still shown waiting, once.
         a.click("#retry-now")
         time.sleep(0.5)
         state = a.state()

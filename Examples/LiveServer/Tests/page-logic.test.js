@@ -117,10 +117,10 @@ test("commandParts: a command's kind and fields, nothing for junk", () => {
   assert.deepStrictEqual(L.commandParts("add"), { kind: undefined, fields: {} });
 });
 
-// The queue as the client stores it: a JSON list of {cid, command}.
-const stored = (...entries) => JSON.stringify(entries.map(([cid, command]) => ({ cid, command })));
+// The queue as the client hands it over (`queued`, `onQueue`): a list of {cid, command}.
+const stored = (...entries) => entries.map(([cid, command]) => ({ cid, command }));
 
-test("pending: mirrors the client's stored queue, in order, and skips junk", () => {
+test("pending: mirrors the client's queue, in order, and skips junk", () => {
   const box = L.createPending();
   assert.strictEqual(box.count, 0);
   assert.strictEqual(box.newest(), null);
@@ -128,9 +128,9 @@ test("pending: mirrors the client's stored queue, in order, and skips junk", () 
   assert.strictEqual(box.count, 2);
   assert.strictEqual(box.newest(), "c2");
   assert.deepStrictEqual(box.pending().map((e) => e.cid), ["c1", "c2"]);
-  box.mirror('[null, {"cid": 5, "command": {}}, {"cid": "c3"}, {"cid": "c4", "command": {"delete": {"id": "i2"}}}]');
+  box.mirror([null, { cid: 5, command: {} }, { cid: "c3" }, { cid: "c4", command: { delete: { id: "i2" } } }]);
   assert.deepStrictEqual(box.pending().map((e) => e.cid), ["c4"]);
-  box.mirror("not json");
+  box.mirror("not a list");
   assert.strictEqual(box.count, 0);
 });
 
@@ -145,7 +145,7 @@ test("pending: an ack lands when its version is shown; one already shown lands a
   assert.strictEqual(box.shown(8), true);
   assert.deepStrictEqual(box.pending().map((e) => e.command.add.text), ["two"]);
   assert.strictEqual(box.settle("c1", 9, 8), null, "a second answer for the cid changes nothing");
-  box.mirror("[]");
+  box.mirror([]);
   box.settle("c2", 8, 9);
   assert.deepStrictEqual(box.pending(), []);
 });
@@ -153,7 +153,7 @@ test("pending: an ack lands when its version is shown; one already shown lands a
 test("pending: a refusal (no version) and a new stream forget the command", () => {
   const box = L.createPending();
   box.mirror(stored(["c1", { rename: { id: "i1", text: "x" } }], ["c2", { add: { text: "y" } }]));
-  box.mirror("[]");
+  box.mirror([]);
   assert.deepStrictEqual(box.settle("c1", null, 3), { rename: { id: "i1", text: "x" } });
   box.settle("c2", 12, 3);
   assert.strictEqual(box.pending().length, 1);

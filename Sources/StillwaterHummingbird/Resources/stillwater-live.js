@@ -31,6 +31,12 @@
  *   reconnect is scheduled), `"refused"` (credentials refused: close 4401), `"failed"` (a protocol
  *   error: close 4400) or `"closed"` (after `close()`); the last three are final.
  * - `pending`: how many commands are queued and not answered yet.
+ * - `queued`: those commands, oldest first, each `{cid, command}` (a new array on every read; the
+ *   queue loaded from `storage` at the start is there at once). A page draws its "waiting" overlay
+ *   from it, and from `onQueue` for every change after.
+ * - `reconnect()`: while `"waiting"`, connects at once instead of after the rest of the backoff delay
+ *   (for a "Try now" button, the browser's `online` event, a tab coming back) and returns true; in any
+ *   other status it does nothing and returns false. The backoff keeps counting if this attempt fails too.
  * - `close()`: closes the connection and stops reconnecting.
  *
  * ## Options
@@ -38,9 +44,10 @@
  * `token`, `params` (an object of strings), the hooks `onView(view, info)` (once per applied snapshot
  * or patch; `info` is `{version, stream, snapshot, changes}`, `changes` being the patch's `set` and
  * `lists` or null for a snapshot), `onStatus(status, detail)`, `onError(error)` (a frame the client
- * could not use, an error frame about no command, a close that stops the client) and
+ * could not use, an error frame about no command, a close that stops the client),
  * `onSettled(cid, error, answer)` (every answered command, also those queued before a reload, whose
- * promises are gone). `storage` (default: `localStorage` when there is one; `null` keeps the queue in
+ * promises are gone) and `onQueue(queued)` (after every change of the queue — a `send`, an answer —
+ * with the new `queued`; called after the change is stored, before `onSettled`). `storage` (default: `localStorage` when there is one; `null` keeps the queue in
  * memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
  * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); and, for tests,
  * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`.
@@ -269,9 +276,13 @@
       return -1;
     }
 
+    // The queue as users see it: a copy, oldest first.
+    function queued() { return queue.map((e) => ({ cid: e.cid, command: e.command })); }
+
     function settle(entry, error, answer) {
       queue.splice(queue.indexOf(entry), 1);
       persist();
+      if (o.onQueue) call(o.onQueue, queued());
       const promise = waiting.get(entry.cid);
       waiting.delete(entry.cid);
       if (promise) { if (error) promise.reject(error); else promise.resolve(answer); }
@@ -474,6 +485,7 @@
 
     Object.defineProperty(client, "status", { get: () => status, enumerable: true });
     Object.defineProperty(client, "pending", { get: () => queue.length, enumerable: true });
+    Object.defineProperty(client, "queued", { get: queued, enumerable: true });
 
     client.send = function (command) {
       if (command === undefined) return Promise.reject(new TypeError("StillwaterLive send: a command is needed"));
@@ -483,8 +495,16 @@
       const promise = new Promise((resolve, reject) => waiting.set(cid, { resolve, reject }));
       queue.push({ cid, command, ref: null, retryAt: 0, retries: 0 });
       persist();
+      if (o.onQueue) call(o.onQueue, queued());
       flush();
       return promise;
+    };
+
+    client.reconnect = function () {
+      if (status !== "waiting" || reconnectTimer === null) return false;
+      cancel(reconnectTimer);
+      open();
+      return true;
     };
 
     client.close = function () {
