@@ -40,7 +40,14 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     /// How many patch frames are kept for reuse.
     static var patchCapacity: Int { 64 }
     /// Starts the writer's run loop (set once, by the hub, before any work arrives).
-    private let start = LiveLock<(@Sendable () -> Void)?>(nil)
+    private let start = LiveLock(WriterStart())
+
+    // The closure sits in a struct field, never directly as the lock's state: a function kept as a generic
+    // value is re-wrapped each time it is read and written back through the lock, and every wake would
+    // then call through one more layer than the last (LiveHubSharedTests checks the depth stays flat).
+    private struct WriterStart {
+        var run: (@Sendable () -> Void)?
+    }
 
     init(version: Int, view: Service.View, historyCapacity: Int) {
         self.historyCapacity = historyCapacity
@@ -52,7 +59,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
 
     /// Sets what starts the writer's run loop.
     func setStart(_ body: @escaping @Sendable () -> Void) {
-        start.withLock { $0 = body }
+        start.withLock { $0.run = body }
     }
 
     // MARK: The writer's work
@@ -92,7 +99,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     }
 
     private func runWriter() {
-        start.withLock { $0 }?()
+        start.withLock { $0.run }?()
     }
 
     /// The writer's next work: the waiting batch and the head to catch up to; nil (and the writer marked

@@ -11,6 +11,7 @@ import Synchronization
 /// more lock and unlock per section; no figure is claimed for it.
 ///
 /// Callers say `state.withLock { … }` and never call user code inside the body.
+/// A closure is kept in a field of a struct `State`, never as `State` itself (see `LiveHubShared.WriterStart`).
 struct LiveLock<State: Sendable>: ~Copyable, Sendable {
     private let mutex: Mutex<State>
     private let order = NSLock()

@@ -18,24 +18,31 @@ extension ObservableType {
     ) -> Observable<Value> {
         Observable { observer in
             printer("\(label): subscribed")
-            // Dropped after the terminal event or cancellation, so what the printer captured is freed.
-            let log = SharedLock<((String) -> Void)?>(printer)
+            // Dropped after the terminal event or cancellation, so what the printer captured is freed. It is
+            // a struct's field, not the lock's state itself: a closure kept directly as a generic value is
+            // re-wrapped on every read and write-back through the lock, one layer more per event.
+            let log = SharedLock(DebugPrinter(print: printer))
             let upstream = self.subscribe { event in
-                let printer = log.withLock { printer in
-                    defer { if event.isTerminal { printer = nil } }
-                    return printer
+                let printer = log.withLock { log in
+                    defer { if event.isTerminal { log.print = nil } }
+                    return log.print
                 }
                 printer?("\(label): \(event)")
                 observer(event)
             }
             return Subscription {
-                let printer = log.withLock { printer in
-                    defer { printer = nil }
-                    return printer
+                let printer = log.withLock { log in
+                    defer { log.print = nil }
+                    return log.print
                 }
                 printer?("\(label): cancelled")
                 upstream.cancel()
             }
         }
     }
+}
+
+/// What `debug` prints with, until its subscription ends.
+struct DebugPrinter {
+    var print: ((String) -> Void)?
 }

@@ -28,6 +28,19 @@ struct DebugTests {
         #expect(recorded == [.next(1), fails ? .error(TestError(code: 2)) : .completed])
     }
 
+    @Test("the printer is called at the same stack depth for every event, however many came before")
+    func printerDepthStaysFlat() {
+        // A closure kept directly as a lock's state is re-wrapped each time it is read and written back
+        // through the lock, so every call would go through one more layer than the last.
+        var spread = StackSpread()
+        let subject = PublishSubject<Int>()
+        let subscription = subject.debug("d", printer: { _ in spread.sample() }).observe { _ in }
+        for value in 0..<2_000 { subject.send(value) }
+        subscription.cancel()
+        #expect(spread.samples == 2_002)
+        #expect(spread.spread < 4096)
+    }
+
     @Test("debug completes without values when the source is empty")
     func empty() { expectCompletesWhenEmpty { $0.debug("e", printer: { _ in }) } }
 
