@@ -37,7 +37,8 @@ let package = Package(
             ],
             resources: [.copy("Public")]
         ),
-        .executableTarget(name: "LiveServer", dependencies: ["LiveServerCore"]),
+        .executableTarget(
+            name: "LiveServer", dependencies: ["LiveServerCore", .product(name: "StillwaterPostgres", package: "Stillwater")]),
         .target(
             name: "LoadSupport",
             dependencies: [

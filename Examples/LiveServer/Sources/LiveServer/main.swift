@@ -4,6 +4,7 @@ import Hummingbird
 import LiveServerCore
 import Logging
 import ServiceLifecycle
+import StillwaterPostgres
 
 // live-server: serves the teams' boards kept under the data folder (see --help and the README).
 // Exit status: 0 after a shutdown, 1 when the data folder cannot be used, 2 for a bad argument or a port
@@ -83,7 +84,7 @@ if let url = options.postgresURL {
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
-        fail("the database at \(url) cannot be used: \(ClusterNode.describe(error))", status: 1)
+        fail("the database at \(url) cannot be used: \(PostgresFailure.describe(error))", status: 1)
     }
 } else {
     do {

@@ -116,7 +116,7 @@ public struct DataFolder {
     /// - Throws: ``DataFolderError`` as ``open(_:warn:)``, or what the database answers.
     public func open(_ options: ServerOptions, node: ClusterNode, waiting: (String) -> Void = { _ in }) async throws -> Opened {
         let lock = try lock()
-        try await node.start(waiting: waiting)
+        try await node.start(waiting: { waiting("\($0)") })
         let (teams, newTokens) = try await clusterTeams(options, node: node)
         let opened = try await Self.opened(teams, newTokens: newTokens, lock: lock) { name, service in
             try await node.open(name, service: service, initial: Self.newBoard(named: name), options: options.liveOptions)

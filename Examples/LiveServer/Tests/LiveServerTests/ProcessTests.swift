@@ -46,19 +46,6 @@ struct ProcessTests {
         }
     }
 
-    @Test("the backoff doubles from 0.25 s to a cap of 5 s, each wait jittered between half and all of it")
-    func backoff() {
-        var backoff = Backoff()
-        var ceiling = 0.25
-        for attempt in 1...12 {
-            let delay = backoff.next()
-            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            #expect(seconds >= ceiling / 2 - 1e-9 && seconds <= ceiling + 1e-9, "attempt \(attempt): \(seconds)")
-            #expect(backoff.attempts == attempt)
-            ceiling = min(ceiling * 2, 5)
-        }
-    }
-
     @Test("a node started while its database is down waits, and serves once the database starts (runs with LIVE_POSTGRES_URL)",
           .enabled(if: ProcessInfo.processInfo.environment["LIVE_POSTGRES_URL"] != nil))
     func databaseComesLater() async throws {
