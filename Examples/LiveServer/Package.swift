@@ -62,6 +62,7 @@ let package = Package(
             name: "PostgresJournalTests",
             dependencies: [
                 "LiveServerCore",
+                .product(name: "StillwaterHummingbird", package: "Stillwater"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
                 .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),

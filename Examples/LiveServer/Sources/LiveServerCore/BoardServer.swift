@@ -15,8 +15,6 @@ import StillwaterLive
 public struct BoardServer: Sendable {
     /// The WebSocket endpoint, with a hub per team (keyed by team name).
     public let endpoint: LiveEndpoint<BoardService>
-    /// The page's `Content-Security-Policy` header.
-    public let contentSecurityPolicy: String
 
     /// A server for `hubs`, by team; `origins` are the page origins allowed besides the server's own
     /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes). A new connection has
@@ -33,21 +31,10 @@ public struct BoardServer: Sendable {
         ) { route in
             route.query["team"] ?? route.params["team"]
         }
-        contentSecurityPolicy = Self.contentSecurityPolicy(allowing: origins)
     }
 
-    /// The page's `Content-Security-Policy`: its scripts and styles from this server only, and its
-    /// WebSockets to this server or to the `origins`' (the other nodes of a cluster, whose addresses the
-    /// page may be given: `http://node2:8082` allows `ws://node2:8082`).
-    public static func contentSecurityPolicy(allowing origins: [String]) -> String {
-        let sockets = origins.map { $0.lowercased() }.sorted().map { origin in
-            origin.hasPrefix("https://") ? "wss://" + origin.dropFirst(8) : "ws://" + origin.dropFirst(7)
-        }
-        return "default-src 'self'; connect-src " + (["'self'"] + sockets).joined(separator: " ")
-            + "; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
-    }
-
-    /// The Hummingbird application serving the page, the JavaScript client and the endpoint on
+    /// The Hummingbird application serving the page (with the endpoint's `Content-Security-Policy`, which
+    /// lets it open WebSockets to the `origins` too: a cluster's other nodes), the JavaScript client and the endpoint on
     /// `host:port` (port 0 picks a free one); `onRunning` receives the port once the server listens. Run
     /// it in one `ServiceGroup` before ``endpoint`` (so a shutdown drains the clients first).
     public func application(
@@ -55,14 +42,7 @@ public struct BoardServer: Sendable {
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         endpoint.addRoutes(to: router)
-        let headers: HTTPFields = [
-            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-            .init("Content-Security-Policy")!: contentSecurityPolicy, .init("Referrer-Policy")!: "no-referrer",
-        ]
-        router.head("/") { _, _ in Response(status: .ok, headers: headers) }
-        router.get("/") { _, _ in
-            Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: BoardPage.html)))
-        }
+        endpoint.addPage(BoardPage.html, to: router)
         var quiet = Logger(label: "live-server")
         quiet.logLevel = .warning
         return Application(

@@ -2,7 +2,6 @@ import Foundation
 import Stillwater
 import StillwaterLive
 import StillwaterPostgres
-import Synchronization
 
 /// The PostgreSQL journal of a cluster's boards: one log per team, named by the team.
 public typealias ClusterLog = PostgresJournal<LiveLogState<Board>, LiveEntry<BoardAction>>
@@ -21,8 +20,6 @@ public final class ClusterNode: Sendable {
     /// The log.
     public let log: ClusterLog
     private let follower: PostgresFollower<LiveLogState<Board>, LiveEntry<BoardAction>>
-    /// Told the teams whenever the database's change (set by ``onTeamsChanged(_:)``).
-    private let teamsObserver = Mutex<(@Sendable ([DataFolder.TeamEntry]) -> Void)?>(nil)
 
     /// The prefix of the keys under which the log's values hold the teams: `team/NAME`, with the
     /// SHA-256 digest of the team's token in lowercase hexadecimal as value.
@@ -43,7 +40,6 @@ public final class ClusterNode: Sendable {
     ///   database, say), or `CancellationError` when cancelled while waiting.
     public func start(waiting: (PostgresRetry) -> Void = { _ in }) async throws {
         try await log.prepare(waiting: waiting)
-        follower.onValuesChanged { [weak self] in await self?.readTeams() }
         follower.start()
     }
 
@@ -64,9 +60,12 @@ public final class ClusterNode: Sendable {
     }
 
     /// Calls `observer` with the teams each time the database's teams may have changed (a notification,
-    /// or a poll), on the follower's task.
+    /// or a poll), on the follower's task; a failed read is tried again at the next one.
     func onTeamsChanged(_ observer: @escaping @Sendable ([DataFolder.TeamEntry]) -> Void) {
-        teamsObserver.withLock { $0 = observer }
+        follower.onValuesChanged { [weak self] in
+            guard let teams = try? await self?.storedTeams() else { return }
+            observer(teams)
+        }
     }
 
     /// The teams stored in the database, by name.
@@ -82,11 +81,5 @@ public final class ClusterNode: Sendable {
         try await log.setValues(
             Dictionary(teams.map { (Self.teamKeyPrefix + $0.name, $0.tokenSHA256) }, uniquingKeysWith: { _, last in last }),
             keepingStored: keepingStored)
-    }
-
-    /// Reads the teams and tells the observer; a failed read is retried at the next poll or notification.
-    private func readTeams() async {
-        guard let observer = teamsObserver.withLock({ $0 }), let teams = try? await storedTeams() else { return }
-        observer(teams)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LiveServerCore
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 import Testing
 
@@ -251,7 +252,7 @@ struct CheckTests {
         _ = try await server.exit(within: 30)
         let journal = try BoardJournal(directory: DataFolder(path: folder).journalDirectory(team: "alpha"))
         let board = try await LiveHub.open(
-            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "unused"),
+            BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "unused"),
             options: LiveOptions(snapshotEvery: 1_000_000))
         for index in 0..<commands {
             guard case .applied = await board.perform(.add(text: "item \(index)"), as: "alpha") else {
