@@ -160,6 +160,23 @@ struct LiveEndpointHTTPTests {
         }
     }
 
+    @Test("run(port:) on a port in use fails at once with a LiveListenError naming the address and the reason")
+    func portInUse() async throws {
+        try await withServer(LiveEndpoint(hub: try await counterHub())) { served in
+            let second = LiveEndpoint(hub: try await counterHub())
+            let start = ContinuousClock.now
+            do {
+                try await second.run(port: served.port) { _ in Issue.record("a second server listened on a port in use") }
+                Issue.record("run returned on a port in use")
+            } catch let error as LiveListenError {
+                #expect(error.port == served.port)
+                #expect("\(error)".hasPrefix("cannot listen on 127.0.0.1:\(served.port): "), "\(error)")
+                #expect(error.reason.lowercased().contains("in use"), "\(error.reason)")
+            }
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
     @Test("a connection that sends nothing is closed after the first-request timeout; one that sent a request is not")
     func firstRequestTimeout() async throws {
         let live = LiveEndpoint(hub: try await counterHub(), configuration: .init(firstRequestTimeout: .milliseconds(300)))

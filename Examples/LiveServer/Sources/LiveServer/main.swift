@@ -1,9 +1,6 @@
 import Dispatch
 import Foundation
-import Hummingbird
 import LiveServerCore
-import Logging
-import ServiceLifecycle
 import StillwaterPostgres
 
 // live-server: serves the teams' boards kept under the data folder (see --help and the README).
@@ -97,27 +94,18 @@ if let url = options.postgresURL {
 let server = BoardServer(hubs: opened.hubs, origins: options.origins)
 let host = options.host
 let shownHost = host.contains(":") ? "[\(host)]" : host
-let app = server.application(host: host, port: options.port) { port in
-    let base = "http://\(shownHost):\(port)/"
-    say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(opened.hubs.keys.sorted().joined(separator: ", ")))")
-    for (team, token) in opened.newTokens {
-        say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
-    }
-}
-
 for source in early { source.cancel() }
 early = []
-var logger = Logger(label: "live-server")
-logger.logLevel = .warning
-// The endpoint after the application: the group stops it first, so clients are drained with 1001 while
-// the application still runs.
-var configuration = ServiceGroupConfiguration(
-    services: [app, server.endpoint], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-configuration.maximumGracefulShutdownDuration = .seconds(4)
 do {
-    try await ServiceGroup(configuration: configuration).run()
+    try await server.run(host: host, port: options.port) { port in
+        let base = "http://\(shownHost):\(port)/"
+        say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(opened.hubs.keys.sorted().joined(separator: ", ")))")
+        for (team, token) in opened.newTokens {
+            say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
+        }
+    }
 } catch {
-    fail(ListenFailure.describe(error, host: host, port: options.port), status: 2)
+    fail("\(error)", status: 2)
 }
 await node?.stop()
 say("stopped")
