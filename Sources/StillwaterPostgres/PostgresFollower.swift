@@ -48,8 +48,6 @@ public final class PostgresFollower<State: Codable & Sendable, Entry: Codable & 
         self.pollInterval = pollInterval
     }
 
-    deinit { followers.withLock { $0.task?.cancel() } }
-
     /// Tells `advance` the head of `log` (its last sequence number) whenever it may have moved, from now
     /// on; replaces what followed `log` before. `advance` is called on the follower's task, never
     /// while a lock is held, and must return quickly.
@@ -70,8 +68,9 @@ public final class PostgresFollower<State: Codable & Sendable, Entry: Codable & 
         followers.withLock { $0.values = observer }
     }
 
-    /// Starts listening and polling, on a task of its own; a second call, or one after ``stop()``, does
-    /// nothing. The journal's tables must exist (``PostgresJournal/prepare()``).
+    /// Starts listening and polling, on a task of its own, until ``stop()`` (the task keeps the follower
+    /// alive until then); a second call, or one after ``stop()``, does nothing. The journal's tables must
+    /// exist (``PostgresJournal/prepare()``).
     public func start() {
         followers.withLock { followers in
             guard followers.task == nil, !followers.stopped else { return }
