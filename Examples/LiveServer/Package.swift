@@ -18,7 +18,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .target(
@@ -33,11 +32,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
                 .product(name: "StillwaterHummingbird", package: "Stillwater"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Public")]
         ),
-        .executableTarget(name: "LiveServer", dependencies: ["LiveServerCore"]),
+        .executableTarget(
+            name: "LiveServer", dependencies: ["LiveServerCore", .product(name: "StillwaterPostgres", package: "Stillwater")]),
         .target(
             name: "LoadSupport",
             dependencies: [
@@ -61,6 +60,7 @@ let package = Package(
             name: "PostgresJournalTests",
             dependencies: [
                 "LiveServerCore",
+                .product(name: "StillwaterHummingbird", package: "Stillwater"),
                 .product(name: "StillwaterPostgres", package: "Stillwater"),
                 .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "StillwaterTesting", package: "Stillwater"),

@@ -52,6 +52,34 @@ public struct LiveTokens: Sendable, Equatable {
         Array(SHA256.hash(data: Array(token.utf8)))
     }
 
+    /// `digest` as text to save: lowercase hexadecimal, two digits a byte (64 for a SHA-256 digest).
+    ///
+    /// ```swift
+    /// let text = LiveTokens.hexadecimal(LiveTokens.digest(of: "alpha-secret-token"))
+    /// print(text.count, LiveTokens.digest(hexadecimal: text) == LiveTokens.digest(of: "alpha-secret-token"))
+    /// // Prints "64 true"
+    /// ```
+    public static func hexadecimal(_ digest: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
+    /// The digest that ``hexadecimal(_:)`` wrote: 32 bytes, or `nil` when `text` is not 64 hexadecimal
+    /// digits (either case).
+    public static func digest(hexadecimal text: String) -> [UInt8]? {
+        guard text.utf8.count == 64 else { return nil }
+        var nibbles: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibbles.append(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibbles.append(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibbles.append(byte - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+        }
+        return stride(from: 0, to: 64, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] }
+    }
+
     /// A new random token: 32 bytes from the system's secure generator, in URL-safe Base64 without
     /// padding (43 characters of `A`–`Z`, `a`–`z`, `0`–`9`, `-` and `_`).
     public static func newToken() -> String {

@@ -349,13 +349,14 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     ///
     /// The stream starts with ``Event/listening`` once the `LISTEN` is in place. When the connection is
     /// lost it reports ``Event/lost(_:)`` and connects again (after 0.1 s, doubling to 2 s while it
-    /// fails), then reports ``Event/listening`` again: read what was appended meanwhile from the table.
+    /// fails, each wait drawn between half and all of that), then reports ``Event/listening`` again: read what was appended meanwhile from the table.
     /// Ending the iteration closes the connection.
     public func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let configuration = configuration, logger = logger, channel = channel
         let task = Task {
-            var delay = Duration.milliseconds(100)
+            let firstBackoff = RetryBackoff(first: .milliseconds(100), cap: .seconds(2))
+            var backoff = firstBackoff
             while !Task.isCancelled {
                 do {
                     let connection = try await PostgresConnection.connect(
@@ -366,7 +367,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                             // statements in order).
                             try await connection.query("SELECT 1", logger: logger)
                             continuation.yield(.listening)
-                            delay = .milliseconds(100)
+                            backoff = firstBackoff
                             for try await notification in notifications {
                                 if notification.payload == "values" {
                                     continuation.yield(.valuesChanged)
@@ -387,8 +388,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                     if Task.isCancelled { break }
                     continuation.yield(.lost(String(describing: error)))
                 }
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(2))
+                try? await Task.sleep(for: backoff.next())
             }
             continuation.finish()
         }
@@ -441,8 +441,15 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
 public struct PostgresJournalError: Error, CustomStringConvertible {
     /// What is wrong.
     public var description: String
+    /// Whether the database did not answer in time (``PostgresFailure/isUnreachable(_:)`` says so).
+    let isTimeout: Bool
     /// An error saying `description`.
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.init(description, isTimeout: false) }
+
+    init(_ description: String, isTimeout: Bool) {
+        self.description = description
+        self.isTimeout = isTimeout
+    }
 }
 
 /// One connection, made at first use and made again when the database closed it.
@@ -479,7 +486,7 @@ final class ConnectionSlot: Sendable {
             // database has just cut was seen never to finish.
             let timer = Task {
                 try await Task.sleep(for: Self.timeout)
-                guard answer.resume(with: .failure(PostgresJournalError("the database did not answer within \(Self.timeout)"))) else { return }
+                guard answer.resume(with: .failure(PostgresJournalError("the database did not answer within \(Self.timeout)", isTimeout: true))) else { return }
                 if let connection = used.connection.withLock({ $0 }) {
                     self.forget(connection)
                     connection.close().whenComplete { _ in }

@@ -141,6 +141,42 @@ struct LiveEndpointHTTPTests {
         }
     }
 
+    @Test("the page is served with a policy that lets it open WebSockets to its server and the extra origins only")
+    func page() async throws {
+        let live = LiveEndpoint(hub: try await counterHub(), configuration: .init(extraOrigins: ["https://Proxy.example", "http://node2:8082"]))
+        let policy = live.contentSecurityPolicy
+        #expect(policy.contains("connect-src 'self' ws://node2:8082 wss://proxy.example;"))
+        #expect(policy.contains("frame-ancestors 'none'"))
+        #expect(LiveEndpoint(hub: try await counterHub()).contentSecurityPolicy.contains("connect-src 'self';"))
+        let html = "<!doctype html><title>Counter</title><p>live</p>"
+        try await withServer(live, page: html) { served in
+            let answer = try await rawHTTP(port: served.port, getRequest(port: served.port, path: "/"))
+            #expect(answer.status == 200)
+            #expect(answer.body == html)
+            #expect(answer.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(answer.headers["content-security-policy"] == policy)
+            #expect(answer.headers["cache-control"] == "no-store")
+            #expect(answer.headers["referrer-policy"] == "no-referrer")
+        }
+    }
+
+    @Test("run(port:) on a port in use fails at once with a LiveListenError naming the address and the reason")
+    func portInUse() async throws {
+        try await withServer(LiveEndpoint(hub: try await counterHub())) { served in
+            let second = LiveEndpoint(hub: try await counterHub())
+            let start = ContinuousClock.now
+            do {
+                try await second.run(port: served.port) { _ in Issue.record("a second server listened on a port in use") }
+                Issue.record("run returned on a port in use")
+            } catch let error as LiveListenError {
+                #expect(error.port == served.port)
+                #expect("\(error)".hasPrefix("cannot listen on 127.0.0.1:\(served.port): "), "\(error)")
+                #expect(error.reason.lowercased().contains("in use"), "\(error.reason)")
+            }
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
     @Test("a connection that sends nothing is closed after the first-request timeout; one that sent a request is not")
     func firstRequestTimeout() async throws {
         let live = LiveEndpoint(hub: try await counterHub(), configuration: .init(firstRequestTimeout: .milliseconds(300)))

@@ -63,4 +63,35 @@ struct LiveTokensTests {
         #expect(LiveHandshake().presentedToken == nil)
     }
 }
+
+@Suite("LiveTokens as text, and LiveTokenTable")
+struct LiveTokenTableTests {
+    @Test("a digest written as hexadecimal reads back; text that is not 64 hexadecimal digits does not")
+    func hexadecimal() {
+        let digest = LiveTokens.digest(of: "alpha-secret-token")
+        let text = LiveTokens.hexadecimal(digest)
+        #expect(text.count == 64)
+        #expect(text.allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(LiveTokens.hexadecimal([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")
+        #expect(LiveTokens.digest(hexadecimal: text) == digest)
+        #expect(LiveTokens.digest(hexadecimal: text.uppercased()) == digest)
+        for bad in ["", String(text.dropLast()), text + "0", String(text.dropLast()) + "g", String(repeating: "+1", count: 32)] {
+            #expect(LiveTokens.digest(hexadecimal: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("a key's token is accepted for that key only; replaced digests count from the next check, and keys left out are refused")
+    func replacedDigests() {
+        let table = LiveTokenTable(tokens: ["alpha": "first-token-0000000", "beta": "beta-token-00000000"])
+        #expect(table.accepts("first-token-0000000", for: "alpha"))
+        #expect(!table.accepts("first-token-0000001", for: "alpha"))
+        #expect(!table.accepts("first-token-0000000", for: "beta"))
+        #expect(!table.accepts("first-token-0000000", for: "gamma"))
+        #expect(!table.accepts(nil, for: "alpha"))
+        table.replaceDigests(["alpha": LiveTokens.digest(of: "second-token-000000")])
+        #expect(!table.accepts("first-token-0000000", for: "alpha"))
+        #expect(table.accepts("second-token-000000", for: "alpha"))
+        #expect(!table.accepts("beta-token-00000000", for: "beta"))
+    }
+}
 #endif

@@ -68,17 +68,13 @@ struct Served: Sendable {
     }
 }
 
-/// Serves `live` as a user would, for the length of `body`: a router with the endpoint's routes, an
-/// application on its server, the endpoint after the application in one service group.
-func withServer(_ live: CounterEndpoint, _ body: (Served) async throws -> Void) async throws {
+/// Serves `live` as a user would, for the length of `body`: its application (the endpoint's routes, and
+/// `page` at `/` when given), the endpoint after the application in one service group.
+func withServer(_ live: CounterEndpoint, page: String? = nil, _ body: (Served) async throws -> Void) async throws {
     var logger = Logger(label: "stillwater-hummingbird-tests")
     logger.logLevel = .warning
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let router = Router()
-    live.addRoutes(to: router)
-    let app = Application(
-        router: router, server: live.server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { portContinuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+    let app = live.application(page: page, port: 0, logger: logger) { portContinuation.yield($0) }
     let group = ServiceGroup(configuration: .init(services: [app, live], logger: logger))
     let task = Task { try await group.run() }
     var iterator = ports.makeAsyncIterator()

@@ -1,9 +1,7 @@
 import Dispatch
 import Foundation
-import Hummingbird
 import LiveServerCore
-import Logging
-import ServiceLifecycle
+import StillwaterPostgres
 
 // live-server: serves the teams' boards kept under the data folder (see --help and the README).
 // Exit status: 0 after a shutdown, 1 when the data folder cannot be used, 2 for a bad argument or a port
@@ -83,7 +81,7 @@ if let url = options.postgresURL {
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
-        fail("the database at \(url) cannot be used: \(ClusterNode.describe(error))", status: 1)
+        fail("the database at \(url) cannot be used: \(PostgresFailure.describe(error))", status: 1)
     }
 } else {
     do {
@@ -96,27 +94,18 @@ if let url = options.postgresURL {
 let server = BoardServer(hubs: opened.hubs, origins: options.origins)
 let host = options.host
 let shownHost = host.contains(":") ? "[\(host)]" : host
-let app = server.application(host: host, port: options.port) { port in
-    let base = "http://\(shownHost):\(port)/"
-    say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(opened.hubs.keys.sorted().joined(separator: ", ")))")
-    for (team, token) in opened.newTokens {
-        say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
-    }
-}
-
 for source in early { source.cancel() }
 early = []
-var logger = Logger(label: "live-server")
-logger.logLevel = .warning
-// The endpoint after the application: the group stops it first, so clients are drained with 1001 while
-// the application still runs.
-var configuration = ServiceGroupConfiguration(
-    services: [app, server.endpoint], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-configuration.maximumGracefulShutdownDuration = .seconds(4)
 do {
-    try await ServiceGroup(configuration: configuration).run()
+    try await server.run(host: host, port: options.port) { port in
+        let base = "http://\(shownHost):\(port)/"
+        say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(opened.hubs.keys.sorted().joined(separator: ", ")))")
+        for (team, token) in opened.newTokens {
+            say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
+        }
+    }
 } catch {
-    fail(ListenFailure.describe(error, host: host, port: options.port), status: 2)
+    fail("\(error)", status: 2)
 }
 await node?.stop()
 say("stopped")

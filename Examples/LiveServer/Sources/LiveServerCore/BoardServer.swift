@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
 import StillwaterHummingbird
 import StillwaterLive
 
@@ -15,8 +14,6 @@ import StillwaterLive
 public struct BoardServer: Sendable {
     /// The WebSocket endpoint, with a hub per team (keyed by team name).
     public let endpoint: LiveEndpoint<BoardService>
-    /// The page's `Content-Security-Policy` header.
-    public let contentSecurityPolicy: String
 
     /// A server for `hubs`, by team; `origins` are the page origins allowed besides the server's own
     /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes). A new connection has
@@ -33,42 +30,23 @@ public struct BoardServer: Sendable {
         ) { route in
             route.query["team"] ?? route.params["team"]
         }
-        contentSecurityPolicy = Self.contentSecurityPolicy(allowing: origins)
     }
 
-    /// The page's `Content-Security-Policy`: its scripts and styles from this server only, and its
-    /// WebSockets to this server or to the `origins`' (the other nodes of a cluster, whose addresses the
-    /// page may be given: `http://node2:8082` allows `ws://node2:8082`).
-    public static func contentSecurityPolicy(allowing origins: [String]) -> String {
-        let sockets = origins.map { $0.lowercased() }.sorted().map { origin in
-            origin.hasPrefix("https://") ? "wss://" + origin.dropFirst(8) : "ws://" + origin.dropFirst(7)
-        }
-        return "default-src 'self'; connect-src " + (["'self'"] + sockets).joined(separator: " ")
-            + "; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
-    }
-
-    /// The Hummingbird application serving the page, the JavaScript client and the endpoint on
-    /// `host:port` (port 0 picks a free one); `onRunning` receives the port once the server listens. Run
-    /// it in one `ServiceGroup` before ``endpoint`` (so a shutdown drains the clients first).
+    /// The Hummingbird application serving the page (with the endpoint's `Content-Security-Policy`, which
+    /// lets it open WebSockets to the `origins` too: a cluster's other nodes), the JavaScript client and the
+    /// endpoint on `host:port`, as `LiveEndpoint.application(page:host:port:logger:onRunning:)` makes it.
     public func application(
         host: String = "127.0.0.1", port: Int, logger: Logger? = nil, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
-        endpoint.addRoutes(to: router)
-        let headers: HTTPFields = [
-            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-            .init("Content-Security-Policy")!: contentSecurityPolicy, .init("Referrer-Policy")!: "no-referrer",
-        ]
-        router.head("/") { _, _ in Response(status: .ok, headers: headers) }
-        router.get("/") { _, _ in
-            Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: BoardPage.html)))
-        }
-        var quiet = Logger(label: "live-server")
-        quiet.logLevel = .warning
-        return Application(
-            router: router, server: endpoint.server, configuration: .init(address: .hostname(host, port: port)),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
-            logger: logger ?? quiet)
+        endpoint.application(page: BoardPage.html, host: host, port: port, logger: logger, onRunning: onRunning)
+    }
+
+    /// Serves what ``application(host:port:logger:onRunning:)`` does until SIGTERM or SIGINT, then drains
+    /// the clients, as `LiveEndpoint.run(page:host:port:logger:onRunning:)` does.
+    ///
+    /// - Throws: `LiveListenError` when the address cannot be listened on.
+    public func run(host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        try await endpoint.run(page: BoardPage.html, host: host, port: port, onRunning: onRunning)
     }
 }
 
@@ -80,14 +58,4 @@ enum BoardPage {
         else { return "<!doctype html><p>index.html is missing from the LiveServerCore resources</p>" }
         return text
     }()
-}
-
-/// Why the server could not listen, in one line.
-public enum ListenFailure {
-    /// A line naming the address and the reason (`address already in use`, say) for an error the server
-    /// threw while starting or running.
-    public static func describe(_ error: any Error, host: String, port: Int) -> String {
-        let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
-        return "cannot listen on \(host):\(port): \(reason)"
-    }
 }

@@ -27,11 +27,11 @@ public struct LiveBoardView: LiveView {
 /// will be once the commands before it are applied (``Board/rejection(of:)``); a refused one changes
 /// nothing and its sender is told why. The token is the hello frame's `token`, or the upgrade's
 /// `Authorization: Bearer` header when the adapter hands it over as the transport's `authorization`;
-/// it is checked against the team's digest in ``AccessPolicy`` (constant time, and a digest replaced
+/// it is checked against the team's digest in a `LiveTokenTable` (constant time, and a digest replaced
 /// there is used from the next hello on).
 ///
 /// ```swift
-/// let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token"])
+/// let access = LiveTokenTable(tokens: ["alpha": "alpha-secret-token"])
 /// let service = BoardService(team: "alpha", access: access)
 /// let log = MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>()
 /// let hub = try await LiveHub.open(service, log: log, initial: Board(title: "Groceries"))
@@ -42,10 +42,10 @@ public struct BoardService: LiveService {
     /// The team whose board this is: the identity of every client it admits.
     public let team: String
     /// The teams' token digests (shared with the server, so a replaced token counts at once).
-    public let access: AccessPolicy
+    public let access: LiveTokenTable
 
     /// Creates the service of `team`'s board, admitting clients that hold the token `access` knows for it.
-    public init(team: String, access: AccessPolicy) {
+    public init(team: String, access: LiveTokenTable) {
         self.team = team
         self.access = access
     }
@@ -68,8 +68,7 @@ public struct BoardService: LiveService {
 
     /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`.
     public func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
-        let token = handshake.token ?? handshake.transport["authorization"].flatMap(LiveTokens.bearerToken(in:))
-        guard let token, access.allows(team: team, token: token) else { return .refused("the token was refused") }
+        guard access.accepts(handshake.presentedToken, for: team) else { return .refused("the token was refused") }
         return .accepted(team)
     }
 }

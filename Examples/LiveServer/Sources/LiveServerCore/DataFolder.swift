@@ -28,14 +28,6 @@ public struct DataFolder {
         var name: String
         /// The SHA-256 digest of the team's token, in lowercase hexadecimal.
         var tokenSHA256: String
-
-        /// The digest as its 32 bytes, or `nil` when ``tokenSHA256`` is not 64 hexadecimal digits.
-        var digest: [UInt8]? {
-            let digits = Array(tokenSHA256.utf8)
-            guard digits.count == 64 else { return nil }
-            let bytes = stride(from: 0, to: 64, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
-            return bytes.count == 32 ? bytes : nil
-        }
     }
 
     struct Registry: Codable {
@@ -65,11 +57,11 @@ public struct DataFolder {
         /// Each team's board, by team.
         public var hubs: [String: LiveHub<BoardService>]
         /// The teams' token digests, shared by every hub's service.
-        public var access: AccessPolicy
+        public var access: LiveTokenTable
         /// Each new team's generated token, by team, in the order they were made.
         public var newTokens: [(team: String, token: String)]
         /// The folder's lock, held while this value (or a copy) lives.
-        public var lock: DataFolderLock
+        public var lock: FileLock
     }
 
     /// Takes the folder's lock (creating the folder first if need be): the first step of every open, so
@@ -77,9 +69,17 @@ public struct DataFolder {
     ///
     /// - Throws: ``DataFolderError`` naming the other live-server (its process id) when the folder is in
     ///   use, or the folder cannot be made.
-    public func lock() throws -> DataFolderLock {
+    public func lock() throws -> FileLock {
         try makeFolder(path)
-        return try DataFolderLock(path: path + "/live-server.lock")
+        let file = path + "/live-server.lock"
+        do throws(FileLockError) {
+            return try FileLock(path: file)
+        } catch where error.kind == .held {
+            throw DataFolderError(message: "the data folder is used by another live-server"
+                + (error.holder.map { " (pid \($0))" } ?? "") + "; one live-server per data folder (\(file) is locked)")
+        } catch {
+            throw DataFolderError(message: "cannot lock the data folder: \(error)")
+        }
     }
 
     private func makeFolder(_ folder: String) throws {
@@ -116,25 +116,25 @@ public struct DataFolder {
     /// - Throws: ``DataFolderError`` as ``open(_:warn:)``, or what the database answers.
     public func open(_ options: ServerOptions, node: ClusterNode, waiting: (String) -> Void = { _ in }) async throws -> Opened {
         let lock = try lock()
-        try await node.start(waiting: waiting)
+        try await node.start(waiting: { waiting("\($0)") })
         let (teams, newTokens) = try await clusterTeams(options, node: node)
         let opened = try await Self.opened(teams, newTokens: newTokens, lock: lock) { name, service in
             try await node.open(name, service: service, initial: Self.newBoard(named: name), options: options.liveOptions)
         }
         node.onTeamsChanged { entries in
             // A digest that cannot be read keeps the team's previous one out: the team is refused.
-            opened.access.replaceTokenDigests(Dictionary(
-                entries.compactMap { entry in entry.digest.map { (entry.name, $0) } }, uniquingKeysWith: { first, _ in first }))
+            opened.access.replaceDigests(Dictionary(
+                entries.compactMap { entry in LiveTokens.digest(hexadecimal: entry.tokenSHA256).map { (entry.name, $0) } }, uniquingKeysWith: { first, _ in first }))
         }
         return opened
     }
 
     /// Opens each of `teams`' hubs with `open`, their services sharing one policy of the teams' digests.
     private static func opened(
-        _ teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)], lock: DataFolderLock,
+        _ teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)], lock: FileLock,
         open: (String, BoardService) async throws -> LiveHub<BoardService>
     ) async throws -> Opened {
-        let access = AccessPolicy(tokenDigests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
+        let access = LiveTokenTable(digests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
         var hubs: [String: LiveHub<BoardService>] = [:]
         for (name, _) in teams { hubs[name] = try await open(name, BoardService(team: name, access: access)) }
         return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
@@ -164,18 +164,13 @@ public struct DataFolder {
         }
         var changed: [TeamEntry] = []
         for team in named {
-            let digest: String
-            if let token = team.token {
-                digest = hex(LiveTokens.digest(of: token))
-            } else if registry.teams.contains(where: { $0.name == team.name }) {
-                continue
-            } else {
-                let token = LiveTokens.newToken()
-                newTokens.append((team.name, token))
-                digest = hex(LiveTokens.digest(of: token))
-            }
-            let entry = TeamEntry(name: team.name, tokenSHA256: digest)
-            if let index = registry.teams.firstIndex(where: { $0.name == team.name }) {
+            let index = registry.teams.firstIndex { $0.name == team.name }
+            // A known team named without a token keeps its own.
+            guard team.token != nil || index == nil else { continue }
+            let token = team.token ?? LiveTokens.newToken()
+            if team.token == nil { newTokens.append((team.name, token)) }
+            let entry = TeamEntry(name: team.name, token: token)
+            if let index {
                 guard registry.teams[index] != entry else { continue }
                 registry.teams[index] = entry
             } else {
@@ -189,7 +184,7 @@ public struct DataFolder {
     /// The teams of `entries` with their digests as bytes; a bad name or digest throws, naming `source`.
     private func checked(_ entries: [TeamEntry], source: String) throws -> [(name: String, digest: [UInt8])] {
         try entries.map { entry in
-            guard ServerOptions.isTeamName(entry.name), let digest = entry.digest else {
+            guard ServerOptions.isTeamName(entry.name), let digest = LiveTokens.digest(hexadecimal: entry.tokenSHA256) else {
                 throw DataFolderError(message: "\(source): team \"\(entry.name.prefix(40))\" has a bad name or token digest")
             }
             return (entry.name, digest)
@@ -213,7 +208,7 @@ public struct DataFolder {
         try await node.storeTeams(changed.filter { generatedTeams.contains($0.name) }, keepingStored: true)
         let stored = try await node.storedTeams()
         let newTokens = generated.filter { team in
-            stored.first { $0.name == team.team }?.tokenSHA256 == Self.hex(LiveTokens.digest(of: team.token))
+            stored.first { $0.name == team.team } == TeamEntry(name: team.team, token: team.token)
         }
         return (try checked(stored, source: "the database's teams"), newTokens)
     }
@@ -297,46 +292,11 @@ public struct DataFolder {
             throw DataFolderError(message: "cannot replace \(registryPath): \(String(cString: strerror(errno)))")
         }
     }
-
-    /// `bytes` in lowercase hexadecimal, two digits each.
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
 }
 
-/// The exclusive lock of a data folder: an `flock` on its `live-server.lock`, held until the value is
-/// freed (or the process ends), with the holder's process id written in the file for whoever is refused.
-public final class DataFolderLock: Sendable {
-    private let descriptor: Int32
-
-    /// Takes the lock on the file at `path` (made if missing), never waiting.
-    ///
-    /// - Throws: ``DataFolderError`` naming the holder's process id when another process (or another
-    ///   lock in this one) holds it; nothing is written then.
-    init(path: String) throws {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw DataFolderError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = Self.readHolder(descriptor)
-            close(descriptor)
-            throw DataFolderError(message: "the data folder is used by another live-server"
-                + (holder.map { " (pid \($0))" } ?? "") + "; one live-server per data folder (\(path) is locked)")
-        }
-        let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        self.descriptor = descriptor
+extension DataFolder.TeamEntry {
+    /// The entry of team `name` with `token`: only its digest is kept.
+    init(name: String, token: String) {
+        self.init(name: name, tokenSHA256: LiveTokens.hexadecimal(LiveTokens.digest(of: token)))
     }
-
-    /// The process id the holder wrote, if the file holds one.
-    private static func readHolder(_ descriptor: Int32) -> Int? {
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return nil }
-        return Int(String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
-    deinit { close(descriptor) }
 }

@@ -9,7 +9,7 @@ import Testing
 @Suite("The board on the live library")
 struct BoardServiceTests {
     typealias Log = MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>
-    static let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token", "beta": "beta-secret-token"])
+    static let access = LiveTokenTable(tokens: ["alpha": "alpha-secret-token", "beta": "beta-secret-token"])
 
     static func hub(_ board: Board = Board(title: "Groceries", texts: ["bread"])) async throws -> LiveHub<BoardService> {
         try await LiveHub.open(BoardService(team: "alpha", access: access), log: Log(), initial: board)
@@ -87,7 +87,7 @@ struct BoardServiceTests {
     @Test("a wrong token, another team's, or none is refused with 4401; a bearer header handed over by the transport is admitted")
     func authentication() async throws {
         // An access policy of its own: this test replaces a token.
-        let access = AccessPolicy(tokens: ["alpha": "alpha-secret-token", "beta": "beta-secret-token"])
+        let access = LiveTokenTable(tokens: ["alpha": "alpha-secret-token", "beta": "beta-secret-token"])
         let hub = try await LiveHub.open(BoardService(team: "alpha", access: access), log: Log(), initial: Board(title: "T"))
         for hello in [#"{"type":"hello","protocol":1,"token":"wrong-token-0000000"}"#,
                       #"{"type":"hello","protocol":1,"token":"beta-secret-token"}"#,
@@ -102,7 +102,7 @@ struct BoardServiceTests {
         viaHeader.receive(#"{"type":"hello","protocol":1}"#)
         #expect(try Self.object(try #require(await Self.next(viaHeader).first))["type"] as? String == "welcome")
         // A replaced token counts from the next hello on.
-        access.replaceTokenDigests(["alpha": LiveTokens.digest(of: "alpha-new-token-000")])
+        access.replaceDigests(["alpha": LiveTokens.digest(of: "alpha-new-token-000")])
         let old = hub.connect()
         old.receive(#"{"type":"hello","protocol":1,"token":"alpha-secret-token"}"#)
         #expect(try Self.object(try #require(await Self.next(old).first))["code"] as? String == "unauthorized")

@@ -1,6 +1,7 @@
 import Foundation
 import LiveServerCore
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 import Testing
 
@@ -16,7 +17,7 @@ struct DurabilityTests {
         var options = ServerOptions()
         options.snapshotEvery = snapshotEvery
         return try await LiveHub.open(
-            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal,
+            BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal,
             initial: Board(title: "Durable", texts: ["first"]), options: options.liveOptions,
             warn: { warning in warnings?.withLock { $0.append(warning) } })
     }
@@ -142,7 +143,7 @@ struct DurabilityTests {
         struct DiskFull: Error {}
         let journal = MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>()
         let board = try await LiveHub.open(
-            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "T", texts: ["a"]))
+            BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "T", texts: ["a"]))
         let before = board.store.state.value
         journal.failNextSync(with: DiskFull())
         let refused = await board.perform(.add(text: "lost"), cid: "c1", as: "alpha")
@@ -155,7 +156,7 @@ struct DurabilityTests {
         #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .applied(version: 1))
         #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .duplicate(version: 1))
         let reopened = try await LiveHub.open(
-            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "T"))
+            BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "T"))
         #expect(reopened.store.state.value == board.store.state.value)
     }
 }

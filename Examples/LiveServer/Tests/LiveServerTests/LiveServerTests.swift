@@ -34,8 +34,8 @@ struct LiveServerTests {
             #expect(script.status == 200)
             #expect(!script.body.isEmpty)
         }
-        #expect(BoardServer.contentSecurityPolicy(allowing: []).contains("connect-src 'self';"))
-        #expect(BoardServer.contentSecurityPolicy(allowing: ["http://node2:8082", "HTTPS://Board.example"])
+        #expect(BoardServer(hubs: [:]).endpoint.contentSecurityPolicy.contains("connect-src 'self';"))
+        #expect(BoardServer(hubs: [:], origins: ["http://node2:8082", "HTTPS://Board.example"]).endpoint.contentSecurityPolicy
             .contains("connect-src 'self' ws://node2:8082 wss://board.example;"))
     }
 

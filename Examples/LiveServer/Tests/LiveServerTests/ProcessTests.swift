@@ -1,6 +1,7 @@
 import Foundation
 import LiveServerCore
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 import Testing
 
@@ -43,19 +44,6 @@ struct ProcessTests {
             #expect(status == 0)
             #expect(took < .seconds(2), "took \(took)")
             #expect(server.stdout.contains("stopped before starting"))
-        }
-    }
-
-    @Test("the backoff doubles from 0.25 s to a cap of 5 s, each wait jittered between half and all of it")
-    func backoff() {
-        var backoff = Backoff()
-        var ceiling = 0.25
-        for attempt in 1...12 {
-            let delay = backoff.next()
-            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            #expect(seconds >= ceiling / 2 - 1e-9 && seconds <= ceiling + 1e-9, "attempt \(attempt): \(seconds)")
-            #expect(backoff.attempts == attempt)
-            ceiling = min(ceiling * 2, 5)
         }
     }
 
@@ -264,7 +252,7 @@ struct CheckTests {
         _ = try await server.exit(within: 30)
         let journal = try BoardJournal(directory: DataFolder(path: folder).journalDirectory(team: "alpha"))
         let board = try await LiveHub.open(
-            BoardService(team: "alpha", access: AccessPolicy(tokens: [:])), log: journal, initial: Board(title: "unused"),
+            BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "unused"),
             options: LiveOptions(snapshotEvery: 1_000_000))
         for index in 0..<commands {
             guard case .applied = await board.perform(.add(text: "item \(index)"), as: "alpha") else {

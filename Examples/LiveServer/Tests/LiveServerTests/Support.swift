@@ -35,7 +35,7 @@ func boardOptions(patchInterval: Duration = .milliseconds(10)) -> LiveOptions {
 
 /// Teams alpha and beta, their first boards as a new data folder's, on logs in memory.
 func seededHubs(options: LiveOptions = boardOptions()) async throws -> [String: LiveHub<BoardService>] {
-    let access = AccessPolicy(tokens: seededTokens)
+    let access = LiveTokenTable(tokens: seededTokens)
     var hubs: [String: LiveHub<BoardService>] = [:]
     for team in ["alpha", "beta"] {
         hubs[team] = try await LiveHub.open(

@@ -2,6 +2,7 @@ import Foundation
 import LiveServerCore
 import StillwaterPostgres
 import Stillwater
+import StillwaterHummingbird
 import StillwaterLive
 import StillwaterTesting
 import Testing
@@ -14,7 +15,7 @@ import Testing
 let databaseURL = ProcessInfo.processInfo.environment["LIVE_POSTGRES_URL"]
 
 /// A board service admitting anyone with alpha's test token.
-let clusterService = BoardService(team: "alpha", access: AccessPolicy(tokens: ["alpha": "alpha-secret-token"]))
+let clusterService = BoardService(team: "alpha", access: LiveTokenTable(tokens: ["alpha": "alpha-secret-token"]))
 
 @Suite("The board's cluster, on a real PostgreSQL", .enabled(if: databaseURL != nil, "set LIVE_POSTGRES_URL"), .serialized)
 struct PostgresJournalTests {
@@ -27,21 +28,21 @@ struct PostgresJournalTests {
         let second = ClusterNode(log: try ClusterLog(url: databaseURL!, prefix: prefix))
         let third = ClusterNode(log: try ClusterLog(url: databaseURL!, prefix: prefix))
         let a = try await DataFolder(path: folder + "/a").open(try ServerOptions.parse(["--team", "crew=first-token-00000001"]), node: first)
-        #expect(a.access.allows(team: "crew", token: "first-token-00000001"))
+        #expect(a.access.accepts("first-token-00000001", for: "crew"))
         // The second node is started with another token for the team: it holds on the first node too.
         let b = try await DataFolder(path: folder + "/b").open(try ServerOptions.parse(["--team", "crew=second-token-0000002"]), node: second)
         let changed = ContinuousClock.now
-        while !a.access.allows(team: "crew", token: "second-token-0000002"), ContinuousClock.now - changed < .seconds(5) {
+        while !a.access.accepts("second-token-0000002", for: "crew"), ContinuousClock.now - changed < .seconds(5) {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(ContinuousClock.now - changed < .seconds(1))
-        #expect(!a.access.allows(team: "crew", token: "first-token-00000001"))
-        #expect(b.access.allows(team: "crew", token: "second-token-0000002"))
+        #expect(!a.access.accepts("first-token-00000001", for: "crew"))
+        #expect(b.access.accepts("second-token-0000002", for: "crew"))
         // A node started with no team serves the database's, with their tokens, and makes none.
         let c = try await DataFolder(path: folder + "/c").open(try ServerOptions.parse([]), node: third)
         #expect(c.hubs.keys.sorted() == ["crew"])
         #expect(c.newTokens.isEmpty)
-        #expect(c.access.allows(team: "crew", token: "second-token-0000002"))
+        #expect(c.access.accepts("second-token-0000002", for: "crew"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/c/teams.json"))
         for node in [first, second, third] { await node.stop() }
     }

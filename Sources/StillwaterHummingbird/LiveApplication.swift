@@ -1,0 +1,86 @@
+#if Hummingbird
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LiveEndpoint {
+    /// The Hummingbird application that serves this endpoint at `host:port` (0 picks a free port): the
+    /// WebSocket upgrade on ``server``, the routes of ``addRoutes(to:)``, and `page` at `/` when given
+    /// (``addPage(_:at:to:)``). `onRunning` receives the port once it listens. Run it in one
+    /// `ServiceGroup` before the endpoint (as ``run(page:host:port:logger:onRunning:)`` does), so a
+    /// shutdown drains the clients first.
+    ///
+    /// - Parameter logger: The application's logger; by default one that logs warnings and errors only.
+    public func application(
+        page: String? = nil, host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = Router(context: BasicRequestContext.self)
+        addRoutes(to: router)
+        if let page { addPage(page, to: router) }
+        var quiet = Logger(label: "stillwater-live")
+        quiet.logLevel = .warning
+        return Application(
+            router: router, server: server, configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger ?? quiet)
+    }
+
+    /// Serves this endpoint (and `page` at `/`) at `host:port` until SIGTERM or SIGINT, then shuts down
+    /// gracefully: the endpoint drains its clients (their waiting frames, then close 1001) while the
+    /// application still runs, and the whole shutdown is given at most 4 s.
+    ///
+    /// ```swift
+    /// let live = LiveEndpoint(path: "/live", hub: hub)
+    /// try await live.run(page: html, port: 8080) { port in print("listening on \(port)") }
+    /// ```
+    ///
+    /// - Throws: ``LiveListenError`` when the server fails before it listens (an address in use, a host
+    ///   that cannot be resolved), else what a service of the group throws.
+    public func run(
+        page: String? = nil, host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let listening = Atomic<Bool>(false)
+        let app = application(page: page, host: host, port: port, logger: logger) { port in
+            listening.store(true, ordering: .relaxed)
+            await onRunning(port)
+        }
+        var groupLogger = Logger(label: "stillwater-live")
+        groupLogger.logLevel = .warning
+        // The endpoint after the application: the group stops it first.
+        var configuration = ServiceGroupConfiguration(
+            services: [app, self], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger ?? groupLogger)
+        configuration.maximumGracefulShutdownDuration = .seconds(4)
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch where !listening.load(ordering: .relaxed) && !(error is CancellationError) {
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            throw LiveListenError(host: host, port: port, reason: reason)
+        }
+    }
+}
+
+/// An address a ``LiveEndpoint`` could not listen on.
+public struct LiveListenError: Error, Equatable, CustomStringConvertible {
+    /// The host asked for.
+    public var host: String
+    /// The port asked for.
+    public var port: Int
+    /// The system's reason (`Address already in use`, say).
+    public var reason: String
+
+    /// `cannot listen on HOST:PORT: REASON`.
+    public var description: String { "cannot listen on \(host):\(port): \(reason)" }
+}
+#endif
