@@ -38,7 +38,11 @@ extension LiveEndpoint {
 
     /// Serves this endpoint (and `page` at `/`) at `host:port` until SIGTERM or SIGINT, then shuts down
     /// gracefully: the endpoint drains its clients (their waiting frames, then close 1001) while the
-    /// application still runs, and the whole shutdown is given at most 4 s.
+    /// application still runs, and the whole shutdown is given at most the endpoint's
+    /// ``Configuration/drainTimeout`` plus 1 s.
+    ///
+    /// Call it once per endpoint: when it returns or throws, the endpoint has closed its hubs. While it
+    /// runs it takes SIGTERM and SIGINT for itself; afterwards both have their default action again.
     ///
     /// ```swift
     /// let live = LiveEndpoint(path: "/live", hub: hub)
@@ -61,7 +65,12 @@ extension LiveEndpoint {
         // The endpoint after the application: the group stops it first.
         var configuration = ServiceGroupConfiguration(
             services: [app, self], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger ?? groupLogger)
-        configuration.maximumGracefulShutdownDuration = .seconds(4)
+        configuration.maximumGracefulShutdownDuration = self.configuration.drainTimeout + .seconds(1)
+        // The group ignores the signals it handles and leaves them so; the process's defaults come back.
+        defer {
+            signal(SIGTERM, SIG_DFL)
+            signal(SIGINT, SIG_DFL)
+        }
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch where !listening.load(ordering: .relaxed) && !(error is CancellationError) {

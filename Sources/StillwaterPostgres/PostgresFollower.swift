@@ -49,8 +49,8 @@ public final class PostgresFollower<State: Codable & Sendable, Entry: Codable & 
     }
 
     /// Tells `advance` the head of `log` (its last sequence number) whenever it may have moved, from now
-    /// on; replaces what followed `log` before. `advance` is called on the follower's task, never
-    /// while a lock is held, and must return quickly.
+    /// on; replaces what followed `log` before. `advance` is called on the follower's task, one call at a
+    /// time across all logs, never while a lock is held, and must return quickly.
     public func follow(_ log: String, advance: @escaping @Sendable (Int) -> Void) {
         followers.withLock { $0.logs[log] = advance }
     }
@@ -87,26 +87,44 @@ public final class PostgresFollower<State: Codable & Sendable, Entry: Codable & 
         }
     }
 
+    /// What the one loop of ``run()`` handles next: a notification, or a poll's turn.
+    private enum Round: Sendable {
+        case event(PostgresJournal<State, Entry>.Event)
+        case poll
+    }
+
+    /// Notifications and poll turns go through one stream to one loop, so followers and the values'
+    /// observer are told one thing at a time, in the order it came.
     private func run() async {
+        let (rounds, feed) = AsyncStream.makeStream(of: Round.self)
         let events = journal.events()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await event in events {
-                    switch event {
-                    case .appended(let log, let head): self.followers.withLock { $0.logs[log] }?(Int(head))
-                    case .listening: await self.readAll()
-                    case .valuesChanged: await self.valuesObserver()?()
-                    case .lost: break
-                    }
-                }
+                for await event in events { feed.yield(.event(event)) }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: self.pollInterval)
-                    if !Task.isCancelled { await self.readAll() }
+                    if !Task.isCancelled { feed.yield(.poll) }
+                }
+            }
+            group.addTask {
+                for await round in rounds {
+                    switch round {
+                    case .event(.appended(let log, let head)): self.tell(log, head: Int(head))
+                    case .event(.listening), .poll: await self.readAll()
+                    case .event(.valuesChanged): await self.valuesObserver()?()
+                    case .event(.lost): break
+                    }
                 }
             }
         }
+        feed.finish()
+    }
+
+    /// Tells `log`'s follower `head`, unless it was unfollowed or the follower stopped meanwhile.
+    private func tell(_ log: String, head: Int) {
+        followers.withLock { $0.stopped ? nil : $0.logs[log] }?(head)
     }
 
     private func valuesObserver() -> (@Sendable () async -> Void)? {
@@ -116,10 +134,10 @@ public final class PostgresFollower<State: Codable & Sendable, Entry: Codable & 
     /// Reads every followed log's head and tells its follower, then tells the values' observer. A failed
     /// read ends the round (the database is likely away); the next poll or listening tries again.
     private func readAll() async {
-        let logs: [String: @Sendable (Int) -> Void] = followers.withLock { $0.stopped ? [:] : $0.logs }
-        for (log, advance) in logs {
+        let logs = followers.withLock { $0.stopped ? [] : Array($0.logs.keys) }
+        for log in logs {
             guard let head = try? await journal.head(of: log) else { return }
-            advance(Int(head))
+            tell(log, head: Int(head))
         }
         await valuesObserver()?()
     }
@@ -140,7 +158,10 @@ extension PostgresJournal {
         while true {
             do {
                 return try await prepare()
-            } catch where PostgresFailure.isUnreachable(error) {
+            } catch {
+                // Cancelled while connecting: postgres-nio may throw its own error; the caller asked to stop.
+                try Task.checkCancellation()
+                guard PostgresFailure.isUnreachable(error) else { throw error }
                 let delay = backoff.next()
                 waiting(PostgresRetry(attempt: backoff.attempts, delay: delay, reason: PostgresFailure.describe(error)))
                 try await Task.sleep(for: delay)

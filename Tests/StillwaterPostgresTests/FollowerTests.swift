@@ -11,13 +11,18 @@ final class Heard: Sendable {
 
     /// Waits up to `limit` for `condition` on the heads heard; says whether it held.
     func wait(within limit: Duration, for condition: ([Int]) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if heads.withLock({ condition($0) }) { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return heads.withLock { condition($0) }
+        try await within(limit) { heads.withLock { condition($0) } }
     }
+}
+
+/// Waits up to `limit` for `condition`; says whether it held.
+func within(_ limit: Duration, _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return true
 }
 
 @Suite("PostgresFollower, on a real PostgreSQL",
@@ -36,12 +41,12 @@ struct PostgresFollowerTests {
         follower.onValuesChanged { listening.store(true, ordering: .relaxed) }
         follower.start()
         // Listening calls the values' observer once the LISTEN is in place.
-        while !listening.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(try await within(.seconds(20)) { listening.load(ordering: .relaxed) }, "the follower never listened")
         let appender = writer.makeAppender()
         _ = try await writer.append([note("a"), note("b")], to: log, using: appender)
-        #expect(try await heard.wait(within: .seconds(5)) { $0.contains(2) })
+        #expect(try await heard.wait(within: .seconds(20)) { $0.contains(2) })
         _ = try await writer.append([note("c")], to: log, using: appender)
-        #expect(try await heard.wait(within: .seconds(5)) { $0.contains(3) })
+        #expect(try await heard.wait(within: .seconds(20)) { $0.contains(3) })
         follower.stop()
         _ = try await writer.append([note("d")], to: log, using: appender)
         try await Task.sleep(for: .milliseconds(300))
@@ -59,7 +64,7 @@ struct PostgresFollowerTests {
         let listening = Atomic<Bool>(false)
         follower.onValuesChanged { listening.store(true, ordering: .relaxed) }
         follower.start()
-        while !listening.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(try await within(.seconds(20)) { listening.load(ordering: .relaxed) }, "the follower never listened")
         let appender = writer.makeAppender()
         _ = try await writer.append([note("a"), note("b"), note("c")], to: log, using: appender)
         try await Task.sleep(for: .milliseconds(100))
@@ -67,7 +72,7 @@ struct PostgresFollowerTests {
         // listening has begun, so only a poll reads the head.
         let heard = Heard()
         follower.follow(log) { head in heard.heads.withLock { $0.append(head) } }
-        #expect(try await heard.wait(within: .seconds(5)) { $0.contains(3) })
+        #expect(try await heard.wait(within: .seconds(20)) { $0.contains(3) })
         follower.stop()
         await appender.close()
         await writer.close()
@@ -88,8 +93,7 @@ struct PostgresFollowerTests {
         follower.start()
         try await Task.sleep(for: .milliseconds(300))
         try await writer.setValues([key: "set elsewhere"])
-        let deadline = ContinuousClock.now + .seconds(5)
-        while seen.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await within(.seconds(20)) { seen.withLock { $0 } != nil }
         #expect(seen.withLock { $0 } == "set elsewhere")
         follower.stop()
         await writer.close()
