@@ -48,7 +48,7 @@ extension ObservableType {
 /// the observer's `next`), so this type does not depend on the value type: its deallocation needs no
 /// type metadata lookups, which a subscription made per value (as `flatMapLatest` makes) would pay.
 @usableFromInline
-final class CatchSubscription: Cancellable, Sendable {
+final class CatchSubscription: Cancellable {
     @usableFromInline
     enum State {
         /// This stream runs, with its subscription once its subscribe call has returned; a failure is
@@ -74,11 +74,11 @@ final class CatchSubscription: Cancellable, Sendable {
     @usableFromInline
     enum Phase { case first, fallback }
 
-    @usableFromInline let state: Lock<State>
+    @usableFromInline let state: LockedBox<State>
 
     @inlinable
     init(recover: @escaping (any Error, CatchSubscription) -> Void, end: @escaping (Termination) -> Void) {
-        state = Lock(.first(recover: recover, end: end, nil))
+        state = LockedBox(.first(recover: recover, end: end, nil))
     }
 
     /// Subscribes `upstream` for `observer`; `nil` when everything ended during the call.

@@ -19,7 +19,7 @@ extension ObservableType {
         Observable { observer in
             printer("\(label): subscribed")
             // Dropped after the terminal event or cancellation, so what the printer captured is freed.
-            let log = SharedLock<((String) -> Void)?>(printer)
+            let log = LockedBox<((String) -> Void)?>(printer)
             let upstream = self.subscribe { event in
                 let printer = log.withLock { printer in
                     defer { if event.isTerminal { printer = nil } }

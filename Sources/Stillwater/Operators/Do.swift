@@ -77,11 +77,11 @@ extension InfallibleType {
 
 /// Whether a `do` subscription has ended or been cancelled: the first of the two wins, on any thread.
 /// Settling releases `onCancel`, so an ended subscription no longer holds what it captured.
-final class DoSettlement: Sendable {
-    private let onCancel: Lock<(() -> Void)?>
+final class DoSettlement {
+    private let onCancel: LockedBox<(() -> Void)?>
 
     init(onCancel: (() -> Void)?) {
-        self.onCancel = Lock(onCancel ?? {})
+        self.onCancel = LockedBox(onCancel ?? {})
     }
 
     /// Marks the subscription settled: `onCancel` (or a closure that does nothing) for the first call,
