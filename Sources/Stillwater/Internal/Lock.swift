@@ -15,16 +15,21 @@ import Darwin
 /// lock, because it works on a value in place and a copy would cost more: the bodies of
 /// `MutableProperty.modify(_:)` and `Action.reduce(_:)`, and, during a store's dispatch, each scope's key
 /// path and its slice's `==` (read where the new state lies); all are documented not to touch their own
-/// property or store. The state need not be `Sendable`: the lock is what makes sharing it safe, which the
-/// compiler's region analysis cannot see.
+/// property or store.
+///
+/// The state is handed across as `Mutex` hands it: `init` takes it `sending`, and `withLock`'s body gets
+/// it `inout sending` and returns a `sending` result, so the compiler checks that what goes into the state
+/// is no longer the caller's and what comes out is no longer the state's. A `Sendable` state needs no
+/// such check, and its `withLock` takes a plain body. State that must take in what callers keep (an
+/// observer, a user's closure) goes in a ``LockedBox`` instead, which is not `Sendable`.
 ///
 /// A thread that asks again for a lock it holds (such a body touching its own property or store) stops
 /// with the lock's ``misuse`` message, which names the mistake and its fix, instead of waiting for
 /// itself. The lock remembers its holder for that: one relaxed store when it is taken, one when it is
 /// released, and one relaxed load before it is taken.
 ///
-/// A `Lock` is `Sendable` whatever its state: the mutex is what makes sharing that state safe. So a class
-/// whose stored properties are only locks and other `Sendable` values is checked `Sendable` with no
+/// A `Lock` is `Sendable` whatever its state, as a `Mutex` is: the hand-over is checked at each call. So a
+/// class whose stored properties are only locks and other `Sendable` values is checked `Sendable` with no
 /// `@unchecked`.
 ///
 /// `package` so that StillwaterTesting uses the same lock rather than a copy of it.
