@@ -4,7 +4,7 @@ import Synchronization
 /// meanwhile (from another thread, or reentrantly from inside an observer) is queued for that thread.
 ///
 /// The thread that wins ``tryAcquire()`` (or whose ``enqueue(_:)`` returns `true`) is the *deliverer*. It
-/// owns the source's delivery state exclusively, without a lock, until ``releaseOrTake(into:)`` returns
+/// owns the source's delivery state exclusively, without a lock, until ``releaseOrTake(_:)`` returns
 /// `false`. Nobody waits: a sender that finds a delivery in progress appends its work and returns, and the
 /// deliverer runs it after the current item has reached every observer. This gives, with one mechanism,
 /// thread safety (one observer never sees two events at once), one order for all observers, and reentrancy

@@ -151,8 +151,8 @@ extension SharedLock where State: Sendable {
 @usableFromInline
 package final class LockedBox<State> {
     @usableFromInline let lock: Lock<Void>
-    /// Under `lock`.
-    @usableFromInline var state: State
+    /// Under `lock`, which makes the runtime's exclusivity check redundant.
+    @usableFromInline @exclusivity(unchecked) var state: State
 
     @inlinable
     package init(_ initialState: State) {
