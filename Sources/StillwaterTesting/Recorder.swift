@@ -24,7 +24,7 @@ import Stillwater
 ///
 /// A recorder stays subscribed until ``cancel()`` or until it is released. It is safe to read from any
 /// thread while events arrive.
-public final class Recorder<Value>: Sendable {
+public final class Recorder<Value: Sendable>: Sendable {
     private let storage: Storage
     private let scheduler: TestScheduler?
     private let subscription: Subscription

@@ -67,7 +67,8 @@ import Darwin
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
 /// Errors an effect does not handle itself are failures too, reported at the next assertion.
-// @unchecked: fields are locks, mutexes, constants, and `store` (Sendable for a Sendable state only), reached from effects' threads.
+// @unchecked: fields are locks, mutexes, constants, `store` (Sendable for a Sendable state only) and the `Keeper` of the steps
+// (actions and states, not `Sendable`, read and written under its lock), reached from effects' threads.
 public final class TestStore<State: Equatable, TestedAction: Stillwater.Action>: @unchecked Sendable
 where TestedAction.State == State {
     /// How strictly the store checks.
@@ -99,8 +100,8 @@ where TestedAction.State == State {
     }
 
     /// The book, under a lock, shared with the recording middleware.
-    final class Keeper: Sendable {
-        let lock = Lock(Book())
+    final class Keeper {
+        let lock = LockedBox(Book())
 
         func withLock<R>(_ body: (inout Book) -> R) -> R { lock.withLock(body) }
     }

@@ -1,7 +1,7 @@
 /// How a stream ended, without a value type: what a terminal ``Event`` carries. Operators that change the
 /// value type pass their downstream's end handler up unchanged, with no wrapping closure.
 @usableFromInline
-enum Termination {
+enum Termination: Sendable {
     case completed
     case failed(any Error)
 

@@ -5,7 +5,7 @@
 ///
 /// The observer and the counts are touched only as the serializer's work (in a ``DelivererBox``); the
 /// rest is constant.
-final class CombiningCore<Output>: Sendable {
+final class CombiningCore<Output> {
     struct Counts {
         /// The subscriber, until the end (which releases it).
         var observer: Observer<Output>?

@@ -4,7 +4,7 @@ import Synchronization
 /// meanwhile (from another thread, or reentrantly from inside an observer) is queued for that thread.
 ///
 /// The thread that wins ``tryAcquire()`` (or whose ``enqueue(_:)`` returns `true`) is the *deliverer*. It
-/// owns the source's delivery state exclusively, without a lock, until ``releaseOrTake(into:)`` returns
+/// owns the source's delivery state exclusively, without a lock, until ``releaseOrTake(_:)`` returns
 /// `false`. Nobody waits: a sender that finds a delivery in progress appends its work and returns, and the
 /// deliverer runs it after the current item has reached every observer. This gives, with one mechanism,
 /// thread safety (one observer never sees two events at once), one order for all observers, and reentrancy
@@ -16,14 +16,20 @@ import Synchronization
 /// the queue is lock-free on the fast path and uses a lock, never held while user code runs, when
 /// threads meet.
 ///
+/// The pending work itself lies in the queue's owner (a source, a serializer, a dispatcher), which
+/// appends and collects it in the closures it passes here, run under `pending`: the work of a source or
+/// serializer holds values and observers that are not `Sendable`, so it stays under the owner's rule
+/// that says why sharing it is safe rather than behind a lock that would claim it.
+///
 /// The status word: `0` idle, `1` a deliverer is running, `2` a deliverer is running and work is pending.
 ///
 /// Debug builds also remember the deliverer's thread, so that state owned by the deliverer can check its
 /// rule (``checkOwned(_:)``); release builds keep no such field.
 @usableFromInline
-struct DeliveryQueue<Work>: ~Copyable, Sendable {
+struct DeliveryQueue: ~Copyable, Sendable {
     @usableFromInline let status = Atomic<Int>(0)
-    @usableFromInline let pending = Lock<[Work]>([])
+    /// Held while the owner appends to or collects its pending work.
+    @usableFromInline let pending = Lock(())
     #if DEBUG
     /// The deliverer's thread (``currentThread()``), or 0 when nobody delivers. Debug builds only.
     @usableFromInline let owner = Atomic<UInt>(0)
@@ -57,12 +63,13 @@ struct DeliveryQueue<Work>: ~Copyable, Sendable {
         status.load(ordering: .acquiring) == 2
     }
 
-    /// Queues `work` for the deliverer. Returns `true` when the caller became the deliverer itself (nobody
-    /// was delivering), in which case it must run ``releaseOrTake(into:)`` until that returns `false`: the
-    /// first call hands it the work it queued.
+    /// Queues work for the deliverer: `append` adds it to the owner's pending work, under the `pending`
+    /// lock. Returns `true` when the caller became the deliverer itself (nobody was delivering), in which
+    /// case it must run ``releaseOrTake(_:)`` until that returns `false`: the first call hands it the work
+    /// it queued.
     @inlinable
-    func enqueue(_ work: Work) -> Bool {
-        pending.withLock { $0.append(work) }
+    func enqueue(_ append: () -> Void) -> Bool {
+        pending.withLock { _ in append() }
         var current = status.load(ordering: .sequentiallyConsistent)
         while true {
             switch current {
@@ -88,18 +95,19 @@ struct DeliveryQueue<Work>: ~Copyable, Sendable {
         }
     }
 
-    /// Deliverer only, while work is pending (``hasPending``): puts `work` before the pending work, for
-    /// work that was sent before it but held back.
+    /// Deliverer only, while work is pending (``hasPending``): runs `insert`, which puts work before the
+    /// owner's pending work (work that was sent before it but held back), under the `pending` lock.
     @inlinable
-    func enqueueAhead(_ work: Work) {
-        pending.withLock { $0.insert(work, at: 0) }
+    func enqueueAhead(_ insert: () -> Void) {
+        pending.withLock { _ in insert() }
     }
 
     /// Called by the deliverer when it has finished its current work. Either releases the queue and returns
-    /// `false`, or moves the pending work into `buffer` (which must be empty) and returns `true`: the caller
-    /// is still the deliverer and must run that work, then call this again.
+    /// `false`, or runs `take`, which moves the owner's pending work into the deliverer's (empty) buffer,
+    /// under the `pending` lock, and returns `true`: the caller is still the deliverer and must run that
+    /// work, then call this again.
     @inlinable @inline(__always)
-    func releaseOrTake(into buffer: inout [Work]) -> Bool {
+    func releaseOrTake(_ take: () -> Void) -> Bool {
         #if DEBUG
         // Cleared before the release: once the status is 0, another thread may become the deliverer.
         let thread = owner.exchange(0, ordering: .relaxed)
@@ -108,14 +116,14 @@ struct DeliveryQueue<Work>: ~Copyable, Sendable {
         #else
         if status.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return false }
         #endif
-        return takePending(into: &buffer)
+        return takePending(take)
     }
 
     @inlinable
-    func takePending(into buffer: inout [Work]) -> Bool {
+    func takePending(_ take: () -> Void) -> Bool {
         // Status is 2, and only the deliverer moves it away from 2.
         status.store(1, ordering: .sequentiallyConsistent)
-        pending.withLock { swap(&$0, &buffer) }
+        pending.withLock { _ in take() }
         return true
     }
 }

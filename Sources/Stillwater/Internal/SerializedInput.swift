@@ -22,7 +22,7 @@ final class SerializedInput<Value>: WaitingWork {
     let serializer: Serializer<any WaitingWork>
     /// The operator's step for one event of this input; returns `false` to close the serializer.
     let receive: (Event<Value>) -> Bool
-    let waiting = Lock(ConsumingQueue<Event<Value>>())
+    let waiting = LockedBox(ConsumingQueue<Event<Value>>())
 
     init(_ serializer: Serializer<any WaitingWork>, receive: @escaping (Event<Value>) -> Bool) {
         self.serializer = serializer

@@ -8,7 +8,7 @@ import Synchronization
 /// a source, it never nests: work submitted while work runs is queued behind it.
 ///
 /// `@unchecked Sendable`: `handler` and `buffer` belong to the thread that won its queue (checked in
-/// debug builds).
+/// debug builds); `pending` is touched only under the queue's lock.
 @usableFromInline final class Serializer<Work>: @unchecked Sendable {
     @usableFromInline
     enum Item {
@@ -16,7 +16,9 @@ import Synchronization
         case close
     }
 
-    @usableFromInline let queue = DeliveryQueue<Item>()
+    @usableFromInline let queue = DeliveryQueue()
+    /// The items other threads left for the runner, under `queue`'s lock.
+    @usableFromInline @exclusivity(unchecked) var pending: [Item] = []
     /// Set by ``cancel()`` from any thread; work not yet run is then dropped.
     @usableFromInline let isCancelled = Atomic<Bool>(false)
     /// Owned by the running thread. Returns `false` to close the serializer after this item. `nil` once
@@ -36,7 +38,7 @@ import Synchronization
         if queue.tryAcquire() {
             run(work)
             finish()
-        } else if queue.enqueue(.work(work)) {
+        } else if queue.enqueue({ pending.append(.work(work)) }) {
             finish()
         }
     }
@@ -89,7 +91,7 @@ import Synchronization
         if queue.tryAcquire() {
             handler = nil
             finish()
-        } else if queue.enqueue(.close) {
+        } else if queue.enqueue({ pending.append(.close) }) {
             finish()
         }
     }
@@ -128,7 +130,7 @@ import Synchronization
 
     @inlinable
     func finish() {
-        while queue.releaseOrTake(into: &buffer) {
+        while queue.releaseOrTake({ swap(&pending, &buffer) }) {
             for item in buffer {
                 switch item {
                 case .work(let work): run(work)

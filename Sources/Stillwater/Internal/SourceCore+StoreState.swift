@@ -21,7 +21,7 @@ extension SourceCore {
     @inlinable @inline(__always)
     func modifyAndDeliverOwned(_ body: (inout Value) -> Void) {
         checkOwned()
-        let copy: Value? = retained.withLock { retained in
+        let copy: Value? = withRetained { retained in
             withUnsafeMutablePointer(to: &retained.replay.newest) { value in
                 body(&value.pointee)
                 guard !isStopped else { return nil }

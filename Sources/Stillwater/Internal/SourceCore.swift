@@ -56,7 +56,8 @@ enum ReplayPolicy: Equatable {
 /// at once, even while its delivery waits its turn.
 ///
 /// `@unchecked Sendable`: its mutable fields belong to the deliverer of its ``DeliveryQueue``, which the
-/// compiler cannot see (debug builds check it).
+/// compiler cannot see (debug builds check it), but for `pending`, touched only under the queue's lock,
+/// and `kept`, only under `retained`.
 @usableFromInline final class SourceCore<Value>: @unchecked Sendable {
     /// What a thread that is not the deliverer leaves in the queue for the deliverer to do.
     @usableFromInline
@@ -85,7 +86,9 @@ enum ReplayPolicy: Equatable {
         @inlinable init(replay: RingBuffer<Value>) { self.replay = replay }
     }
 
-    @usableFromInline let queue = DeliveryQueue<Work>()
+    @usableFromInline let queue = DeliveryQueue()
+    /// The work other threads left for the deliverer, under `queue`'s lock.
+    @usableFromInline @exclusivity(unchecked) var pending: [Work] = []
     /// Owned.
     @usableFromInline @exclusivity(unchecked) var observers = ObserverBag<Value>()
     /// Owned: whether the terminal event was delivered.
@@ -94,7 +97,10 @@ enum ReplayPolicy: Equatable {
     @usableFromInline @exclusivity(unchecked) var stopEvent: Termination?
     /// Owned: the work taken from the queue, run in order.
     @usableFromInline @exclusivity(unchecked) var work: [Work] = []
-    @usableFromInline let retained: Lock<Retained>
+    /// Held while `kept` is read or written.
+    @usableFromInline let retained: Lock<Void>
+    /// The kept values, under `retained` (read from any thread, so not the deliverer's).
+    @usableFromInline @exclusivity(unchecked) var kept: Retained
 
     /// How many observers the source has. Owned state read without the deliverer's rights: exact only
     /// when nothing is being delivered, subscribed or cancelled meanwhile (for tests).
@@ -114,10 +120,19 @@ enum ReplayPolicy: Equatable {
         var replay = RingBuffer<Value>(capacity: current == nil ? policy.limit : 1)
         if let current { replay.append(current) }
         self.policy = policy
+        self.kept = Retained(replay: replay)
         self.retained = Lock(
-            Retained(replay: replay),
+            (),
             misuse: policy == .storeState ? SourceCore.storeReentered : SourceCore.propertyReentered
         )
+    }
+
+    /// Runs `body` with the kept values, under `retained`.
+    @inlinable @inline(__always)
+    func withRetained<Result, Failure: Error>(
+        _ body: (inout Retained) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try retained.withLock { (_: inout Void) throws(Failure) -> Result in try body(&kept) }
     }
 
     /// What a property's `modify` body is told when it touches its own property.
@@ -135,7 +150,7 @@ enum ReplayPolicy: Equatable {
             if queue.tryAcquire() {
                 deliverOwned(event)
                 finishDelivering()
-            } else if queue.enqueue(.event(event)) {
+            } else if enqueue(.event(event)) {
                 finishDelivering()
             }
         } else {
@@ -148,7 +163,7 @@ enum ReplayPolicy: Equatable {
     /// source that keeps nothing stays short where `send` is inlined.
     @inlinable @inline(never)
     func sendRetaining(_ event: Event<Value>) {
-        let mustDeliver = retained.withLock { retained -> Bool? in
+        let mustDeliver = withRetained { retained -> Bool? in
             guard !retained.isStopped else { return nil }
             switch event {
             case .next(let value):
@@ -157,7 +172,7 @@ enum ReplayPolicy: Equatable {
                 retained.isStopped = true
             }
             if queue.tryAcquire() { return true }
-            return queue.enqueue(.event(event)) ? false : nil
+            return enqueue(.event(event)) ? false : nil
         }
         switch mustDeliver {
         case true?:
@@ -175,12 +190,12 @@ enum ReplayPolicy: Equatable {
     /// so a large value (an array in a struct) is not copied.
     @inlinable
     func modifyCurrent<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        let (result, mustDeliver, newValue): (Result, Bool?, Value) = try retained.withLock { retained in
+        let (result, mustDeliver, newValue): (Result, Bool?, Value) = try withRetained { retained in
             let result = try body(&retained.replay.newest)
             let value = retained.replay.newest
             if retained.isStopped { return (result, nil, value) }
             if queue.tryAcquire() { return (result, true, value) }
-            return (result, queue.enqueue(.event(.next(value))) ? false : nil, value)
+            return (result, enqueue(.event(.next(value))) ? false : nil, value)
         }
         finishWrite(mustDeliver, newValue)
         return result
@@ -190,11 +205,11 @@ enum ReplayPolicy: Equatable {
     /// Atomic with respect to other writes, as ``modifyCurrent(_:)``.
     @inlinable
     func updateCurrent(_ body: (inout Value) -> Bool) {
-        let written: (Bool?, Value)? = retained.withLock { retained in
+        let written: (Bool?, Value)? = withRetained { retained in
             guard !retained.isStopped, body(&retained.replay.newest) else { return nil }
             let value = retained.replay.newest
             if queue.tryAcquire() { return (true, value) }
-            return (queue.enqueue(.event(.next(value))) ? false : nil, value)
+            return (enqueue(.event(.next(value))) ? false : nil, value)
         }
         if let (mustDeliver, value) = written { finishWrite(mustDeliver, value) }
     }
@@ -218,7 +233,7 @@ enum ReplayPolicy: Equatable {
     /// ``ReplayPolicy/storeState``).
     @inlinable
     var currentValue: Value {
-        retained.withLock { $0.replay.newest }
+        withRetained { $0.replay.newest }
     }
 
     // MARK: Subscribing
@@ -248,14 +263,14 @@ enum ReplayPolicy: Equatable {
             if queue.tryAcquire() {
                 addOwned(box, replay: EmptyCollection())
                 finishDelivering()
-            } else if queue.enqueue(.add(box, replay: RingBuffer(capacity: 0))) {
+            } else if enqueue(.add(box, replay: RingBuffer(capacity: 0))) {
                 finishDelivering()
             }
         } else {
-            let (replay, mustDrain) = retained.withLock { retained -> (RingBuffer<Value>?, Bool) in
+            let (replay, mustDrain) = withRetained { retained -> (RingBuffer<Value>?, Bool) in
                 let replay = replayed(from: retained)
                 if queue.tryAcquire() { return (replay, true) }
-                return (nil, queue.enqueue(.add(box, replay: policy.isStoreState ? nil : replay)))
+                return (nil, enqueue(.add(box, replay: policy.isStoreState ? nil : replay)))
             }
             if let replay { addOwned(box, replay: replay) }
             if mustDrain { finishDelivering() }
@@ -278,7 +293,7 @@ enum ReplayPolicy: Equatable {
         if queue.tryAcquire() {
             removeOwned(box)
             finishDelivering()
-        } else if queue.enqueue(.remove(box)) {
+        } else if enqueue(.remove(box)) {
             finishDelivering()
         }
     }
@@ -337,8 +352,26 @@ enum ReplayPolicy: Equatable {
     /// queue.
     @inlinable
     func finishDelivering() {
-        guard queue.releaseOrTake(into: &work) else { return }
+        guard releaseOrTake() else { return }
         drainOwned()
+    }
+
+    /// Queues `work` for the deliverer, as ``DeliveryQueue/enqueue(_:)`` says.
+    @inlinable
+    func enqueue(_ work: Work) -> Bool {
+        queue.enqueue { pending.append(work) }
+    }
+
+    /// Deliverer only: queues `work` before the pending work, as ``DeliveryQueue/enqueueAhead(_:)`` says.
+    @inlinable
+    func enqueueAhead(_ work: Work) {
+        queue.enqueueAhead { pending.insert(work, at: 0) }
+    }
+
+    /// Releases the queue, or moves the pending work into `work` (``DeliveryQueue/releaseOrTake(_:)``).
+    @inlinable @inline(__always)
+    func releaseOrTake() -> Bool {
+        queue.releaseOrTake { swap(&pending, &work) }
     }
 
     @inlinable
@@ -347,13 +380,13 @@ enum ReplayPolicy: Equatable {
             for item in work {
                 switch item {
                 case .event(let event): deliverOwned(event)
-                case .add(let box, let replay): addOwned(box, replay: replay ?? retained.withLock { replayed(from: $0) })
+                case .add(let box, let replay): addOwned(box, replay: replay ?? withRetained { replayed(from: $0) })
                 case .remove(let box): removeOwned(box)
                 case .perform(let body): body()
                 }
             }
             work.removeAll(keepingCapacity: true)
-        } while queue.releaseOrTake(into: &work)
+        } while releaseOrTake()
     }
 }
 
@@ -394,7 +427,7 @@ extension SourceCore: DeliveryHost {
         if queue.tryAcquire() {
             body()
             finishDelivering()
-        } else if queue.enqueue(.perform(body)) {
+        } else if enqueue(.perform(body)) {
             finishDelivering()
         }
     }

@@ -48,7 +48,7 @@ extension ObservableType {
 /// the observer's `next`), so this type does not depend on the value type: its deallocation needs no
 /// type metadata lookups, which a subscription made per value (as `flatMapLatest` makes) would pay.
 @usableFromInline
-final class CatchSubscription: Cancellable, Sendable {
+final class CatchSubscription: Cancellable {
     @usableFromInline
     enum State {
         /// This stream runs, with its subscription once its subscribe call has returned; a failure is
@@ -74,11 +74,21 @@ final class CatchSubscription: Cancellable, Sendable {
     @usableFromInline
     enum Phase { case first, fallback }
 
-    @usableFromInline let state: Lock<State>
+    /// Held around every touch of `current`.
+    @usableFromInline let lock = Lock(())
+    /// Under `lock`. Kept here rather than in a ``LockedBox``: a subscription is made per inner stream of
+    /// `flatMapLatest`, where a box would cost an allocation each.
+    @usableFromInline @exclusivity(unchecked) var current: State
 
     @inlinable
     init(recover: @escaping (any Error, CatchSubscription) -> Void, end: @escaping (Termination) -> Void) {
-        state = Lock(.first(recover: recover, end: end, nil))
+        current = .first(recover: recover, end: end, nil)
+    }
+
+    /// Runs `body` with the state, under `lock`.
+    @inlinable @inline(__always)
+    func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.withLock { _ in body(&current) }
     }
 
     /// Subscribes `upstream` for `observer`; `nil` when everything ended during the call.
@@ -96,7 +106,7 @@ final class CatchSubscription: Cancellable, Sendable {
         let subscription = upstream.attach(Observer(next: next, end: { [link] in link.firstEnded($0) }))
         // Kept while this stream runs. If it failed during the call, the fallback runs instead, and this
         // stream's subscription is cancelled; so it is if everything ended meanwhile.
-        let (kept, finished) = link.state.withLock { state -> (Bool, Bool) in
+        let (kept, finished) = link.withState { state -> (Bool, Bool) in
             switch state {
             case .first(let recover, let end, _):
                 state = .first(recover: recover, end: end, subscription)
@@ -115,7 +125,7 @@ final class CatchSubscription: Cancellable, Sendable {
         guard case .failed(let error) = termination else {
             return finish(termination, from: .first)
         }
-        let recover = state.withLock { state -> ((any Error, CatchSubscription) -> Void)? in
+        let recover = withState { state -> ((any Error, CatchSubscription) -> Void)? in
             guard case .first(let recover, let end, _) = state else { return nil }
             state = .fallback(end: end, slot: SubscriptionSlot())
             return recover
@@ -126,7 +136,7 @@ final class CatchSubscription: Cancellable, Sendable {
     /// The fallback's slot, while it runs.
     @usableFromInline
     var fallbackSlot: SubscriptionSlot? {
-        state.withLock { state in
+        withState { state in
             if case .fallback(_, let slot) = state { return slot }
             return nil
         }
@@ -149,7 +159,7 @@ final class CatchSubscription: Cancellable, Sendable {
     @inlinable
     func finish(_ termination: Termination, from phase: Phase) {
         // The old state is let go of after the lock, so what it captured is released outside it.
-        let old = state.withLock { state -> State in
+        let old = withState { state -> State in
             switch (state, phase) {
             case (.first, .first), (.fallback, .fallback):
                 defer { state = .finished }
@@ -169,7 +179,7 @@ final class CatchSubscription: Cancellable, Sendable {
 
     @usableFromInline
     func cancel() {
-        let old = state.withLock { state -> State in
+        let old = withState { state -> State in
             defer { state = .finished }
             return state
         }

@@ -75,7 +75,7 @@ extension Observable where Value == Any {
 }
 
 /// A `combineLatest` of sources of different types: the latest value of each in a box of its own type.
-final class CombineLatestNode<each Value>: Cancellable, Sendable {
+final class CombineLatestNode<each Value>: Cancellable {
     let core: CombiningCore<(repeat each Value)>
     let latest: (repeat DelivererBox<(each Value)?>)
 
@@ -120,7 +120,7 @@ final class CombineLatestNode<each Value>: Cancellable, Sendable {
 }
 
 /// A `combineLatest` of a collection of sources of one type: the latest values in one array.
-final class CombineLatestArrayNode<Element>: Cancellable, Sendable {
+final class CombineLatestArrayNode<Element>: Cancellable {
     struct Latest {
         /// The latest value of each source, until every source has one.
         var partial: [Element?]

@@ -21,7 +21,7 @@ extension ObservableType {
             // Dropped after the terminal event or cancellation, so what the printer captured is freed. It is
             // a struct's field, not the lock's state itself: a closure kept directly as a generic value is
             // re-wrapped on every read and write-back through the lock, one layer more per event.
-            let log = SharedLock(DebugPrinter(print: printer))
+            let log = LockedBox(DebugPrinter(print: printer))
             let upstream = self.subscribe { event in
                 let printer = log.withLock { log in
                     defer { if event.isTerminal { log.print = nil } }

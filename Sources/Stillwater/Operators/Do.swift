@@ -77,16 +77,21 @@ extension InfallibleType {
 
 /// Whether a `do` subscription has ended or been cancelled: the first of the two wins, on any thread.
 /// Settling releases `onCancel`, so an ended subscription no longer holds what it captured.
-final class DoSettlement: Sendable {
-    private let onCancel: Lock<(() -> Void)?>
+final class DoSettlement {
+    /// The closure in a struct field, not the lock's state itself (Internal/README.md, `Lock.swift`).
+    private struct Pending {
+        var onCancel: (() -> Void)?
+    }
+
+    private let pending: LockedBox<Pending>
 
     init(onCancel: (() -> Void)?) {
-        self.onCancel = Lock(onCancel ?? {})
+        pending = LockedBox(Pending(onCancel: onCancel ?? {}))
     }
 
     /// Marks the subscription settled: `onCancel` (or a closure that does nothing) for the first call,
     /// `nil` for later ones.
     func settle() -> (() -> Void)? {
-        onCancel.withLock { $0.take() }
+        pending.withLock { $0.onCancel.take() }
     }
 }

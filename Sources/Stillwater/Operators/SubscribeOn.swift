@@ -35,7 +35,7 @@ extension ObservableType {
 
 /// The node of `subscribe(on:)`: subscribes on the scheduler, forwards events until cancelled, and
 /// cancels on the scheduler.
-final class SubscribeOnNode<Value, S: Scheduler>: Cancellable, Sendable {
+final class SubscribeOnNode<Value, S: Scheduler>: Cancellable {
     private struct State {
         var observer: ((Event<Value>) -> Void)?
         var scheduledSubscribe: (any Cancellable)?
@@ -43,11 +43,11 @@ final class SubscribeOnNode<Value, S: Scheduler>: Cancellable, Sendable {
         var isCancelled = false
     }
 
-    private let state: Lock<State>
+    private let state: LockedBox<State>
     private let scheduler: S
 
     init(observer: @escaping (Event<Value>) -> Void, scheduler: S) {
-        state = Lock(State(observer: observer))
+        state = LockedBox(State(observer: observer))
         self.scheduler = scheduler
     }
 

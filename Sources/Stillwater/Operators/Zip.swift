@@ -50,7 +50,7 @@ struct ZipLane<Element> {
 
 /// A `zip` of sources of different types: the waiting values of each in a queue of its own type.
 /// `missing` counts the sources with nothing waiting.
-final class ZipNode<each Value>: Cancellable, Sendable {
+final class ZipNode<each Value>: Cancellable {
     let core: CombiningCore<(repeat each Value)>
     let lanes: (repeat DelivererBox<ZipLane<each Value>>)
     /// Set when a value taken leaves a completed source with nothing waiting: no tuple can come after.

@@ -118,7 +118,7 @@ protocol DerivationGraphing: AnyObject, Sendable {
 
 /// The graph of one root: it observes the root while any of its cells is observed.
 @usableFromInline
-final class DerivationGraph<Root>: DerivationGraphing {
+final class DerivationGraph<Root>: DerivationGraphing, ScopeCacheNode {
     /// The root storage. The graph keeps it; the root keeps the graph only weakly (in its scope cache).
     @usableFromInline let root: any PropertyStorage<Root>
     @usableFromInline let core: DerivationGraphCore
@@ -233,7 +233,7 @@ protocol AnyCellEnd: AnyObject {
 ///
 /// `@unchecked Sendable`: the mutable fields belong to the root's deliverer; ``value`` reads the root
 /// afresh from any thread and touches none of them.
-@usableFromInline final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, @unchecked Sendable {
+@usableFromInline final class DerivedCell<Value>: PropertyStorage, AnyCellEnd, ScopeCacheNode, @unchecked Sendable {
     @usableFromInline let graph: any DerivationGraphing
     /// 0 for a root cell; one more than the highest rank of its sources otherwise.
     @usableFromInline let rank: Int
@@ -561,4 +561,14 @@ func combinedCell<A, B, T, Test: ChangeTest<T>>(
         },
         compute: { root in transform(a.compute(root), b.compute(root)) }
     )
+}
+
+extension DerivationGraph {
+    /// A root's graph is kept in the root's scope cache under ``DerivationGraphKey``.
+    @usableFromInline var cacheKey: AnyKeyPath { DerivationGraphKey.keyPath }
+}
+
+extension DerivedCell {
+    /// A scope's cell is kept in the scope's own cache under ``DerivationGraphKey``.
+    @usableFromInline var cacheKey: AnyKeyPath { DerivationGraphKey.keyPath }
 }

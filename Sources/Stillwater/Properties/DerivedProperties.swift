@@ -315,7 +315,7 @@ func packTuple<each V>(_ values: repeat each V) -> (repeat each V) {
     /// What the slots lock guards besides the slots: their version (one more for every commit or
     /// clearing) and the generation whose deliveries they accept.
     @usableFromInline
-    struct SlotState {
+    struct SlotState: Sendable {
         @usableFromInline var version: UInt64 = 0
         @usableFromInline var generation: UInt64 = 0
         @inlinable init() {}

@@ -20,7 +20,7 @@ public final class Property<Value>: ObservableType {
     }
 
     /// A property that always holds `value`: subscribers receive it once, and nothing more.
-    public convenience init(value: Value) {
+    public convenience init(value: sending Value) {
         self.init(storage: ConstantStorage(value))
     }
 

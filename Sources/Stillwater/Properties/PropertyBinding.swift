@@ -38,7 +38,7 @@ extension MutableProperty where Value: Equatable {
     ///   different threads, each ends with one of the two writes, which may differ.
     /// - Returns: A subscription that ends the link in both directions.
     public func bindBidirectionally(with other: MutableProperty<Value>) -> Subscription {
-        let echoes = Lock(BidirectionalEchoes<Value>())
+        let echoes = LockedBox(BidirectionalEchoes<Value>())
         let forward = self.subscribe { event in
             guard case .next(let value) = event else { return }
             let mustWrite = echoes.withLock { $0.shouldForward(value, from: .first, into: other.value) }

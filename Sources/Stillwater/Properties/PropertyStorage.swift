@@ -142,8 +142,9 @@ final class RootStorage<Value>: MutablePropertyStorage, Sendable {
 
 /// A property that never changes: it sends its value to each subscriber, and nothing more.
 ///
-/// The value need not be `Sendable` (the `Property` that exposes it is `Sendable` only when `Value` is),
-/// so it is kept under a lock, which makes sharing it safe; a read takes the lock once.
+/// The value need not be `Sendable` (the `Property` that exposes it is `Sendable` only when `Value` is):
+/// it is handed in `sending` and kept under a lock, so the compiler checks that the caller keeps no
+/// reference to it; a read takes the lock once.
 @usableFromInline
 final class ConstantStorage<Value>: PropertyStorage, Sendable {
     @usableFromInline let constant: Lock<Value>
@@ -153,7 +154,7 @@ final class ConstantStorage<Value>: PropertyStorage, Sendable {
     @usableFromInline let host: any DeliveryHost = SourceCore<Void>(.none)
 
     @usableFromInline
-    init(_ value: Value) {
+    init(_ value: sending Value) {
         constant = Lock(value)
     }
 

@@ -10,7 +10,7 @@
 /// reference and the follower needs no side table for its reference counts: weak references cost a
 /// slow-path retain and release on every delivery.
 @usableFromInline
-final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, Sendable {
+final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, ScopeCacheNode, Sendable {
     @usableFromInline let parent: any PropertyStorage<Root>
     @usableFromInline let follower: ScopeFollower<Root, Value>
     @usableFromInline let scopes = ScopeCache()
@@ -51,6 +51,9 @@ final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, Sendable {
 
     @usableFromInline
     var value: Value { parent.value[keyPath: follower.keyPath] }
+
+    @usableFromInline
+    var cacheKey: AnyKeyPath { follower.keyPath }
 
     @usableFromInline
     var host: any DeliveryHost { follower.host }
@@ -199,42 +202,71 @@ final class ScopeStorage<Root, Value: Equatable>: PropertyStorage, Sendable {
     }
 }
 
+/// A node kept in a ``ScopeCache``: a scope's storage, a root's derivation graph, a scope's derived cell.
+@usableFromInline
+protocol ScopeCacheNode: AnyObject, Sendable {
+    /// The key path the node is kept under.
+    var cacheKey: AnyKeyPath { get }
+}
+
 /// A property's scope nodes by key path, held weakly so unused nodes are freed.
+///
+/// The lock keeps only `Sendable` things: weak references to the nodes, by their key path's hash (a
+/// key path is not `Sendable`: it may hold subscript arguments that are not). A node says its own key
+/// path, which is compared with the one asked for; two key paths with one hash share a bucket.
 @usableFromInline
 final class ScopeCache: Sendable {
     @usableFromInline
-    struct WeakNode {
-        @usableFromInline weak var node: AnyObject?
+    struct WeakNode: Sendable {
+        @usableFromInline weak var node: (any ScopeCacheNode)?
     }
 
-    @usableFromInline let nodes = Lock<[AnyKeyPath: WeakNode]>([:])
+    @usableFromInline let nodes = Lock<[Int: [WeakNode]]>([:])
 
     @inlinable init() {}
 
     /// The live node for `keyPath`, or a new one from `make`. The node is made outside the lock (making it
     /// subscribes to the parent, which may deliver); if two threads race, the first stored node wins.
     @usableFromInline
-    func node<Node: AnyObject>(for keyPath: AnyKeyPath, make: () -> Node) -> Node {
-        if let existing = nodes.withLock({ $0[keyPath]?.node }) as? Node { return existing }
+    func node<Node: ScopeCacheNode>(for keyPath: AnyKeyPath, make: () -> Node) -> Node {
+        let hash = keyPath.hashValue
+        // Loading a weak reference makes a strong one: each is returned, and released outside the lock,
+        // so a node whose last reference goes at that moment is freed (and re-enters this cache) unlocked.
+        let (found, _) = nodes.withLock { Self.live(for: keyPath, in: &$0[hash]) }
+        if let existing = found as? Node { return existing }
         let made = make()
-        return nodes.withLock { nodes -> Node in
-            if let existing = nodes[keyPath]?.node as? Node { return existing }
-            nodes[keyPath] = WeakNode(node: made)
-            return made
+        let (stored, loaded) = nodes.withLock { nodes -> ((any ScopeCacheNode)?, [any ScopeCacheNode]) in
+            let (existing, loaded) = Self.live(for: keyPath, in: &nodes[hash])
+            if existing == nil { nodes[hash, default: []].append(WeakNode(node: made)) }
+            return (existing, loaded)
         }
+        _ = loaded
+        return stored as? Node ?? made
+    }
+
+    /// The live node kept for `keyPath` in `bucket`, and every node loaded to find it (to be released
+    /// after the lock). Drops the entries of freed nodes, and the bucket once it is empty. Under `nodes`.
+    @usableFromInline
+    static func live(
+        for keyPath: AnyKeyPath, in bucket: inout [WeakNode]?
+    ) -> (found: (any ScopeCacheNode)?, loaded: [any ScopeCacheNode]) {
+        guard var entries = bucket else { return (nil, []) }
+        var loaded: [any ScopeCacheNode] = []
+        var found: (any ScopeCacheNode)?
+        entries.removeAll { entry in
+            guard let node = entry.node else { return true }
+            loaded.append(node)
+            if found == nil, node.cacheKey == keyPath { found = node }
+            return false
+        }
+        bucket = entries.isEmpty ? nil : entries
+        return (found, loaded)
     }
 
     /// Forgets `keyPath` if its node has been freed.
     @usableFromInline
     func removeReleased(_ keyPath: AnyKeyPath) {
-        // Loading a weak reference makes a strong one; it is returned and released outside the lock, so
-        // a node whose last reference goes at that moment is freed (and re-enters this cache) unlocked.
-        let loaded: AnyObject? = nodes.withLock { nodes in
-            guard let entry = nodes[keyPath] else { return nil }
-            let node = entry.node
-            if node == nil { nodes[keyPath] = nil }
-            return node
-        }
+        let loaded = nodes.withLock { Self.live(for: keyPath, in: &$0[keyPath.hashValue]).loaded }
         _ = loaded
     }
 
@@ -242,7 +274,7 @@ final class ScopeCache: Sendable {
     @usableFromInline
     var liveCount: Int {
         // The strong references are released outside the lock; see `removeReleased(_:)`.
-        let loaded = nodes.withLock { $0.values.map(\.node) }
+        let loaded = nodes.withLock { $0.values.flatMap { $0.map(\.node) } }
         return loaded.count { $0 != nil }
     }
 }

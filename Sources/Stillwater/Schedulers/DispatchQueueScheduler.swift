@@ -80,7 +80,7 @@ private final class RepeatingDispatchWork: Cancellable, Sendable {
     /// in every Dispatch (Linux's), so the compiler can check this class; the lock is taken once.
     private let timer: Lock<(any DispatchSourceTimer)?>
 
-    init(work: ScheduledWork, timer: any DispatchSourceTimer) {
+    init(work: ScheduledWork, timer: sending any DispatchSourceTimer) {
         self.work = work
         self.timer = Lock(timer)
     }

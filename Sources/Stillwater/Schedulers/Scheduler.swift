@@ -65,18 +65,20 @@ public protocol Scheduler: Sendable {
 ///
 /// `run()` and `cancel()` are safe from any thread at once. The closure is called outside the lock, so it
 /// may cancel its own work.
-public final class ScheduledWork: Cancellable, Sendable {
+// @unchecked Sendable: the closure is not `Sendable`. A scheduler calls the work it is handed on its own
+// thread, which is what scheduling is (``Scheduler``); `run()` and `cancel()` take it out under the lock.
+public final class ScheduledWork: Cancellable, @unchecked Sendable {
     private struct State {
         var work: (() -> Void)?
     }
 
-    private let state: Lock<State>
+    private let state: LockedBox<State>
     private let repeats: Bool
 
     /// Wraps `work`; with `repeats`, ``run()`` can run it any number of times, otherwise only once.
     public init(repeats: Bool = false, _ work: @escaping () -> Void) {
         self.repeats = repeats
-        state = Lock(State(work: work))
+        state = LockedBox(State(work: work))
     }
 
     /// Runs the work unless it was cancelled (or, for one-shot work, already ran).

@@ -9,7 +9,7 @@
 /// order the steps queued them, even on a concurrent queue; an event sent upstream from inside the
 /// observer joins the outbox and is delivered after the current one, never nested. The observer is never
 /// called while the lock is held.
-final class TimedNode<Machine: TimedStateMachine, S: Scheduler>: Cancellable, Sendable {
+final class TimedNode<Machine: TimedStateMachine, S: Scheduler>: Cancellable {
     private struct State {
         var machine: Machine
         var step = TimedStep<Machine.Output>()
@@ -47,13 +47,13 @@ final class TimedNode<Machine: TimedStateMachine, S: Scheduler>: Cancellable, Se
         case none, inPlace, schedule(Int)
     }
 
-    private let state: Lock<State>
+    private let state: LockedBox<State>
     private let scheduler: S
     private let upstream = SubscriptionSlot()
 
     init(machine: Machine, source: Observable<Machine.Input>, scheduler: S,
          observer: @escaping (Event<Machine.Output>) -> Void) {
-        state = Lock(State(machine: machine, source: source, observer: observer))
+        state = LockedBox(State(machine: machine, source: source, observer: observer))
         self.scheduler = scheduler
     }
 

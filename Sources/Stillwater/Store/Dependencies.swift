@@ -228,7 +228,7 @@ extension Scheduler {
         let waiter = SleepWaiter()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                waiter.begin(continuation, cancellable: schedule(after: duration) { waiter.finish(throwing: nil) })
+                waiter.begin(continuation, cancellable: Subscription(schedule(after: duration) { waiter.finish(throwing: nil) }))
             }
         } onCancel: {
             waiter.finish(throwing: CancellationError())
@@ -240,14 +240,14 @@ extension Scheduler {
 private final class SleepWaiter: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Void, any Error>?
-        var cancellable: (any Cancellable)?
+        var cancellable: Subscription?
         /// Set when the timer fired or the task was cancelled before `begin`.
         var outcome: (any Error)??
     }
 
     private let state = Lock(State())
 
-    func begin(_ continuation: CheckedContinuation<Void, any Error>, cancellable: any Cancellable) {
+    func begin(_ continuation: CheckedContinuation<Void, any Error>, cancellable: Subscription) {
         let early: (any Error)?? = state.withLock { state in
             guard let outcome = state.outcome else {
                 state.continuation = continuation

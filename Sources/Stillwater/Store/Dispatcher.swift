@@ -49,16 +49,15 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 ///
 /// ```swift
 /// let dispatcher = Dispatcher<String>()
-/// var log: [String] = []
-/// var first: DispatchToken!
+/// let first = MutableProperty<DispatchToken?>(nil)
 /// let second = dispatcher.register { payload in
-///     try dispatcher.waitFor(first)
-///     log.append("second \(payload)")
+///     try dispatcher.waitFor(first.value!)
+///     print("second \(payload)")
 /// }
-/// first = dispatcher.register { log.append("first \($0)") }
+/// first.value = dispatcher.register { print("first \($0)") }
 /// try dispatcher.dispatch("go")
-/// print(log)
-/// // Prints "[\"first go\", \"second go\"]"
+/// // Prints "first go"
+/// // Prints "second go"
 /// ```
 ///
 /// Handlers run in registration order, each once per payload; ``waitFor(_:)-([DispatchToken])`` runs the
@@ -68,9 +67,11 @@ public enum DispatchError: Error, Equatable, CustomStringConvertible {
 /// ``DispatchError/circularWait(_:)``, naming the tokens.
 ///
 /// Payloads cross threads (one dispatched from another thread during a dispatch is handed to the thread
-/// that dispatches), so they are `Sendable`. The handlers run on the dispatching thread, one at a time.
+/// that dispatches), so they are `Sendable`. The handlers run on the dispatching thread, one at a time,
+/// whichever thread registered them, so they are `@Sendable` too: state they share with the code around
+/// them lives in a `Sendable` place (a `MutableProperty` of a `Sendable` value, a `Mutex`).
 public final class Dispatcher<Payload: Sendable>: Sendable {
-    typealias Handler = (Payload) throws -> Void
+    typealias Handler = @Sendable (Payload) throws -> Void
 
     struct Registry {
         var handlers: [(token: DispatchToken, handler: Handler)] = []
@@ -87,7 +88,9 @@ public final class Dispatcher<Payload: Sendable>: Sendable {
     }
 
     let registry = Lock(Registry())
-    let queue = DeliveryQueue<Payload>()
+    let queue = DeliveryQueue()
+    /// The payloads dispatched while another dispatch ran, oldest first, for the dispatching thread.
+    let waiting = Lock<[Payload]>([])
     /// The payload being dispatched, under a lock taken briefly around each step (never while a handler
     /// runs), so that the type is checked `Sendable`.
     let round = Lock<Round?>(nil, misuse: "Stillwater: a Dispatcher's round was locked twice by one thread")
@@ -103,7 +106,7 @@ public final class Dispatcher<Payload: Sendable>: Sendable {
     ///
     /// - Returns: The token that names the handler for ``unregister(_:)`` and ``waitFor(_:)-([DispatchToken])``.
     @discardableResult
-    public func register(_ handler: @escaping (Payload) throws -> Void) -> DispatchToken {
+    public func register(_ handler: @escaping @Sendable (Payload) throws -> Void) -> DispatchToken {
         registry.withLock { registry in
             let token = DispatchToken(id: registry.nextID)
             registry.nextID += 1
@@ -126,11 +129,11 @@ public final class Dispatcher<Payload: Sendable>: Sendable {
     /// that only queued its payload returns at once, and the errors of that payload reach the call that
     /// runs it.
     public func dispatch(_ payload: Payload) throws {
-        guard queue.enqueue(payload) else { return }
+        guard queue.enqueue({ waiting.withLock { $0.append(payload) } }) else { return }
         dispatchingThread.store(Self.currentThread, ordering: .relaxed)
         var firstError: (any Error)?
         var pending: [Payload] = []
-        while queue.releaseOrTake(into: &pending) {
+        while queue.releaseOrTake({ waiting.withLock { swap(&$0, &pending) } }) {
             // Another thread may be the next to dispatch once the queue is released; mark it ours again.
             dispatchingThread.store(Self.currentThread, ordering: .relaxed)
             for payload in pending {

@@ -18,7 +18,8 @@ import Darwin
 /// - an effect that ends during its own start (a stream that delivers synchronously) is never
 ///   registered: its ``EffectRecord/phase`` tells the starter, so it costs no lock at all.
 ///
-/// `@unchecked Sendable`: `tokens` belongs to the store's deliverer, which the compiler cannot see.
+/// `@unchecked Sendable`: `tokens` belongs to the store's deliverer, which the compiler cannot see, and
+/// `registry` holds records that are not `Sendable`, read and written only under its lock.
 @usableFromInline final class EffectRuntime: @unchecked Sendable {
     /// What stops one running effect.
     @usableFromInline
@@ -64,7 +65,7 @@ import Darwin
     @usableFromInline
     let onError: @Sendable (any Error) -> Void
     @usableFromInline
-    let registry = Lock(Registry())
+    let registry = LockedBox(Registry())
     /// Deliverer only: the current token of each id that effects still hold (weakly: a token nothing
     /// holds any more is dropped, so the table does not grow with every id ever used), and the table's
     /// size at which its dead entries are swept next.

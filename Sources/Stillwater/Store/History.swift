@@ -26,7 +26,7 @@ import Foundation
 /// ``removeAllEntries()`` to start a new record.
 ///
 /// One history serves one store: attaching its middleware to two stores mixes their records.
-public final class History<A: Action>: Sendable {
+public final class History<A: Action & Sendable>: Sendable where A.State: Sendable {
     /// The state type of the store the history records.
     public typealias State = A.State
 
@@ -189,7 +189,7 @@ public final class History<A: Action>: Sendable {
 }
 
 /// The action behind ``History/undo`` and ``History/redo``.
-struct TimeTravel<A: Action>: Action, CustomStringConvertible {
+struct TimeTravel<A: Action & Sendable>: Action, CustomStringConvertible where A.State: Sendable {
     let history: History<A>
     let isUndo: Bool
 

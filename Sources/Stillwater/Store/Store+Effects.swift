@@ -52,7 +52,7 @@ extension Store {
     @inlinable
     func dispatchQueued<E: EffectAction>(_ action: E, on core: SourceCore<State>) -> StoreTask where E.State == State {
         let group = EffectGroup(runtime: effects)
-        if core.queue.enqueue(.perform({ [self] in
+        if core.enqueue(.perform({ [self] in
             effectGroup = group
             perform(action)
             effectGroup = nil
@@ -104,7 +104,7 @@ extension Store {
                 perform(action)
                 inlineBudget = 0
                 core.finishDelivering()
-            } else if core.queue.enqueue(.perform({ [self] in perform(action) })) {
+            } else if core.enqueue(.perform({ [self] in perform(action) })) {
                 core.finishDelivering()
             }
         }
@@ -217,7 +217,7 @@ extension Store {
     /// call `storage.core.finishDelivering()`; runs no other code, so it may be called under a lock.
     @inlinable
     func queueEffectOutput<A: Action>(_ action: A, from record: EffectRecord) -> Bool where A.State == State {
-        storage.core.queue.enqueue(.perform({ [self] in performEffectOutput(action, from: record) }))
+        storage.core.enqueue(.perform({ [self] in performEffectOutput(action, from: record) }))
     }
 
     @inlinable
@@ -255,7 +255,7 @@ extension Store {
         if core.queue.tryAcquire() {
             body()
             core.finishDelivering()
-        } else if core.queue.enqueue(.perform(body)) {
+        } else if core.enqueue(.perform(body)) {
             core.finishDelivering()
         }
     }
@@ -401,8 +401,8 @@ extension Store {
         let core = storage.core
         let work = SourceCore<State>.Work.perform({ [sink] in sink.reduceHeld(action) })
         if ahead {
-            core.queue.enqueueAhead(work)
-        } else if core.queue.enqueue(work) {
+            core.enqueueAhead(work)
+        } else if core.enqueue(work) {
             core.finishDelivering()
         }
     }

@@ -159,7 +159,7 @@ public final class Store<State> {
             if core.queue.tryAcquire() {
                 perform(action)
                 core.finishDelivering()
-            } else if core.queue.enqueue(.perform({ [self] in perform(action) })) {
+            } else if core.enqueue(.perform({ [self] in perform(action) })) {
                 core.finishDelivering()
             }
         }

@@ -14,8 +14,11 @@ struct EffectActionRequirementTests {
 
     /// Type-checks `source` (after `import Stillwater`); returns whether it compiled and what the compiler
     /// wrote.
-    /// With `sil`, also runs the checks made after type-checking (the data-race checks of `sending`).
-    static func typecheck(_ source: String, sil: Bool = false) throws -> (compiled: Bool, output: String) {
+    /// With `sil`, also runs the checks made after type-checking (the data-race checks of `sending`);
+    /// `arguments` go to the compiler too.
+    static func typecheck(
+        _ source: String, sil: Bool = false, arguments: [String] = []
+    ) throws -> (compiled: Bool, output: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stillwater-requirement-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -24,7 +27,7 @@ struct EffectActionRequirementTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swiftc"] + (sil ? ["-emit-sil", "-o", "/dev/null"] : ["-typecheck"])
-            + ["-swift-version", "6", "-I", modules.path,
+            + arguments + ["-swift-version", "6", "-I", modules.path,
                              "-module-cache-path", folder.appendingPathComponent("cache").path, file.path]
         let pipe = Pipe()
         process.standardOutput = pipe
