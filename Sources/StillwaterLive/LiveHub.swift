@@ -223,9 +223,10 @@ public final class LiveHub<Service: LiveService>: Sendable {
     }
 
     /// Returns once every command submitted so far is answered and every head heard of is applied (or
-    /// could not be read).
+    /// could not be read), and the snapshot being written then, if any, is written.
     public func settle() async {
         await shared.settle()
+        await worker.snapshotsWritten()
     }
 
     /// Shuts the hub down: refuses new commands (``LiveOutcome/unavailable(_:)``), waits for the ones
@@ -252,7 +253,9 @@ public struct LiveOptions: Sendable {
     /// How many recent views are kept: a client that resumes from one of them, or falls that far behind,
     /// gets a patch; from an older one, a snapshot.
     public var historyCapacity: Int
-    /// How many records between two snapshots of the log (a restart replays at most this many).
+    /// How many records between two snapshots of the log (a restart replays about this many). A snapshot
+    /// is written beside the appends: commands that arrive meanwhile are recorded and answered without
+    /// waiting for it; the next snapshot is due once it is written.
     public var snapshotEvery: Int
     /// The most records read from the log at once when catching up.
     public var readLimit: Int

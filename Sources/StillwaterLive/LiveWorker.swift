@@ -47,6 +47,9 @@ actor LiveWorker<Service: LiveService> {
     private var lastView: Service.View
     /// Records applied since the log's newest snapshot (those replayed at the open included).
     private var sinceSnapshot: Int
+    /// The snapshot being written beside the appends, if any (at most one at a time).
+    private var snapshotWrite: Task<Void, Never>?
+    private var snapshotInFlight = false
     private var waiters: [Int: [Waiter]] = [:]
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
@@ -76,6 +79,7 @@ actor LiveWorker<Service: LiveService> {
 
     /// Writes a snapshot of the state when records were applied since the last one.
     func finish() async {
+        await snapshotWrite?.value
         guard sinceSnapshot > 0 else { return }
         sinceSnapshot = 0
         try? await log.writeSnapshot(durable, version: durable.version)
@@ -238,10 +242,29 @@ actor LiveWorker<Service: LiveService> {
         shared.publish(version: durable.version, view: lastView)
         for (reply, outcome) in ready { reply(outcome) }
         sinceSnapshot += applied
-        if sinceSnapshot >= options.snapshotEvery {
-            sinceSnapshot = 0
+        if sinceSnapshot >= options.snapshotEvery, !snapshotInFlight { startSnapshot() }
+    }
+
+    /// Writes a snapshot of the state as it is now on a task of its own, so the next batches are appended
+    /// and answered while it is encoded and synced (a snapshot of a large state takes tens of
+    /// milliseconds). One at a time: the next is due after this one is written.
+    private func startSnapshot() {
+        sinceSnapshot = 0
+        snapshotInFlight = true
+        let log = log, state = durable, version = durable.version
+        snapshotWrite = Task.detached { [weak self] in
             // A failed snapshot loses nothing (the log holds every record); the next one tries again.
-            try? await log.writeSnapshot(durable, version: durable.version)
+            try? await log.writeSnapshot(state, version: version)
+            await self?.snapshotWritten()
         }
+    }
+
+    private func snapshotWritten() {
+        snapshotInFlight = false
+    }
+
+    /// Returns once the snapshot being written, if any, is written.
+    func snapshotsWritten() async {
+        await snapshotWrite?.value
     }
 }

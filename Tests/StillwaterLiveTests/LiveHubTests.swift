@@ -253,6 +253,27 @@ struct LiveHubTests {
         #expect(errors[0]["message"] as? String == "no item with id \"i99\"")
     }
 
+    @Test("commands are recorded and answered while a snapshot is being written; close writes the last one after it")
+    func snapshotBesideAppends() async throws {
+        let log = BoardLog()
+        let hub = try await BoardHub.make(log: log, options: LiveOptions(snapshotEvery: 2))
+        log.holdSnapshots()
+        // The second command makes a snapshot due; it waits in the log, and the commands after it do not.
+        let outcomes = Task {
+            var outcomes: [LiveOutcome] = []
+            for number in 1...6 { outcomes.append(await hub.perform(.add(text: "n\(number)"), as: "client")) }
+            return outcomes
+        }
+        #expect(await eventually { log.head == 6 }, "commands waited for the snapshot")
+        #expect(log.snapshotsHeld == 1, "one snapshot at a time")
+        log.releaseSnapshots()
+        #expect(await outcomes.value == (1...6).map { LiveOutcome.applied(version: $0) })
+        await hub.settle()
+        #expect(try await log.open().snapshot?.version == 2)
+        await hub.close()
+        #expect(try await log.open().snapshot?.version == 6)
+    }
+
     @Test("a closed hub refuses commands as unavailable and closes its connections with 1001")
     func close() async throws {
         let log = BoardLog()
@@ -328,6 +349,7 @@ struct LiveHubTests {
         let ahead = try await BoardHub.make(log: log, options: LiveOptions(snapshotEvery: 10))
         let behind = try await BoardHub.make(log: log)
         for number in 0..<30 { _ = await ahead.perform(.add(text: "n\(number)"), cid: "n\(number)", as: "client") }
+        await ahead.settle()   // the snapshot at 30 is written beside the appends
         #expect(try await log.open().snapshot?.version == 30)
         log.prune(through: 25)
         // Its next command finds the records it lacks gone: it starts again from the snapshot, then goes on.

@@ -16,6 +16,9 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         /// Tests waiting for an append to be held.
         var watchers: [CheckedContinuation<Void, Never>] = []
         var failNext = false
+        /// Whether snapshots wait for ``releaseSnapshots()``, and those waiting.
+        var holdingSnapshots = false
+        var heldSnapshots: [CheckedContinuation<Void, Never>] = []
         /// How many `open` calls wait for each other (``gatherOpens(_:)``), and those waiting.
         var gathering = 0
         var gathered: [CheckedContinuation<Void, Never>] = []
@@ -68,6 +71,22 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
 
     /// Deletes the records up to `version`, as a database keeps only so many before its newest snapshot.
     func prune(through version: Int) { withLock { $0.records.removeAll { $0.version <= version } } }
+
+    /// From now on, snapshots wait for ``releaseSnapshots()`` before they are stored.
+    func holdSnapshots() { withLock { $0.holdingSnapshots = true } }
+
+    /// Lets every held snapshot be stored, and snapshots from now on pass.
+    func releaseSnapshots() {
+        let held = withLock { storage in
+            storage.holdingSnapshots = false
+            defer { storage.heldSnapshots = [] }
+            return storage.heldSnapshots
+        }
+        held.forEach { $0.resume() }
+    }
+
+    /// How many snapshots wait for ``releaseSnapshots()``.
+    var snapshotsHeld: Int { withLock { $0.heldSnapshots.count } }
 
     /// The next append throws, and makes nothing durable.
     func failNextAppend() { withLock { $0.failNext = true } }
@@ -131,6 +150,14 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     func head() async throws -> Int { head }
 
     func writeSnapshot(_ state: State, version: Int) async throws {
+        await withCheckedContinuation { continuation in
+            let now = withLock { storage in
+                guard storage.holdingSnapshots else { return true }
+                storage.heldSnapshots.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
         withLock { storage in
             if (storage.snapshot?.version ?? -1) < version { storage.snapshot = JournalSnapshot(version: version, state: state) }
         }
