@@ -48,11 +48,15 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     func hold() { withLock { $0.holding = true } }
 
     /// Lets every held append finish, and appends from now on pass.
-    func release() {
+    func release() { resume(clearing: \.holding, \.held) }
+
+    /// Clears `flag` and resumes everything waiting in `waiting`.
+    private func resume(clearing flag: WritableKeyPath<Storage, Bool>,
+                        _ waiting: WritableKeyPath<Storage, [CheckedContinuation<Void, Never>]>) {
         let held = withLock { storage in
-            storage.holding = false
-            defer { storage.held = [] }
-            return storage.held
+            storage[keyPath: flag] = false
+            defer { storage[keyPath: waiting] = [] }
+            return storage[keyPath: waiting]
         }
         held.forEach { $0.resume() }
     }
@@ -76,14 +80,7 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     func holdSnapshots() { withLock { $0.holdingSnapshots = true } }
 
     /// Lets every held snapshot be stored, and snapshots from now on pass.
-    func releaseSnapshots() {
-        let held = withLock { storage in
-            storage.holdingSnapshots = false
-            defer { storage.heldSnapshots = [] }
-            return storage.heldSnapshots
-        }
-        held.forEach { $0.resume() }
-    }
+    func releaseSnapshots() { resume(clearing: \.holdingSnapshots, \.heldSnapshots) }
 
     /// How many snapshots wait for ``releaseSnapshots()``.
     var snapshotsHeld: Int { withLock { $0.heldSnapshots.count } }
