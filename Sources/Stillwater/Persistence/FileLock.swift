@@ -41,7 +41,12 @@ public final class FileLock: Sendable {
     /// Takes the lock on the file at `path` (made, with mode 0644, when missing) and writes this
     /// process's id in it.
     ///
-    /// - Parameter patience: How long to try again while another holds the lock (0.2 s unless set).
+    /// While another holds the lock, this waits on the calling thread (polling) for up to `patience`
+    /// before it throws.
+    ///
+    /// - Parameters:
+    ///   - path: The file to lock, made when missing; its folder must exist.
+    ///   - patience: How long to try again while another holds the lock (0.2 s unless set).
     /// - Throws: ``FileLockError`` of kind ``FileLockError/Kind/held`` naming the holder's process id
     ///   when another process (or another lock in this one) holds it all that time (the file is left as
     ///   it is), or ``FileLockError/Kind/failed`` when the file cannot be opened or locked.
