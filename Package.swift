@@ -45,7 +45,7 @@ let package = Package(
     targets: [
         // The engine article (Internal/README.md) is for contributors; it is not part of the module.
         .target(name: "Stillwater", exclude: ["Internal/README.md"]),
-        .target(name: "StillwaterTesting", dependencies: ["Stillwater"]),
+        .target(name: "StillwaterTesting", dependencies: ["Stillwater", "StillwaterLive"]),
         // A store served live: the protocol without sockets. The contributors' notes (README.md) are not
         // part of the module.
         .target(name: "StillwaterLive", dependencies: ["Stillwater"], exclude: ["README.md"]),

@@ -46,8 +46,16 @@ extension LiveClientFrame where Command: Decodable {
             } catch {
                 throw LiveFrameError(.malformed, "a hello frame: \(Self.describe(error))", ref: ref)
             }
+            var client: LiveClientID?
+            if let text = wire.client {
+                guard let id = LiveClientID(text) else {
+                    throw LiveFrameError(.malformed, "\"client\" must be an id a welcome gave", ref: ref)
+                }
+                client = id
+            }
             return .hello(LiveHello(protocolVersion: wire.protocol, token: wire.token, params: wire.params ?? [:],
-                                    resume: wire.resume.map { LiveResume(stream: $0.stream, version: $0.version) }, ref: ref))
+                                    resume: wire.resume.map { LiveResume(stream: $0.stream, version: $0.version) }, ref: ref,
+                                    client: client))
         case "command":
             let wire: CommandWire
             do {
@@ -58,6 +66,9 @@ extension LiveClientFrame where Command: Decodable {
             if let cid = wire.cid, !LiveCommandRequest<Command>.isValidCID(cid) {
                 throw LiveFrameError(.malformed, "\"cid\" must be 1 to 64 ASCII letters, digits, - or _", ref: ref)
             }
+            if let seq = wire.seq, !(1...LiveCommandRequest<Command>.maxSeq).contains(seq) {
+                throw LiveFrameError(.malformed, "\"seq\" must be an integer from 1 to 2^53 - 1", ref: ref)
+            }
             guard probe.hasCommand else { throw LiveFrameError(.malformed, "a command frame needs \"command\"", ref: ref) }
             let command: Command
             do {
@@ -65,7 +76,7 @@ extension LiveClientFrame where Command: Decodable {
             } catch {
                 throw LiveFrameError(.badCommand, "the command does not decode: \(Self.describe(error))", ref: ref)
             }
-            return .command(LiveCommandRequest(command: command, ref: ref, cid: wire.cid))
+            return .command(LiveCommandRequest(command: command, ref: ref, cid: wire.cid, seq: wire.seq))
         case nil:
             throw LiveFrameError(.malformed, "a frame needs a string \"type\"", ref: ref)
         case let other?:
@@ -94,7 +105,7 @@ extension LiveClientFrame where Command: Decodable {
 
     /// The envelope members every frame type may have: what ``probe(_:)`` reads first.
     private struct Probe: Decodable {
-        static var known: Set<String> { ["type", "ref", "cid", "command", "protocol", "token", "params", "resume"] }
+        static var known: Set<String> { ["type", "ref", "cid", "seq", "command", "protocol", "token", "params", "resume", "client"] }
         var type: String?
         var ref: Int?
         var refIsValid = true
@@ -110,8 +121,8 @@ extension LiveClientFrame where Command: Decodable {
             }
             hasCommand = container.contains(AnyKey("command"))
             let allowed: Set<String> = switch type {
-            case "hello": ["type", "ref", "protocol", "token", "params", "resume"]
-            case "command": ["type", "ref", "cid", "command"]
+            case "hello": ["type", "ref", "protocol", "token", "params", "resume", "client"]
+            case "command": ["type", "ref", "cid", "seq", "command"]
             default: Self.known
             }
             unknownKey = container.allKeys.map(\.stringValue).sorted().first { !allowed.contains($0) }
@@ -128,10 +139,12 @@ extension LiveClientFrame where Command: Decodable {
         var token: String?
         var params: [String: String]?
         var resume: Resume?
+        var client: String?
     }
 
     private struct CommandWire: Decodable {
         var cid: String?
+        var seq: Int?
     }
 
 }
@@ -162,15 +175,33 @@ public struct LiveHello: Sendable, Equatable {
     public var resume: LiveResume?
     /// The frame's reference number, if it gave one.
     public var ref: Int?
+    /// The id an earlier welcome gave the client, under which it numbers its commands; nil for a client
+    /// that has none yet (its welcome gives it one).
+    public var client: LiveClientID?
 
     /// Creates a hello.
     public init(protocolVersion: Int = liveProtocolVersion, token: String? = nil, params: [String: String] = [:],
                 resume: LiveResume? = nil, ref: Int? = nil) {
+        self.init(protocolVersion: protocolVersion, token: token, params: params, resume: resume, ref: ref, client: nil)
+    }
+
+    /// Creates a hello from a client that has an id.
+    ///
+    /// - Parameters:
+    ///   - protocolVersion: The protocol version the client speaks.
+    ///   - token: The client's secret, if it sends one in the frame.
+    ///   - params: String parameters for the service's check.
+    ///   - resume: Where the client resumes from.
+    ///   - ref: The frame's reference number.
+    ///   - client: The id an earlier welcome gave the client.
+    public init(protocolVersion: Int = liveProtocolVersion, token: String? = nil, params: [String: String] = [:],
+                resume: LiveResume? = nil, ref: Int? = nil, client: LiveClientID?) {
         self.protocolVersion = protocolVersion
         self.token = token
         self.params = params
         self.resume = resume
         self.ref = ref
+        self.client = client
     }
 }
 
@@ -195,14 +226,36 @@ public struct LiveCommandRequest<Command: Sendable>: Sendable {
     /// The client's number for the frame, echoed in the answer.
     public var ref: Int?
     /// The client's id for the command: 1 to 64 ASCII letters, digits, `-` and `_`. A command whose id
-    /// was recorded before is answered as a duplicate, never applied twice.
+    /// is among the log's latest ``RecentCommandIDs/capacity`` recorded ones is answered as a duplicate.
     public var cid: String?
+    /// The client's number for the command (1, 2, 3, … under its ``client`` id): a number the log
+    /// recorded for the client before is answered as a duplicate however late it comes.
+    public var seq: Int?
+    /// The client that numbered the command: set by the session from the connection's hello or welcome.
+    public var client: LiveClientID?
+
+    /// The highest command number: 2^53 − 1, the largest integer every JSON reader keeps exactly.
+    public static var maxSeq: Int { (1 << 53) - 1 }
 
     /// Creates a request.
     public init(command: Command, ref: Int? = nil, cid: String? = nil) {
+        self.init(command: command, ref: ref, cid: cid, seq: nil, client: nil)
+    }
+
+    /// Creates a request that may be numbered.
+    ///
+    /// - Parameters:
+    ///   - command: The command.
+    ///   - ref: The client's number for the frame.
+    ///   - cid: The client's id for the command.
+    ///   - seq: The client's number for the command.
+    ///   - client: The client that numbered it.
+    public init(command: Command, ref: Int? = nil, cid: String? = nil, seq: Int?, client: LiveClientID? = nil) {
         self.command = command
         self.ref = ref
         self.cid = cid
+        self.seq = seq
+        self.client = client
     }
 
     /// Whether `cid` is a well-formed client id: 1 to 64 ASCII letters, digits, `-` and `_`.

@@ -195,7 +195,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
                 case .authenticate(let handshake, let resume):
                     checks.append((handshake, resume))
                 case .submit(let request, let identity):
-                    let submission = LiveSubmission<Service>(command: request.command, cid: request.cid, identity: identity) {
+                    let submission = LiveSubmission<Service>(
+                        command: request.command, cid: request.cid, client: request.client, seq: request.seq, identity: identity
+                    ) {
                         [weak self] outcome in self?.update { $0.answered(request, with: outcome) }
                     }
                     if !hub.shared.submit(submission) {
@@ -220,7 +222,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             } else {
                 frame = hub.shared.snapshotFrame(stream: hub.stream)
             }
-            run { $0.authenticated(as: identity, stream: hub.stream, sync: frame.text, version: frame.version) }
+            let client = hub.newClient()
+            run { $0.authenticated(as: identity, client: client, stream: hub.stream, sync: frame.text, version: frame.version) }
         case .refused(let message):
             update { $0.refused(message) }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 
 /// A store served live: its state kept in a log, its view sent to every connected client as a snapshot
@@ -12,11 +13,18 @@ import Stillwater
 /// - **Acknowledged means durable.** A command is decided against the state, recorded with the log's
 ///   `append`, and only once `append` returned applied, shown, and acknowledged. Commands that arrive
 ///   while an append runs go into the next one, together.
-/// - **Applied once.** A command may carry a client id (`cid`); the ids of the latest
-///   ``RecentCommandIDs/capacity`` commands are kept in the log's entries and snapshots, so a command
-///   retried after a reconnect or a restart is answered as a duplicate with the version it made.
-/// - **A cluster is a set of replicas of one log.** Each hub applies the log's records in order, its
-///   own commands only as the log ordered them; ``advance(to:)`` or ``refresh()`` tell it of others'.
+/// - **Applied at most once, however late the retry.** A client numbers its commands (1, 2, 3, …) under
+///   the id its welcome gave it (``LiveClientID``); the log keeps, per client, the highest number it
+///   recorded and that command's version, in its entries and snapshots. So a command retried after a
+///   reconnect, a restart or a million other commands is answered as a duplicate, on every node. A
+///   client unseen for ``LiveOptions/clientRetention`` is forgotten, and its late retries are refused
+///   (`client_expired`), never applied. A command with only a `cid` is recognised among the latest
+///   ``RecentCommandIDs/capacity`` such commands.
+/// - **A cluster is a set of replicas of one log, with one decision per command.** Each hub applies the
+///   log's records in order; it records a batch only if the log is still at the version its decisions
+///   saw (``ActionLog/append(_:ifHeadIs:)``), else it reads the newer records and decides again, so
+///   `applied` means decided on the state it was applied to. ``advance(to:)`` or ``refresh()`` tell it
+///   of others' records.
 ///
 /// ```swift
 /// import StillwaterLive
@@ -89,30 +97,31 @@ public final class LiveHub<Service: LiveService>: Sendable {
         let contents = try await log.open()
         contents.warnings.forEach(warn)
         guard contents.snapshot == nil else {
-            return LiveHub(service: service, log: log, durable: try replay(contents, initial: initial()), replayed: contents.records.count,
+            return LiveHub(service: service, log: log, durable: try replay(contents, initial: initial(), options: options), replayed: contents.records.count,
                            options: options)
         }
         // The stream's identity must survive a restart from the first record on. Processes that open a
         // new shared log at once each store a first snapshot and the log keeps one: read back the one
         // kept, so every replica has the same stream.
-        let first = try replay(contents, initial: initial())
+        let first = try replay(contents, initial: initial(), options: options)
         try await log.writeSnapshot(first, version: first.version)
         let stored = try await log.open()
         guard stored.snapshot != nil else { throw LiveHubError("the log kept no snapshot of version \(first.version)") }
-        return LiveHub(service: service, log: log, durable: try replay(stored, initial: initial()), replayed: stored.records.count,
+        return LiveHub(service: service, log: log, durable: try replay(stored, initial: initial(), options: options), replayed: stored.records.count,
                        options: options)
     }
 
     /// The log state `contents` holds: its snapshot (or `initial` with a new stream) and every record after it.
     private static func replay(
-        _ contents: ActionLogContents<LiveLogState<Service.State>, LiveEntry<Service.LiveAction>>, initial: @autoclosure () -> Service.State
+        _ contents: ActionLogContents<LiveLogState<Service.State>, LiveEntry<Service.LiveAction>>, initial: @autoclosure () -> Service.State,
+        options: LiveOptions
     ) throws -> LiveLogState<Service.State> {
         var durable: LiveLogState<Service.State>
         if let snapshot = contents.snapshot {
             durable = snapshot.state
             durable.version = snapshot.version
         } else {
-            durable = LiveLogState(state: initial())
+            durable = LiveLogState(state: initial(), clients: LiveClientTable(retention: options.clientRetention))
         }
         for record in contents.records {
             guard record.version == durable.version + 1 else {
@@ -165,16 +174,85 @@ public final class LiveHub<Service: LiveService>: Sendable {
         }
     }
 
+    /// Submits command number `seq` of `client` and waits for its outcome: the server's own way to send
+    /// commands that are applied at most once however often they are retried.
+    ///
+    /// ```swift
+    /// import StillwaterLive
+    ///
+    /// struct Total: Codable, Sendable { var sum = 0 }
+    /// struct Add: Action, Codable, Sendable {
+    ///     var amount: Int
+    ///     func reduce(_ state: inout Total) { state.sum += amount }
+    /// }
+    /// struct TotalView: LiveView {
+    ///     var sum: Int
+    ///     static let liveFields: [LiveField<TotalView>] = [.value("sum", \.sum)]
+    /// }
+    /// struct Adder: LiveService {
+    ///     func view(of state: Total) -> TotalView { TotalView(sum: state.sum) }
+    ///     func decide(_ command: Int, state: Total, identity: String) -> LiveDecision<Add> { .accept(Add(amount: command)) }
+    ///     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> { .accepted("server") }
+    /// }
+    /// let hub = try await LiveHub.open(Adder(), log: MemoryJournal<LiveLogState<Total>, LiveEntry<Add>>(), initial: Total())
+    /// let client = hub.newClient()
+    /// print(await hub.perform(5, client: client, seq: 1, as: "server"))
+    /// print(await hub.perform(5, client: client, seq: 1, as: "server"), await hub.perform(5, client: client, seq: 3, as: "server"))
+    /// print(hub.view.sum)
+    /// // Prints "applied(version: 1)",
+    /// //        "duplicate(version: 1) outOfOrder(expected: 2)",
+    /// //        "5"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - command: The command.
+    ///   - client: The client that numbers it (``newClient()`` gives one).
+    ///   - seq: Its number: 1 for the client's first command, then one more each time.
+    ///   - identity: Who sends it, for ``LiveService/decide(_:state:identity:)``.
+    /// - Precondition: `seq` is at least 1.
+    public func perform(_ command: Service.Command, client: LiveClientID, seq: Int, as identity: Service.Identity) async -> LiveOutcome {
+        await withCheckedContinuation { continuation in
+            submit(command, client: client, seq: seq, as: identity) { continuation.resume(returning: $0) }
+        }
+    }
+
     /// Submits a command and returns at once; `reply` is called once with its outcome, never on the
     /// calling thread before this returns. Commands are decided and answered in the order submitted.
     public func submit(
         _ command: Service.Command, cid: String? = nil, as identity: Service.Identity,
         reply: @escaping @Sendable (LiveOutcome) -> Void
     ) {
-        let submission = LiveSubmission<Service>(command: command, cid: cid, identity: identity, reply: reply)
+        submit(LiveSubmission<Service>(command: command, cid: cid, identity: identity, reply: reply))
+    }
+
+    /// Submits command number `seq` of `client` and returns at once; `reply` is called once with its
+    /// outcome, never on the calling thread before this returns. Commands are decided and answered in
+    /// the order submitted.
+    ///
+    /// - Parameters:
+    ///   - command: The command.
+    ///   - client: The client that numbers it.
+    ///   - seq: Its number, at least 1.
+    ///   - identity: Who sends it.
+    ///   - reply: Called once with the outcome.
+    public func submit(
+        _ command: Service.Command, client: LiveClientID, seq: Int, as identity: Service.Identity,
+        reply: @escaping @Sendable (LiveOutcome) -> Void
+    ) {
+        precondition(seq >= 1, "LiveHub.submit(_:client:seq:as:reply:): seq must be at least 1; got \(seq)")
+        submit(LiveSubmission<Service>(command: command, client: client, seq: seq, identity: identity, reply: reply))
+    }
+
+    private func submit(_ submission: LiveSubmission<Service>) {
         if !shared.submit(submission) {
+            let reply = submission.reply
             Task { reply(.unavailable(LiveHub.closedMessage)) }
         }
+    }
+
+    /// A new client id, issued now by ``LiveOptions/now``: for commands the server numbers itself.
+    public func newClient() -> LiveClientID {
+        LiveClientID.issue(now: options.now())
     }
 
     static var closedMessage: String { "the server is shutting down" }
@@ -253,6 +331,16 @@ public struct LiveOptions: Sendable {
     /// How many recent views are kept: a client that resumes from one of them, or falls that far behind,
     /// gets a patch; from an older one, a snapshot.
     public var historyCapacity: Int
+    /// How long the log remembers a client after its last recorded command (30 days by default). A
+    /// client unseen for longer is forgotten, and a command it sends with its old id is refused
+    /// (``LiveOutcome/clientExpired(_:)``), never applied. Kept in the log when the log is made, so that
+    /// every replica forgets the same clients: a hub opening an existing log uses the log's (a log made
+    /// before clients were numbered has the default).
+    public var clientRetention: Duration = LiveOptions.defaultClientRetention
+    /// The clock for client ids and the age of clients (the wall clock by default); a test may move it.
+    public var now: @Sendable () -> Date = { Date() }
+    /// The default ``clientRetention``: 30 days.
+    public static var defaultClientRetention: Duration { .seconds(30 * 86_400) }
     /// How many records between two snapshots of the log (a restart replays about this many). A snapshot
     /// is written beside the appends: commands that arrive meanwhile are recorded and answered without
     /// waiting for it; the next snapshot is due once it is written.

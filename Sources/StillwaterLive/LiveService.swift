@@ -59,9 +59,11 @@ public protocol LiveService: Sendable {
     /// command can be checked against it (an item that no longer exists, a full list). A refused command
     /// changes nothing and its sender gets an error frame with the message.
     ///
-    /// In a cluster (several hubs on one shared log) another node may record an action between this
-    /// decision and the log's order of it; every node then applies the actions in the log's order. Write
-    /// ``LiveAction``'s `reduce` so that an action that no longer fits changes nothing.
+    /// In a cluster (several hubs on one shared log) the decision is authoritative: the hub records the
+    /// action only if no other node recorded anything since the state it decided on; otherwise it reads
+    /// the newer records and calls `decide` again on the newer state. So a command is acknowledged
+    /// `applied` only when it was decided on the state it is applied to. Keep `decide` a pure function
+    /// of its arguments: it may be called more than once for one command.
     func decide(_ command: Command, state: State, identity: Identity) -> LiveDecision<LiveAction>
 
     /// Decides whether a client may connect, from its hello frame and what the transport saw.
@@ -112,11 +114,22 @@ public enum LiveAuthentication<Identity: Sendable>: Sendable {
 public enum LiveOutcome: Sendable, Equatable {
     /// Recorded in the log (durable) and applied; the view shows it from this version on.
     case applied(version: Int)
-    /// Its client id (`cid`) names a command recorded before, at this version: answered, not applied again.
+    /// Recorded before, and not applied again: its client's number is not above the highest the log
+    /// recorded for that client, or its `cid` names a command recorded before. `version` is the version
+    /// that command made (for a number below the client's highest, the version the highest made: the
+    /// view shows the command from there on).
     case duplicate(version: Int)
-    /// Refused by ``LiveService/decide(_:state:identity:)`` with this message; nothing changed.
+    /// Refused by ``LiveService/decide(_:state:identity:)`` with this message; nothing changed. A numbered
+    /// command's refusal is recorded: the same number sent again is refused again with the same message.
     case rejected(String)
     /// Not recorded, because the log could not take it now (it failed, or the hub is closing); nothing
     /// changed, and the same command may be sent again later.
     case unavailable(String)
+    /// Not taken: its client's number is not the next one (`expected`). The commands before it were
+    /// not all recorded (one was unavailable, say): send them first, then this one again.
+    case outOfOrder(expected: Int)
+    /// Not taken: the log no longer remembers the client (unseen for longer than
+    /// ``LiveOptions/clientRetention``), so it cannot tell whether the command was applied. The client
+    /// starts again with a new id; its unanswered commands are not sent again.
+    case clientExpired(String)
 }

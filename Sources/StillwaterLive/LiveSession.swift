@@ -12,10 +12,11 @@
 /// var session = LiveSession<Int, String>(limits: LiveLimits(window: 2))
 /// let hello = try LiveClientFrame<Int>.decode(#"{"type":"hello","protocol":1,"token":"t"}"#, maxBytes: 1_000)
 /// print(session.receive(hello).count, session.phase)
-/// session.authenticated(as: "ann", stream: "s-1", sync: "(the snapshot)", version: 0)
+/// let client = LiveClientID(issuedAt: 0, random: 1)
+/// session.authenticated(as: "ann", client: client, stream: "s-1", sync: "(the snapshot)", version: 0)
 /// if case .frames(let frames)? = session.takeWrite() { print(session.phase, frames[0]) }
 /// // Prints "1 authenticating",
-/// //        "live {\"type\":\"welcome\",\"protocol\":1,\"stream\":\"s-1\",\"window\":2}"
+/// //        "live {\"type\":\"welcome\",\"protocol\":1,\"stream\":\"s-1\",\"window\":2,\"client\":\"c000000000000-0000000000000001\"}"
 /// ```
 ///
 /// Memory is bounded whatever the client does: a command holds one of the ``LiveLimits/window`` places
@@ -60,8 +61,8 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
 
     private enum State: Sendable {
         case awaitingHello
-        case authenticating(held: [LiveCommandRequest<Command>], helloRef: Int?)
-        case live(Identity)
+        case authenticating(held: [LiveCommandRequest<Command>], helloRef: Int?, client: LiveClientID?)
+        case live(Identity, client: LiveClientID)
         case closing(LiveCloseCode, reason: String)
         case closed
     }
@@ -79,6 +80,15 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     private var syncWaiting = false
     /// The version of the last view queued for the client (its snapshot or last patch); nil before.
     public private(set) var version: Int?
+    /// The id the hello named, if any.
+    private var helloClient: LiveClientID?
+
+    /// The id the client numbers its commands under, once admitted: its hello's, or the one its welcome
+    /// gave it.
+    public var client: LiveClientID? {
+        if case .live(_, let client) = state { return client }
+        return nil
+    }
 
     /// A new session, waiting for its hello.
     ///
@@ -122,20 +132,28 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
                      ref: hello.ref, closing: .protocolError)
                 return []
             }
-            state = .authenticating(held: [], helloRef: hello.ref)
+            state = .authenticating(held: [], helloRef: hello.ref, client: hello.client)
+            helloClient = hello.client
             let handshake = LiveHandshake(token: hello.token, params: hello.params, transport: transport)
             return [.authenticate(handshake, resume: hello.resume)]
         case (.awaitingHello, .command(let request)):
             fail(.helloExpected, "the first frame must be a hello", ref: request.ref, closing: .protocolError)
         case (.authenticating, .hello(let hello)), (.live, .hello(let hello)):
             fail(.helloExpected, "a hello is only accepted as the first frame", ref: hello.ref, closing: .protocolError)
-        case (.authenticating(var held, let helloRef), .command(let request)):
+        case (.authenticating(var held, let helloRef, let client), .command(let request)):
+            if request.seq != nil, client == nil {
+                // The client cannot know the id its numbers belong to before the welcome names it.
+                enqueue(Outgoing(text: ServerFrame.error(
+                    .malformed, "a numbered command (seq) needs a client id: send it after the welcome, which gives one",
+                    ref: request.ref, cid: request.cid, seq: request.seq)))
+                return []
+            }
             guard takePlace(for: request) else { return [] }
-            held.append(request)
-            state = .authenticating(held: held, helloRef: helloRef)
-        case (.live(let identity), .command(let request)):
+            held.append(numbered(request, by: client))
+            state = .authenticating(held: held, helloRef: helloRef, client: client)
+        case (.live(let identity, let client), .command(let request)):
             guard takePlace(for: request) else { return [] }
-            return [.submit(request, identity)]
+            return [.submit(numbered(request, by: client), identity)]
         case (.closing, _), (.closed, _):
             break
         }
@@ -164,11 +182,33 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// version it resumed from, at `version`), and submits the commands it sent meanwhile.
     ///
     /// Ignored unless the session is ``Phase/authenticating`` (the connection may have closed meanwhile).
+    /// The client keeps the id its hello named, or gets a new one (issued now) in the welcome.
     @discardableResult
     public mutating func authenticated(as identity: Identity, stream: String, sync: String, version: Int) -> [Effect] {
-        guard case .authenticating(let held, _) = state else { return [] }
-        state = .live(identity)
-        enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window)))
+        authenticated(as: identity, client: helloClient ?? LiveClientID.issue(), stream: stream, sync: sync, version: version)
+    }
+
+    /// Admits the client under `client`: queues the welcome (which names `client`) and its first view
+    /// (`sync`: a snapshot, or a patch from the version it resumed from, at `version`), and submits the
+    /// commands it sent meanwhile, numbered by `client`.
+    ///
+    /// Ignored unless the session is ``Phase/authenticating``. A hello that named an id keeps it:
+    /// `client` is then ignored.
+    ///
+    /// - Parameters:
+    ///   - identity: Who the service said the client is.
+    ///   - client: The id for a client whose hello named none (issue one with ``LiveClientID/issue(now:)``).
+    ///   - stream: The stream identity, for the welcome.
+    ///   - sync: The first view frame.
+    ///   - version: The version `sync` brings the client to.
+    @discardableResult
+    public mutating func authenticated(
+        as identity: Identity, client: LiveClientID, stream: String, sync: String, version: Int
+    ) -> [Effect] {
+        guard case .authenticating(let held, _, let named) = state else { return [] }
+        let client = named ?? client
+        state = .live(identity, client: client)
+        enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window, client: client)))
         enqueue(Outgoing(text: sync, isSync: true))
         self.version = version
         syncWaiting = true
@@ -179,7 +219,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// Refuses the client: an error frame (code `unauthorized`, with the hello's `ref`) with `message`,
     /// then the close (4401).
     public mutating func refused(_ message: String) {
-        guard case .authenticating(_, let helloRef) = state else { return }
+        guard case .authenticating(_, let helloRef, _) = state else { return }
         fail(.unauthorized, message, ref: helloRef, closing: .unauthorized)
     }
 
@@ -191,17 +231,22 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
             return
         }
         let text: String?
+        let named = request.ref != nil || request.cid != nil || request.seq != nil
         switch outcome {
         case .applied(let version):
-            text = request.ref == nil && request.cid == nil
-                ? nil : ServerFrame.ack(ref: request.ref, cid: request.cid, version: version, duplicate: false)
+            text = named ? ServerFrame.ack(ref: request.ref, cid: request.cid, seq: request.seq, version: version, duplicate: false) : nil
         case .duplicate(let version):
-            text = request.ref == nil && request.cid == nil
-                ? nil : ServerFrame.ack(ref: request.ref, cid: request.cid, version: version, duplicate: true)
+            text = named ? ServerFrame.ack(ref: request.ref, cid: request.cid, seq: request.seq, version: version, duplicate: true) : nil
         case .rejected(let message):
-            text = ServerFrame.error(.rejected, message, ref: request.ref, cid: request.cid)
+            text = ServerFrame.error(.rejected, message, ref: request.ref, cid: request.cid, seq: request.seq)
         case .unavailable(let message):
-            text = ServerFrame.error(.unavailable, message, ref: request.ref, cid: request.cid)
+            text = ServerFrame.error(.unavailable, message, ref: request.ref, cid: request.cid, seq: request.seq)
+        case .outOfOrder(let expected):
+            text = ServerFrame.error(
+                .outOfOrder, "this client's next command is number \(expected): send the commands before this one first",
+                ref: request.ref, cid: request.cid, seq: request.seq, expected: expected)
+        case .clientExpired(let message):
+            text = ServerFrame.error(.clientExpired, message, ref: request.ref, cid: request.cid, seq: request.seq)
         }
         guard let text else {
             placesHeld -= 1
@@ -244,7 +289,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         switch state {
         case .awaitingHello:
             fail(.helloTimeout, "no hello came in time", ref: nil, closing: .helloTimeout)
-        case .authenticating(_, let helloRef):
+        case .authenticating(_, let helloRef, _):
             fail(.helloTimeout, "the hello was not decided in time", ref: helloRef, closing: .helloTimeout)
         case .live, .closing, .closed:
             break
@@ -291,11 +336,20 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         return .close(code, reason: reason)
     }
 
+    /// `request`, numbered by `client` when it has a `seq`.
+    private func numbered(_ request: LiveCommandRequest<Command>, by client: LiveClientID?) -> LiveCommandRequest<Command> {
+        guard request.seq != nil else { return request }
+        var request = request
+        request.client = client
+        return request
+    }
+
     /// Takes a window place for `request`, or queues a `window_full` error and returns false.
     private mutating func takePlace(for request: LiveCommandRequest<Command>) -> Bool {
         guard placesHeld < limits.window else {
             enqueue(Outgoing(text: ServerFrame.error(
-                .windowFull, "\(limits.window) commands are unanswered; wait for an answer", ref: request.ref, cid: request.cid)))
+                .windowFull, "\(limits.window) commands are unanswered; wait for an answer", ref: request.ref, cid: request.cid,
+                seq: request.seq)))
             return false
         }
         placesHeld += 1

@@ -4,13 +4,16 @@ import Stillwater
 struct LiveSubmission<Service: LiveService>: Sendable {
     var command: Service.Command
     var cid: String?
+    /// The client that numbered the command, with its number.
+    var client: LiveClientID?
+    var seq: Int?
     var identity: Service.Identity
     var reply: @Sendable (LiveOutcome) -> Void
 }
 
-/// The hub's writer and reader of its log: takes the submitted commands in batches, records the accepted
-/// ones with one append per batch, and applies the log's records in order, its own and (for a replica of
-/// a shared log) everyone else's.
+/// The hub's writer and reader of its log: takes the submitted commands in batches, records the decided
+/// ones with one conditional append per batch, and applies the log's records in order, its own and (for
+/// a replica of a shared log) everyone else's.
 ///
 /// One run loop at a time uses it (``LiveHubShared`` starts it and says when to stop), so the state
 /// below changes only between that loop's awaits. The service's code (``LiveService/decide(_:state:identity:)``,
@@ -18,23 +21,20 @@ struct LiveSubmission<Service: LiveService>: Sendable {
 actor LiveWorker<Service: LiveService> {
     typealias Log = any ActionLog<LiveLogState<Service.State>, LiveEntry<Service.LiveAction>>
 
-    /// A sender waiting for the record at some version to be applied.
-    private struct Waiter {
-        var reply: @Sendable (LiveOutcome) -> Void
-        /// The sender's command repeated a `cid` of an earlier command in the same batch: told
-        /// `duplicate` with that command's version.
-        var repeatsEarlier: Bool
-    }
-
     /// What a batch does with one submission.
     private enum Plan {
-        /// Answered without the log (refused, or a `cid` remembered already).
+        /// Answered without the log (refused without a number, a duplicate, out of order, expired).
         case answer(LiveOutcome)
         /// Recorded as the batch's entry at this index.
         case entry(Int)
-        /// The same `cid` as the batch's entry at this index: answered with its version, as a duplicate.
+        /// The same command as the batch's entry at this index (the same `cid`, or the same client and
+        /// number): answered as its duplicate.
         case repeats(Int)
     }
+
+    /// How many times one batch is decided again after other nodes appended first, before its commands
+    /// are answered `unavailable`.
+    private static var maxDecisions: Int { 100 }
 
     private let service: Service
     private let log: Log
@@ -50,7 +50,6 @@ actor LiveWorker<Service: LiveService> {
     /// The snapshot being written beside the appends, if any (at most one at a time).
     private var snapshotWrite: Task<Void, Never>?
     private var snapshotInFlight = false
-    private var waiters: [Int: [Waiter]] = [:]
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
          options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View, replayed: Int) {
@@ -85,42 +84,49 @@ actor LiveWorker<Service: LiveService> {
         try? await log.writeSnapshot(durable, version: durable.version)
     }
 
-    /// Decides every submission of `batch`, appends the accepted ones as one call, applies them, and
-    /// answers each sender.
+    /// Decides every submission of `batch` on the state at the log's head, appends the recorded ones as
+    /// one call that succeeds only if the head did not move, applies them, and answers every sender in
+    /// the order submitted. When another node appended first, reads its records and decides again.
     private func write(_ batch: [LiveSubmission<Service>]) async {
-        let (plans, entries) = plan(batch)
-        var unavailable: String?
-        if !entries.isEmpty {
+        for _ in 0..<Self.maxDecisions {
+            let (plans, entries) = plan(batch)
+            guard !entries.isEmpty else { return answer(batch, plans, entryOutcomes: []) }
+            let head = durable.version
             do {
-                let range = try await log.append(entries)
-                precondition(range.count == entries.count,
-                              "an ActionLog's append returned \(range.count) versions for \(entries.count) entries")
-                for (index, plan) in plans.enumerated() {
-                    switch plan {
-                    case .answer: break
-                    case .entry(let entry):
-                        waiters[range.lowerBound + entry, default: []].append(Waiter(reply: batch[index].reply, repeatsEarlier: false))
-                    case .repeats(let entry):
-                        waiters[range.lowerBound + entry, default: []].append(Waiter(reply: batch[index].reply, repeatsEarlier: true))
-                    }
-                }
-                if range.lowerBound == durable.version + 1 {
-                    // Nobody appended between this log's last record applied here and these: they are
-                    // the records at those versions.
-                    await apply(zip(range, entries).map { ActionLogRecord(version: $0, entry: $1) })
-                } else if !(await catchUp(to: range.upperBound)) {
-                    // Durable, not read back yet: the senders are answered once a later catch-up applies them.
-                    shared.raiseTarget(to: range.upperBound)
-                }
+                let range = try await log.append(entries, ifHeadIs: head)
+                precondition(range == head + 1 ... head + entries.count,
+                             "an ActionLog's append(_:ifHeadIs: \(head)) returned \(range) for \(entries.count) entries")
+                let outcomes = await apply(zip(range, entries).map { ActionLogRecord(version: $0, entry: $1) })
+                return answer(batch, plans, entryOutcomes: outcomes)
+            } catch let conflict as ActionLogConflict {
+                // Another node recorded first: the decisions above saw an old state. Catch up, decide again.
+                guard await catchUp(to: conflict.head), durable.version >= conflict.head else { break }
             } catch {
-                unavailable = "the log could not record the command (\(error)); try again later"
+                // The log's own words may name server paths: the client is told only that it failed.
+                return answer(batch, plans, entryOutcomes: Array(
+                    repeating: .unavailable("the log could not record the command; try again later"), count: entries.count))
             }
         }
-        for (index, plan) in plans.enumerated() {
+        let (plans, entries) = plan(batch)
+        answer(batch, plans, entryOutcomes: Array(
+            repeating: .unavailable("the log is busy with other servers' commands; try again later"), count: entries.count))
+    }
+
+    /// Answers every submission of `batch` in order: `plans` says how, `entryOutcomes` holds the outcome of
+    /// each entry the batch recorded.
+    private func answer(_ batch: [LiveSubmission<Service>], _ plans: [Plan], entryOutcomes: [LiveOutcome]) {
+        for (submission, plan) in zip(batch, plans) {
             switch plan {
-            case .answer(let outcome): batch[index].reply(outcome)
-            case .entry, .repeats:
-                if let unavailable { batch[index].reply(.unavailable(unavailable)) }
+            case .answer(let outcome):
+                submission.reply(outcome)
+            case .entry(let index):
+                submission.reply(entryOutcomes[index])
+            case .repeats(let index):
+                if case .applied(let version) = entryOutcomes[index] {
+                    submission.reply(.duplicate(version: version))
+                } else {
+                    submission.reply(entryOutcomes[index])
+                }
             }
         }
     }
@@ -128,14 +134,56 @@ actor LiveWorker<Service: LiveService> {
     /// What to do with each submission of `batch`, and the entries to append: each command is decided
     /// against the state as it will be with the batch's earlier entries applied.
     private func plan(_ batch: [LiveSubmission<Service>]) -> ([Plan], [LiveEntry<Service.LiveAction>]) {
-        // Only the state is copied: the ids are looked up in `durable` and in this batch's own table, so
-        // the table of recent ids (up to ``RecentCommandIDs/capacity``) is not copied for every batch.
+        // Only the state is copied: ids are looked up in `durable` and in this batch's own tables, so the
+        // tables the log remembers are not copied for every batch.
         var working = durable.state
         var plans: [Plan] = []
         var entries: [LiveEntry<Service.LiveAction>] = []
         var batchCIDs: [String: Int] = [:]
+        /// Per client numbering in this batch: its next number, and the entry of each number it recorded.
+        var batchClients: [LiveClientID: (next: Int, entries: [Int: Int])] = [:]
+        let time = LiveClock.milliseconds(options.now())
         plans.reserveCapacity(batch.count)
         for submission in batch {
+            if let client = submission.client, let seq = submission.seq {
+                let known = durable.clients[client]
+                let numbering = batchClients[client]
+                if known == nil, numbering == nil, durable.clients.isExpired(client) {
+                    plans.append(.answer(.clientExpired(Self.expiredMessage(durable.clients))))
+                    continue
+                }
+                let next = numbering?.next ?? (known?.seq ?? 0) + 1
+                if seq < next {
+                    if let index = numbering?.entries[seq] {
+                        plans.append(.repeats(index))
+                    } else if let known, known.seq == seq, let refusal = known.refusal {
+                        plans.append(.answer(.rejected(refusal)))
+                    } else {
+                        plans.append(.answer(.duplicate(version: known?.version ?? durable.version)))
+                    }
+                    continue
+                }
+                if seq > next {
+                    plans.append(.answer(.outOfOrder(expected: next)))
+                    continue
+                }
+                let entry: LiveEntry<Service.LiveAction>
+                switch service.decide(submission.command, state: working, identity: submission.identity) {
+                case .accept(let action):
+                    action.reduce(&working)
+                    entry = LiveEntry(client: client, seq: seq, time: time, action: action, cid: submission.cid)
+                case .reject(let message):
+                    entry = LiveEntry(client: client, seq: seq, time: time, action: nil, refusal: message, cid: submission.cid)
+                }
+                var updated = numbering ?? (next: next, entries: [:])
+                updated.next = seq + 1
+                updated.entries[seq] = entries.count
+                batchClients[client] = updated
+                if let cid = submission.cid { batchCIDs[cid] = entries.count }
+                plans.append(.entry(entries.count))
+                entries.append(entry)
+                continue
+            }
             if let cid = submission.cid {
                 if let entry = batchCIDs[cid] {
                     plans.append(.repeats(entry))
@@ -158,6 +206,13 @@ actor LiveWorker<Service: LiveService> {
             }
         }
         return (plans, entries)
+    }
+
+    private static func expiredMessage(_ clients: LiveClientTable) -> String {
+        let days = Double(clients.retention) / 86_400_000
+        let age = days >= 1 ? "\(Int(days.rounded())) days" : "\(clients.retention / 1_000) seconds"
+        return "this client id is no longer remembered (clients are kept \(age) after their last command); "
+            + "the command was not applied: start again without the id"
     }
 
     /// Reads and applies the log's records until `target` (or the log's end).
@@ -184,8 +239,7 @@ actor LiveWorker<Service: LiveService> {
     }
 
     /// Replaces the state with the log's newest snapshot, which must cover every record before
-    /// `version`. The senders waiting for records it covers are told to send again: their commands are in
-    /// the log, so a resend with the same `cid` is answered as a duplicate.
+    /// `version`.
     ///
     /// - Returns: False when the log could not be read or has no such snapshot (nothing changed).
     private func restart(before version: Int) async -> Bool {
@@ -198,39 +252,35 @@ actor LiveWorker<Service: LiveService> {
         store.dispatch(LiveReset(state: durable.state))
         lastView = service.view(of: durable.state)
         shared.publish(version: durable.version, view: lastView)
-        var stale: [Waiter] = []
-        for key in waiters.keys where key <= durable.version { stale += waiters.removeValue(forKey: key) ?? [] }
-        for waiter in stale { waiter.reply(.unavailable("this server fell behind the log and started again from its snapshot; send again")) }
         return true
     }
 
     /// Applies `records` (those after ``durable``'s version, in order) to the state and, as one action,
-    /// to the store; publishes the new view; answers the senders waiting for them.
-    private func apply(_ records: [ActionLogRecord<LiveEntry<Service.LiveAction>>]) async {
+    /// to the store; publishes the new view.
+    ///
+    /// - Returns: The outcome of each record applied, in order: applied, a duplicate of an earlier
+    ///   command, or (a numbered command the service refused) rejected.
+    @discardableResult
+    private func apply(_ records: [ActionLogRecord<LiveEntry<Service.LiveAction>>]) async -> [LiveOutcome] {
         var actions: [Service.LiveAction] = []
-        var ready: [(@Sendable (LiveOutcome) -> Void, LiveOutcome)] = []
-        var applied = 0
+        var outcomes: [LiveOutcome] = []
+        outcomes.reserveCapacity(records.count)
         for record in records {
             // A record that does not follow (read twice, or a log that skipped) ends the batch.
             guard record.version == durable.version + 1 else { break }
-            let earlier = record.entry.cid.flatMap { durable.recentCommands[$0] }
-            record.entry.reduce(&durable)
-            applied += 1
-            let outcome: LiveOutcome
+            let entry = record.entry
+            let earlier = entry.isNew(in: durable) ? nil : Self.recordedVersion(of: entry, in: durable)
+            entry.reduce(&durable)
             if let earlier {
-                outcome = .duplicate(version: earlier)
+                outcomes.append(.duplicate(version: earlier))
+            } else if let action = entry.action {
+                outcomes.append(.applied(version: record.version))
+                actions.append(action)
             } else {
-                outcome = .applied(version: record.version)
-                actions.append(record.entry.action)
-            }
-            for waiter in waiters.removeValue(forKey: record.version) ?? [] {
-                switch (waiter.repeatsEarlier, outcome) {
-                case (true, .applied(let version)): ready.append((waiter.reply, .duplicate(version: version)))
-                default: ready.append((waiter.reply, outcome))
-                }
+                outcomes.append(.rejected(entry.refusal ?? "refused"))
             }
         }
-        guard applied > 0 else { return }
+        guard !outcomes.isEmpty else { return outcomes }
         // The store and the view first: a sender hears of its command once the view shows it.
         switch actions.count {
         case 0: break
@@ -240,9 +290,16 @@ actor LiveWorker<Service: LiveService> {
         let view = service.view(of: durable.state)
         if view != lastView { lastView = view }
         shared.publish(version: durable.version, view: lastView)
-        for (reply, outcome) in ready { reply(outcome) }
-        sinceSnapshot += applied
+        sinceSnapshot += outcomes.count
         if sinceSnapshot >= options.snapshotEvery, !snapshotInFlight { startSnapshot() }
+        return outcomes
+    }
+
+    /// The version at which `entry`'s command was recorded before (one `isNew(in:)` says is not new).
+    private static func recordedVersion(of entry: LiveEntry<Service.LiveAction>, in state: LiveLogState<Service.State>) -> Int {
+        if let client = entry.client, let record = state.clients[client] { return record.version }
+        if let cid = entry.cid, let version = state.recentCommands[cid] { return version }
+        return state.version
     }
 
     /// Writes a snapshot of the state as it is now on a task of its own, so the next batches are appended

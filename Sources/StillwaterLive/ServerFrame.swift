@@ -27,6 +27,14 @@ public enum LiveErrorCode: String, Sendable, CaseIterable {
     /// The command was not recorded because the log could not take it now; the error carries
     /// `"retry":true` and the command may be sent again (with the same `cid`).
     case unavailable
+    /// The command's number (`seq`) is not its client's next one: a command before it was not recorded
+    /// (it was unavailable, say). The error carries `"retry":true` and `expected`, the next number:
+    /// send the commands from that number on again, in order.
+    case outOfOrder = "out_of_order"
+    /// The log no longer remembers the client id (unseen for longer than the hub keeps clients), so it
+    /// cannot tell whether the command was applied; it was not applied now. Start again without the id:
+    /// the next welcome gives a new one. The command is not sent again.
+    case clientExpired = "client_expired"
 }
 
 /// The close codes a hub ends a connection with (WebSocket close codes; 4000–4999 is the range private
@@ -48,7 +56,7 @@ public enum LiveCloseCode: Int, Sendable, CaseIterable {
 
 /// Encodes the frames a hub sends.
 enum ServerFrame {
-    static func welcome(stream: String, window: Int) -> String {
+    static func welcome(stream: String, window: Int, client: LiveClientID) -> String {
         var json = LiveJSONWriter()
         json.raw(#"{"type":"welcome","protocol":"#)
         json.int(liveProtocolVersion)
@@ -56,6 +64,8 @@ enum ServerFrame {
         json.string(stream)
         json.raw(#","window":"#)
         json.int(window)
+        json.raw(#","client":"#)
+        json.string(client.text)
         json.raw("}")
         return json.text
     }
@@ -83,10 +93,10 @@ enum ServerFrame {
         return json.text
     }
 
-    static func ack(ref: Int?, cid: String?, version: Int, duplicate: Bool) -> String {
+    static func ack(ref: Int?, cid: String?, seq: Int? = nil, version: Int, duplicate: Bool) -> String {
         var json = LiveJSONWriter()
         json.raw(#"{"type":"ack""#)
-        writeReference(ref: ref, cid: cid, to: &json)
+        writeReference(ref: ref, cid: cid, seq: seq, to: &json)
         json.key("version")
         json.int(version)
         if duplicate { json.raw(#","duplicate":true"#) }
@@ -94,20 +104,26 @@ enum ServerFrame {
         return json.text
     }
 
-    static func error(_ code: LiveErrorCode, _ message: String, ref: Int?, cid: String? = nil) -> String {
+    static func error(
+        _ code: LiveErrorCode, _ message: String, ref: Int?, cid: String? = nil, seq: Int? = nil, expected: Int? = nil
+    ) -> String {
         var json = LiveJSONWriter()
         json.raw(#"{"type":"error","code":"#)
         json.string(code.rawValue)
         json.key("message")
         json.string(message)
-        writeReference(ref: ref, cid: cid, to: &json)
-        if code == .unavailable || code == .windowFull { json.raw(#","retry":true"#) }
+        writeReference(ref: ref, cid: cid, seq: seq, to: &json)
+        if let expected {
+            json.key("expected")
+            json.int(expected)
+        }
+        if code == .unavailable || code == .windowFull || code == .outOfOrder { json.raw(#","retry":true"#) }
         json.raw("}")
         return json.text
     }
 
-    /// Writes `,"ref":…` and `,"cid":…`, each when present.
-    private static func writeReference(ref: Int?, cid: String?, to json: inout LiveJSONWriter) {
+    /// Writes `,"ref":…`, `,"cid":…` and `,"seq":…`, each when present.
+    private static func writeReference(ref: Int?, cid: String?, seq: Int?, to json: inout LiveJSONWriter) {
         if let ref {
             json.key("ref")
             json.int(ref)
@@ -115,6 +131,10 @@ enum ServerFrame {
         if let cid {
             json.key("cid")
             json.string(cid)
+        }
+        if let seq {
+            json.key("seq")
+            json.int(seq)
         }
     }
 }

@@ -62,12 +62,30 @@ public final class PostgresActionLog<State: Codable & Sendable, Entry: Codable &
     /// - Throws: What the database answers; then none of them was appended (unless the connection was
     ///   lost during the commit, which cannot tell).
     public func append(_ entries: [Entry]) async throws -> ClosedRange<Int> {
+        try await append(entries, ifHeadIs: nil)
+    }
+
+    /// Appends `entries` only if the log's head is still `head`, in one transaction that locks the
+    /// head: another process's append cannot come between the check and the append.
+    ///
+    /// - Throws: `ActionLogConflict` with the newer head when another process appended first (nothing
+    ///   appended), or what the database answers.
+    public func append(_ entries: [Entry], ifHeadIs head: Int) async throws -> ClosedRange<Int> {
+        try await append(entries, ifHeadIs: Optional(head))
+    }
+
+    private func append(_ entries: [Entry], ifHeadIs head: Int?) async throws -> ClosedRange<Int> {
         precondition(!entries.isEmpty, "PostgresActionLog.append(_:): entries must hold at least one entry; got an empty array")
         let appender = idle.withLock { $0.popLast() } ?? journal.makeAppender()
         do {
-            let results = try await journal.append(entries.map { (cid: nil, action: $0) }, to: name, using: appender)
+            let results = try await journal.append(
+                entries.map { (cid: nil, action: $0) }, to: name, using: appender, ifHeadIs: head.map(Int64.init))
             idle.withLock { $0.append(appender) }
             return Int(results.first!.seq)...Int(results.last!.seq)
+        } catch let conflict as ActionLogConflict {
+            // The transaction was rolled back; the connection is fine for the next append.
+            idle.withLock { $0.append(appender) }
+            throw conflict
         } catch {
             await appender.close()
             throw error

@@ -242,9 +242,28 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     public func append(
         _ entries: [(cid: String?, action: Entry)], to log: String, using appender: Appender
     ) async throws -> [Appended] {
+        try await append(entries, to: log, using: appender, ifHeadIs: nil)
+    }
+
+    /// Appends `entries` to `log` as ``append(_:to:using:)`` does, but only if the log's head is still
+    /// `head`: the check and the append are one transaction, which holds the log's head row locked, so
+    /// no other node's append comes between them.
+    ///
+    /// - Parameters:
+    ///   - entries: The entries, with their command ids.
+    ///   - log: The log's name.
+    ///   - appender: The connection to use.
+    ///   - head: The sequence number the caller's decision saw; nil appends whatever the head.
+    /// - Throws: `ActionLogConflict` with the log's head when it is not `head` (nothing appended), or what
+    ///   ``append(_:to:using:)`` throws.
+    public func append(
+        _ entries: [(cid: String?, action: Entry)], to log: String, using appender: Appender, ifHeadIs head: Int64?
+    ) async throws -> [Appended] {
         let texts = try entries.map { try Self.encode($0.action) }
+        let expected = head
         return try await appender.slot.transaction { connection in
             let head = try await self.lockHead(of: log, on: connection)
+            if let expected, expected != head { throw ActionLogConflict(head: Int(head)) }
             var known: [String: Int64] = [:]
             let cids = entries.compactMap(\.cid)
             if !cids.isEmpty {

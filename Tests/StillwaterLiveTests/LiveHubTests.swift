@@ -154,13 +154,13 @@ struct LiveHubTests {
         #expect(hub.store.state.value.items.count == 4)
     }
 
-    @Test("a failed append changes nothing and tells the sender to retry")
+    @Test("a failed append changes nothing and tells the sender to retry, without the log's own words")
     func appendFails() async throws {
         let log = BoardLog()
         let hub = try await BoardHub.make(log: log)
         log.failNextAppend()
         #expect(await hub.perform(.add(text: "a"), cid: "a1", as: "server")
-            == .unavailable("the log could not record the command (the disk is full); try again later"))
+            == .unavailable("the log could not record the command; try again later"))
         #expect(hub.version == 0)
         #expect(await hub.perform(.add(text: "a"), cid: "a1", as: "server") == .applied(version: 1))
     }

@@ -55,3 +55,24 @@ struct LiveLogTests {
         #expect(hub.view == BoardView(title: "Groceries", count: 1, items: [Item(id: "i1", text: "milk")]))
     }
 }
+
+@Suite("A numbered command retried after a million others, on the package's logs", .timeLimit(.minutes(10)))
+struct LiveLateRetryTests {
+    typealias Log = LiveLogConformance.Log
+
+    @Test("on a MemoryJournal")
+    func memoryJournal() async {
+        let log = MemoryJournal<LiveLogState<LiveLogConformance.Count>, LiveEntry<LiveLogConformance.Bump>>()
+        let report = await LiveLogConformance.checkLateRetry(log: log)
+        #expect(report.failures.isEmpty && report.checks == 5)
+    }
+
+    @Test("on a FileJournal")
+    func fileJournal() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("late-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = try FileJournal<LiveLogState<LiveLogConformance.Count>, LiveEntry<LiveLogConformance.Bump>>(directory: directory)
+        let report = await LiveLogConformance.checkLateRetry(log: log)
+        #expect(report.failures.isEmpty && report.checks == 5)
+    }
+}

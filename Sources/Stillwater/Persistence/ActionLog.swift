@@ -138,6 +138,22 @@ public protocol ActionLog<State, Entry>: AnyObject, Sendable {
     ///   program with a message naming `entries`.
     func append(_ entries: [Entry]) async throws -> ClosedRange<Int>
 
+    /// Appends `entries` only if the log's head is still `head`: the entries were decided on the state
+    /// at that version, and nobody may have appended in between.
+    ///
+    /// A log shared by several writers checks the head and appends in one atomic step (a database
+    /// transaction that locks the head). The default implementation, for a log with one writer (this
+    /// process), compares ``head()`` and then calls ``append(_:)``: right only when no other writer
+    /// appends to the log at the same time.
+    ///
+    /// - Parameters:
+    ///   - entries: At least one entry, as for ``append(_:)``.
+    ///   - head: The version the caller's decision saw; the entries get `head + 1` onwards.
+    /// - Returns: `head + 1 ... head + entries.count`, once durable.
+    /// - Throws: ``ActionLogConflict`` with the log's newer head when another append came first (nothing
+    ///   was appended: catch up and decide again), or what ``append(_:)`` throws.
+    func append(_ entries: [Entry], ifHeadIs head: Int) async throws -> ClosedRange<Int>
+
     /// The durable records after `version`, oldest first, at most `limit` of them.
     ///
     /// A replica catches up with others' appends this way; a log with one writer returns its own. A log
@@ -155,6 +171,49 @@ public protocol ActionLog<State, Entry>: AnyObject, Sendable {
     /// The log may then let go of the records the snapshot covers, keeping what its retention setting
     /// asks for. `version` must be one the log has reached.
     func writeSnapshot(_ state: State, version: Int) async throws
+}
+
+extension ActionLog {
+    /// Appends `entries` if ``head()`` is `head`, for a log with one writer: the check and the append are
+    /// two steps, so a log that several processes append to must implement this itself, atomically.
+    ///
+    /// - Throws: ``ActionLogConflict`` when the head is not `head` (nothing appended), or what
+    ///   ``head()`` and ``append(_:)`` throw.
+    public func append(_ entries: [Entry], ifHeadIs head: Int) async throws -> ClosedRange<Int> {
+        let current = try await self.head()
+        guard current == head else { throw ActionLogConflict(head: current) }
+        return try await append(entries)
+    }
+}
+
+/// An append refused because the log moved on: another writer appended after the version the caller's
+/// decision saw (``ActionLog/append(_:ifHeadIs:)``). Nothing was appended.
+///
+/// ```swift
+/// struct Add: Action, Codable {
+///     var amount: Int
+///     func reduce(_ total: inout Int) { total += amount }
+/// }
+/// let log = MemoryJournal<Int, Add>()
+/// _ = try await log.open()
+/// _ = try await log.append([Add(amount: 1)])
+/// do {
+///     _ = try await log.append([Add(amount: 2)], ifHeadIs: 0)
+/// } catch let conflict as ActionLogConflict {
+///     print(conflict.head)
+/// }
+/// // Prints "1"
+/// ```
+public struct ActionLogConflict: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The log's head when the append was refused: read the records up to it, decide again, and append
+    /// with this head.
+    public var head: Int
+
+    /// Creates the error for a log whose head is `head`.
+    public init(head: Int) { self.head = head }
+
+    /// One line, for a log.
+    public var description: String { "the log moved on to version \(head) since the decision" }
 }
 
 /// The rules of ``ActionLog`` that its implementations in this package check on their callers.

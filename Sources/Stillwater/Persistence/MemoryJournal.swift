@@ -144,9 +144,26 @@ extension MemoryJournal: ActionLog {
     /// - Parameter entries: At least one entry; an empty array stops the program.
     /// - Throws: The error given to ``failNextSync(with:)``, once: none of the entries is kept then.
     public func append(_ entries: [JournaledAction]) async throws -> ClosedRange<Int> {
+        try append(entries, ifHeadIs: nil)
+    }
+
+    /// Appends `entries` if the head is `head`, checked and appended under one lock, so several users of
+    /// one journal in a process (replicas in a test) each decide on the head they append after.
+    ///
+    /// - Throws: `ActionLogConflict` when the head moved (nothing kept), or the error given to
+    ///   ``failNextSync(with:)``.
+    public func append(_ entries: [JournaledAction], ifHeadIs head: Int) async throws -> ClosedRange<Int> {
+        try append(entries, ifHeadIs: Optional(head))
+    }
+
+    private func append(_ entries: [JournaledAction], ifHeadIs expected: Int?) throws -> ClosedRange<Int> {
         ActionLogRules.requireEntries(entries.count, "MemoryJournal")
         return try storage.withLock { storage in
             JournalRules.requireLoaded(storage.loaded, "MemoryJournal", "append(_:)")
+            if let expected {
+                let head = storage.durable.last?.version ?? storage.snapshot?.version ?? 0
+                guard head == expected else { throw ActionLogConflict(head: head) }
+            }
             let first = storage.appendedVersion + 1
             for entry in entries {
                 storage.pending.append(JournalRecord(version: storage.appendedVersion + 1, action: entry))

@@ -16,6 +16,7 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         /// Tests waiting for an append to be held.
         var watchers: [CheckedContinuation<Void, Never>] = []
         var failNext = false
+        var conflicts = 0
         /// Whether snapshots wait for ``releaseSnapshots()``, and those waiting.
         var holdingSnapshots = false
         var heldSnapshots: [CheckedContinuation<Void, Never>] = []
@@ -116,6 +117,19 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
     }
 
     func append(_ entries: [Entry]) async throws -> ClosedRange<Int> {
+        try await append(entries, ifHeadIs: nil)
+    }
+
+    /// Appends only if the head is `head` (checked and appended under one lock, after any hold), as a
+    /// database's transaction does.
+    func append(_ entries: [Entry], ifHeadIs head: Int) async throws -> ClosedRange<Int> {
+        try await append(entries, ifHeadIs: Optional(head))
+    }
+
+    /// How many conditional appends were refused because the head had moved.
+    var conflicts: Int { withLock { $0.conflicts } }
+
+    private func append(_ entries: [Entry], ifHeadIs expected: Int?) async throws -> ClosedRange<Int> {
         precondition(!entries.isEmpty, "TestLog.append(_:): entries must not be empty")
         let (wait, watchers, fail) = withLock { storage in
             defer { storage.watchers = [] }
@@ -130,9 +144,14 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
             }
         }
         if fail { throw Failure() }
-        return withLock { storage in
+        return try withLock { storage in
+            let head = storage.records.last?.version ?? storage.snapshot?.version ?? 0
+            if let expected, expected != head {
+                storage.conflicts += 1
+                throw ActionLogConflict(head: head)
+            }
             storage.appendSizes.append(entries.count)
-            let first = (storage.records.last?.version ?? storage.snapshot?.version ?? 0) + 1
+            let first = head + 1
             for (offset, entry) in entries.enumerated() {
                 storage.records.append(ActionLogRecord(version: first + offset, entry: entry))
             }
