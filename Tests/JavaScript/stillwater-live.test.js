@@ -73,7 +73,14 @@ function seeded(seed) {
 }
 
 const STREAM = "s-5f0c1e2d3c4b5a69";
-const welcome = (window) => ({ type: "welcome", protocol: 1, stream: STREAM, window: window || 64 });
+const CLIENT = "c018bcfe56800-0123456789abcdef";
+const OTHER_CLIENT = "c018bcfe56801-fedcba9876543210";
+/** A welcome; it names `client` (CLIENT by default, none for null). */
+const welcome = (window, client) => {
+  const frame = { type: "welcome", protocol: 1, stream: STREAM, window: window || 64 };
+  if (client !== null) frame.client = client || CLIENT;
+  return frame;
+};
 const snapshot41 = {
   type: "snapshot", stream: STREAM, version: 41,
   view: { title: "Groceries", items: [{ id: "i1", text: "Milk", done: false }] },
@@ -100,10 +107,10 @@ function harness(extra) {
 }
 
 /** Opens the current socket and brings it to a view: hello, welcome, then `first` (a snapshot by default). */
-function bringLive(h, first, window) {
+function bringLive(h, first, window, client) {
   const ws = h.net.last();
   ws.open();
-  ws.frame(welcome(window));
+  ws.frame(welcome(window, client));
   ws.frame(first || snapshot41);
   return ws;
 }
@@ -252,21 +259,22 @@ test("send resolves on its ack; an ack before the patch is fine", async () => {
   const h = harness();
   const ws = bringLive(h);
   const answer = h.client.send({ add: { text: "Buy milk" } });
-  assert.deepEqual(ws.commands(), [{ type: "command", ref: 1, cid: "cid0001", command: { add: { text: "Buy milk" } } }]);
+  assert.deepEqual(ws.commands(), [{ type: "command", ref: 1, seq: 1, command: { add: { text: "Buy milk" } } }]);
   assert.equal(h.client.pending, 1);
-  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 42 });
-  assert.deepEqual(await answer, { version: 42, duplicate: false, cid: "cid0001" });
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 42 });
+  assert.deepEqual(await answer, { version: 42, duplicate: false, cid: "cid0001", seq: 1 });
   assert.equal(h.client.pending, 0);
-  assert.equal(h.options.storage.getItem("queue"), null, "an answered command leaves the stored queue");
+  assert.deepEqual(JSON.parse(h.options.storage.getItem("queue")), { client: CLIENT, next: 2, queue: [] },
+                   "an answered command leaves the stored queue; the id and the next number stay");
 });
 
-test("a duplicate ack resolves with duplicate: true, and a second answer for the same cid is ignored", async () => {
+test("a duplicate ack resolves with duplicate: true, and a second answer for the same command is ignored", async () => {
   const h = harness();
   const ws = bringLive(h);
   const answer = h.client.send({ toggle: { id: "i1" } });
-  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 40, duplicate: true });
-  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 40 });
-  assert.deepEqual(await answer, { version: 40, duplicate: true, cid: "cid0001" });
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 40, duplicate: true });
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 40 });
+  assert.deepEqual(await answer, { version: 40, duplicate: true, cid: "cid0001", seq: 1 });
   assert.equal(h.settled.length, 1);
 });
 
@@ -274,23 +282,24 @@ test("an error about a command rejects its promise with code and message; one ab
   const h = harness();
   const ws = bringLive(h);
   const answer = h.client.send({ delete: { id: "i99" } });
-  ws.frame({ type: "error", code: "rejected", message: "no item with id \"i99\"", ref: 1 });
-  await assert.rejects(answer, (error) => error instanceof Live.LiveError && error.code === "rejected" && /i99/.test(error.message) && error.retry === false);
+  ws.frame({ type: "error", code: "rejected", message: "no item with id \"i99\"", ref: 1, seq: 1 });
+  await assert.rejects(answer, (error) => error instanceof Live.LiveError && error.code === "rejected" && /i99/.test(error.message) &&
+    error.retry === false && error.seq === 1 && error.cid === "cid0001");
   ws.frame({ type: "error", code: "malformed", message: "not a JSON object" });
   assert.equal(h.errors.at(-1).code, "malformed");
   assert.equal(h.client.pending, 0);
 });
 
-test("an error with retry keeps the command and sends it again, same cid, after a delay", async () => {
+test("an error with retry keeps the command and sends it again, same number, after a delay", async () => {
   const h = harness();
   const ws = bringLive(h);
   const answer = h.client.send({ add: { text: "Tea" } });
-  ws.frame({ type: "error", code: "unavailable", message: "the log could not record the command; try again later", ref: 1, cid: "cid0001", retry: true });
+  ws.frame({ type: "error", code: "unavailable", message: "the log could not record the command; try again later", ref: 1, seq: 1, retry: true });
   assert.equal(ws.commands().length, 1, "not sent again at once");
   assert.equal(h.client.pending, 1);
   h.clock.advance(h.clock.nextDelay());
-  assert.deepEqual(ws.commands().map((c) => [c.ref, c.cid]), [[1, "cid0001"], [2, "cid0001"]]);
-  ws.frame({ type: "ack", ref: 2, cid: "cid0001", version: 42 });
+  assert.deepEqual(ws.commands().map((c) => [c.ref, c.seq]), [[1, 1], [2, 1]]);
+  ws.frame({ type: "ack", ref: 2, seq: 1, version: 42 });
   assert.equal((await answer).version, 42);
 });
 
@@ -299,7 +308,7 @@ test("no more than the welcome's window is unanswered at once", () => {
   const ws = bringLive(h, null, 2);
   for (let i = 0; i < 5; i++) h.client.send({ n: i }).catch(() => {});
   assert.equal(ws.commands().length, 2);
-  ws.frame({ type: "ack", ref: 1, cid: "cid0001", version: 42 });
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 42 });
   assert.equal(ws.commands().length, 3);
   assert.deepEqual(ws.commands().map((c) => c.command.n), [0, 1, 2]);
 });
@@ -317,7 +326,7 @@ test("commands wait for the welcome, and go out in order after it", () => {
 
 // ---- reconnecting ----
 
-test("close 1001: reconnect, resume, resend the unanswered command with its cid; answered once", async () => {
+test("close 1001: reconnect, resume, resend the unanswered command with its number; answered once", async () => {
   const h = harness();
   const ws = bringLive(h);
   const answer = h.client.send({ add: { text: "Milk" } });
@@ -327,14 +336,14 @@ test("close 1001: reconnect, resume, resend the unanswered command with its cid;
   h.clock.advance(h.clock.nextDelay());
   const again = h.net.last();
   again.open();
-  assert.deepEqual(again.sent[0], { type: "hello", protocol: 1, token: "s3cret", params: { team: "alpha" }, resume: { stream: STREAM, version: 41 } });
+  assert.deepEqual(again.sent[0], { type: "hello", protocol: 1, token: "s3cret", params: { team: "alpha" }, client: CLIENT, resume: { stream: STREAM, version: 41 } });
   again.frame(welcome());
-  assert.deepEqual(again.commands().map((c) => c.cid), ["cid0001", "cid0002"]);
+  assert.deepEqual(again.commands().map((c) => c.seq), [1, 2]);
   again.frame({ type: "patch", from: 41, version: 43, set: { title: "Groceries" } });
-  again.frame({ type: "ack", ref: again.commands()[0].ref, cid: "cid0001", version: 42, duplicate: true });
-  again.frame({ type: "ack", ref: again.commands()[1].ref, cid: "cid0002", version: 43 });
-  assert.deepEqual(await answer, { version: 42, duplicate: true, cid: "cid0001" });
-  assert.deepEqual(await offline, { version: 43, duplicate: false, cid: "cid0002" });
+  again.frame({ type: "ack", ref: again.commands()[0].ref, seq: 1, version: 42, duplicate: true });
+  again.frame({ type: "ack", ref: again.commands()[1].ref, seq: 2, version: 43 });
+  assert.deepEqual(await answer, { version: 42, duplicate: true, cid: "cid0001", seq: 1 });
+  assert.deepEqual(await offline, { version: 43, duplicate: false, cid: "cid0002", seq: 2 });
   assert.equal(h.settled.length, 2);
 });
 
@@ -343,20 +352,20 @@ test("the offline queue survives a reload through localStorage and is answered o
   const first = harness({ storage });
   first.client.send({ add: { text: "Bread" } }).catch(() => {});   // never connected: stays queued
   first.client.send({ toggle: { id: "i1" } }).catch(() => {});
-  assert.deepEqual(JSON.parse(storage.getItem("queue")).map((e) => e.cid), ["cid0001", "cid0002"]);
+  assert.deepEqual(JSON.parse(storage.getItem("queue")).queue.map((e) => [e.cid, e.seq]), [["cid0001", 1], ["cid0002", 2]]);
   first.client.close();   // the page goes away
   await settle();
   assert.equal(first.client.status, "closed");
-  assert.equal(JSON.parse(storage.getItem("queue")).length, 2, "closing keeps the queue");
+  assert.equal(JSON.parse(storage.getItem("queue")).queue.length, 2, "closing keeps the queue");
 
   const second = harness({ storage, newCid: () => "fresh" + Math.random().toString(36).slice(2, 8) });
   assert.equal(second.client.pending, 2);
   const ws = bringLive(second);
-  assert.deepEqual(ws.commands().map((c) => [c.cid, c.command]), [["cid0001", { add: { text: "Bread" } }], ["cid0002", { toggle: { id: "i1" } }]]);
-  ws.frame({ type: "ack", ref: ws.commands()[0].ref, cid: "cid0001", version: 42 });
-  ws.frame({ type: "ack", ref: ws.commands()[1].ref, cid: "cid0002", version: 43 });
-  assert.deepEqual(second.settled.map((s) => [s.cid, s.answer.version]), [["cid0001", 42], ["cid0002", 43]]);
-  assert.equal(storage.getItem("queue"), null);
+  assert.deepEqual(ws.commands().map((c) => [c.seq, c.command]), [[1, { add: { text: "Bread" } }], [2, { toggle: { id: "i1" } }]]);
+  ws.frame({ type: "ack", ref: ws.commands()[0].ref, seq: 1, version: 42 });
+  ws.frame({ type: "ack", ref: ws.commands()[1].ref, seq: 2, version: 43 });
+  assert.deepEqual(second.settled.map((s) => [s.cid, s.answer.seq, s.answer.version]), [["cid0001", 1, 42], ["cid0002", 2, 43]]);
+  assert.deepEqual(JSON.parse(storage.getItem("queue")), { client: CLIENT, next: 3, queue: [] });
 });
 
 test("a stored queue that is not ours is ignored, not sent", () => {
@@ -382,7 +391,7 @@ test("4401: the client stops, reports the server's message, and keeps the queue"
   await assert.rejects(answer, (e) => e.code === "closed");
   h.clock.advance(60000);
   assert.equal(h.net.sockets.length, 1, "no reconnect after 4401");
-  assert.equal(JSON.parse(h.options.storage.getItem("queue")).length, 1);
+  assert.equal(JSON.parse(h.options.storage.getItem("queue")).queue.length, 1);
   await assert.rejects(h.client.send({ n: 2 }), (e) => e.code === "closed");
 });
 
@@ -459,7 +468,7 @@ test("queued lists the unanswered commands (the stored ones at once); onQueue se
     onQueue: (queued) => seen.push(queued.map((e) => e.cid)),
     onSettled: (cid) => seen.push("settled " + cid),
   });
-  assert.deepEqual(h.client.queued, [{ cid: "old_1", command: { add: { text: "Stored" } } }]);
+  assert.deepEqual(h.client.queued, [{ cid: "old_1", seq: null, command: { add: { text: "Stored" } } }]);
   assert.deepEqual(seen, [], "no call for the queue read at the start");
   const answer = h.client.send({ toggle: { id: "i1" } });
   assert.deepEqual(seen, [["old_1", "cid0001"]]);
@@ -467,8 +476,9 @@ test("queued lists the unanswered commands (the stored ones at once); onQueue se
   copy.pop();
   assert.equal(h.client.queued.length, 2, "queued is a copy");
   const ws = bringLive(h);
+  assert.deepEqual(ws.commands().map((c) => [c.cid, c.seq]), [["old_1", undefined], [undefined, 1]]);
   ws.frame({ type: "ack", ref: ws.commands()[0].ref, cid: "old_1", version: 42 });
-  ws.frame({ type: "error", ref: ws.commands()[1].ref, cid: "cid0001", code: "rejected", message: "no such item" });
+  ws.frame({ type: "error", ref: ws.commands()[1].ref, seq: 1, code: "rejected", message: "no such item" });
   await assert.rejects(answer, (error) => error.code === "rejected");
   assert.deepEqual(seen, [["old_1", "cid0001"], ["cid0001"], "settled old_1", [], "settled cid0001"]);
   assert.deepEqual(h.client.queued, []);

@@ -193,6 +193,11 @@
 
   function isCid(value) { return typeof value === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(value); }
 
+  /** Whether `value` has the form of a client id a welcome gives: `c`, 12 hex digits, `-`, 16 hex digits. */
+  function isClientId(value) { return typeof value === "string" && /^c[0-9a-f]{12}-[0-9a-f]{16}$/.test(value); }
+
+  function isSeq(value) { return Number.isSafeInteger(value) && value >= 1; }
+
   function defaultStorage() {
     try { return typeof localStorage !== "undefined" ? localStorage : null; } catch (e) { return null; }
   }
@@ -226,9 +231,19 @@
     let nextRef = 1;
     let closingError = null;   // an error frame about the hello: the close that follows reports it
     const client = { view: null, version: null, stream: null };
-    // Unanswered commands, oldest first: {cid, command, ref (in flight on this socket) or null, retryAt, retries}.
+    // The id the server numbers this client's commands under (from a welcome), or null, and the number
+    // the next queued command gets; both are stored with the queue.
+    let clientId = null;
+    let nextSeq = 1;
+    // Unanswered commands, oldest first: {cid, seq (null for a stored command of the old format), command,
+    // sent (sent under clientId at least once), ref (of its frame in flight on this socket) or null, retryAt,
+    // retries}. Numbered commands are in number order.
     const queue = [];
     const waiting = new Map();  // cid → {resolve, reject} for the commands sent by this page's `send`
+    // The command frames of this socket not answered yet: ref → {entry, seq}. An entry's `ref` is its
+    // latest frame; an earlier one left behind by a resend stays here until its answer comes, since it
+    // holds a place of the server's window until then.
+    const frames = new Map();
 
     function call(hook, ...args) {
       if (typeof hook !== "function") return;
@@ -247,64 +262,146 @@
 
     // ---- the queue, kept in storage ----
 
+    // Reads what an earlier page stored: `{client, next, queue: [{cid, seq, command, sent}]}`, or the
+    // old format, an array of `{cid, command}` (kept unnumbered: sent with its cid, as it was).
     function load() {
       if (!storage) return;
       let saved = null;
-      try { saved = JSON.parse(storage.getItem(storageKey) || "[]"); } catch (e) { saved = null; }
-      if (!Array.isArray(saved)) return;
-      for (const entry of saved) {
-        if (entry && isCid(entry.cid) && "command" in entry) queue.push({ cid: entry.cid, command: entry.command, ref: null, retryAt: 0, retries: 0 });
+      try { saved = JSON.parse(storage.getItem(storageKey) || "null"); } catch (e) { saved = null; }
+      let entries = [];
+      if (Array.isArray(saved)) entries = saved;
+      else if (saved && typeof saved === "object") {
+        if (isClientId(saved.client)) clientId = saved.client;
+        if (isSeq(saved.next)) nextSeq = saved.next;
+        if (Array.isArray(saved.queue)) entries = saved.queue;
       }
+      let lastSeq = 0;
+      for (const entry of entries) {
+        if (!entry || !isCid(entry.cid) || !("command" in entry)) continue;
+        const seq = isSeq(entry.seq) ? entry.seq : null;
+        if (seq !== null) {
+          if (seq <= lastSeq) continue;   // not in number order: not ours
+          lastSeq = seq;
+        }
+        queue.push({ cid: entry.cid, seq, command: entry.command, sent: seq !== null && entry.sent === true, ref: null, retryAt: 0, retries: 0 });
+      }
+      if (nextSeq <= lastSeq) nextSeq = lastSeq + 1;
     }
 
     function persist() {
       if (!storage) return;
       try {
-        if (queue.length === 0) storage.removeItem(storageKey);
-        else storage.setItem(storageKey, JSON.stringify(queue.map((e) => ({ cid: e.cid, command: e.command }))));
+        if (queue.length === 0 && clientId === null && nextSeq === 1) storage.removeItem(storageKey);
+        else {
+          storage.setItem(storageKey, JSON.stringify({
+            client: clientId, next: nextSeq,
+            queue: queue.map((e) => (e.seq === null ? { cid: e.cid, command: e.command } : { cid: e.cid, seq: e.seq, command: e.command, sent: e.sent })),
+          }));
+        }
       } catch (error) {
         report("storage", "the queue could not be stored (it is kept in memory): " + (error && error.message));
       }
     }
 
-    function entryFor(frame) {
-      if (isCid(frame.cid)) {
-        const index = queue.findIndex((e) => e.cid === frame.cid);
-        if (index >= 0) return index;
-      }
-      if (Number.isInteger(frame.ref)) return queue.findIndex((e) => e.ref === frame.ref);
-      return -1;
-    }
-
     // The queue as users see it: a copy, oldest first.
-    function queued() { return queue.map((e) => ({ cid: e.cid, command: e.command })); }
+    function queued() { return queue.map((e) => ({ cid: e.cid, seq: e.seq, command: e.command })); }
 
-    function settle(entry, error, answer) {
-      queue.splice(queue.indexOf(entry), 1);
+    function settle(entry, error, answer) { settleAll([entry], () => [error, answer]); }
+
+    // Takes `entries` out of the queue (stored once), then settles each with `outcome(entry)`, an
+    // `[error, answer]` pair. The queue is changed before any hook runs, so a hook sees it settled.
+    function settleAll(entries, outcome) {
+      if (entries.length === 0) return;
+      const gone = new Set(entries);
+      const kept = queue.filter((e) => !gone.has(e));
+      queue.length = 0;
+      queue.push(...kept);
       persist();
       if (o.onQueue) call(o.onQueue, queued());
-      const promise = waiting.get(entry.cid);
-      waiting.delete(entry.cid);
-      if (promise) { if (error) promise.reject(error); else promise.resolve(answer); }
-      call(o.onSettled, entry.cid, error, answer);
+      for (const entry of entries) {
+        const [error, answer] = outcome(entry);
+        const promise = waiting.get(entry.cid);
+        waiting.delete(entry.cid);
+        if (promise) { if (error) promise.reject(error); else promise.resolve(answer); }
+        call(o.onSettled, entry.cid, error, answer);
+      }
     }
 
-    // Sends what is due, keeping at most `windowSize` commands in flight.
+    // Sends what is due, keeping at most `windowSize` frames unanswered. Numbered commands go in number
+    // order: one is sent only when every numbered command before it is in flight, and only once the id
+    // they are numbered under is known. A command's first send under an id is stored before it goes.
     function flush() {
       if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
       if (!socket || !welcomed) return;
       const time = now();
-      let inFlight = queue.filter((e) => e.ref !== null).length;
       let nextRetry = Infinity;
+      let inOrder = clientId !== null;   // whether the next numbered command may go
+      const out = [];
+      let firstSend = false;
       for (const entry of queue) {
-        if (inFlight >= windowSize) break;
+        if (frames.size + out.length >= windowSize) break;
+        const numbered = entry.seq !== null;
         if (entry.ref !== null) continue;
-        if (entry.retryAt > time) { nextRetry = Math.min(nextRetry, entry.retryAt); continue; }
+        if (numbered && !inOrder) continue;
+        if (entry.retryAt > time) {
+          nextRetry = Math.min(nextRetry, entry.retryAt);
+          if (numbered) inOrder = false;
+          continue;
+        }
+        if (numbered && !entry.sent) { entry.sent = true; firstSend = true; }
+        out.push(entry);
+      }
+      if (firstSend) persist();
+      for (const entry of out) {
         entry.ref = nextRef++;
-        inFlight++;
-        socket.send(JSON.stringify({ type: "command", ref: entry.ref, cid: entry.cid, command: entry.command }));
+        frames.set(entry.ref, { entry, seq: entry.seq });
+        const frame = entry.seq === null
+          ? { type: "command", ref: entry.ref, cid: entry.cid, command: entry.command }
+          : { type: "command", ref: entry.ref, seq: entry.seq, command: entry.command };
+        socket.send(JSON.stringify(frame));
       }
       if (nextRetry !== Infinity) retryTimer = later(flush, Math.max(0, nextRetry - time));
+    }
+
+    // The numbered commands from `seq` on are to be sent again, in order: their frames in flight are
+    // left to their answers (which are then ignored unless final).
+    function rewind(seq) {
+      for (const entry of queue) if (entry.seq !== null && entry.seq >= seq) entry.ref = null;
+    }
+
+    // A welcome named `id`. The same id: nothing changes. A new one: numbers restart at 1 under it. The
+    // commands never sent under the old id are numbered again, in order, from 1; those sent under it
+    // whose answer did not come cannot be told applied or not, so they settle with `client_changed`.
+    function adopt(id) {
+      if (id === clientId) return;
+      const old = clientId;
+      const unknown = [];
+      let seq = 1;
+      for (const entry of queue) {
+        if (entry.seq === null) continue;
+        if (entry.sent) unknown.push(entry);
+        else entry.seq = seq++;
+      }
+      clientId = id;
+      nextSeq = seq;
+      if (unknown.length === 0) { persist(); return; }
+      settleAll(unknown, (entry) => [new LiveError("client_changed",
+        "the server gave this client a new id (" + id + ", was " + old + ") before command " + entry.seq +
+        " was answered: it may or may not have been applied", { retry: false, seq: entry.seq, cid: entry.cid }), undefined]);
+    }
+
+    // The server forgot this client's id: every numbered command settles with `error` (sent or not, the
+    // app decides what to send again), the id and the numbering are dropped, and the client connects
+    // again without an id, so the next welcome gives it a new one.
+    function expire(frame) {
+      const numbered = queue.filter((e) => e.seq !== null);
+      clientId = null;
+      nextSeq = 1;
+      detach();
+      const message = String(frame.message || frame.code);
+      if (numbered.length === 0) persist();
+      settleAll(numbered, (entry) => [new LiveError("client_expired", message, { retry: false, seq: entry.seq, cid: entry.cid }), undefined]);
+      if (!isFinal() && socket === null && reconnectTimer === null) open();
     }
 
     // ---- the connection ----
@@ -327,6 +424,7 @@
         const hello = { type: "hello", protocol: PROTOCOL };
         if (o.token != null) hello.token = String(o.token);
         if (o.params != null) hello.params = o.params;
+        if (clientId !== null) hello.client = clientId;
         if (resumable && client.stream != null && Number.isInteger(client.version)) hello.resume = { stream: client.stream, version: client.version };
         ws.send(JSON.stringify(hello));
       };
@@ -343,6 +441,7 @@
       if (helloTimer !== null) { cancel(helloTimer); helloTimer = null; }
       if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
       for (const entry of queue) entry.ref = null;
+      frames.clear();
       if (!ws) return;
       ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
       try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
@@ -407,6 +506,9 @@
       welcomed = true;
       windowSize = Number.isInteger(frame.window) && frame.window > 0 ? frame.window : 1;
       if (typeof frame.stream === "string" && frame.stream !== client.stream) resumable = false;
+      if (isClientId(frame.client)) adopt(frame.client);
+      else if (queue.some((e) => e.seq !== null)) report("no_client", "the welcome names no client id: numbered commands wait for a welcome that does");
+      if (socket === null) return;   // a hook closed the client
       flush();
     }
 
@@ -449,34 +551,84 @@
       viewArrived(next, frame.version, changes);
     }
 
+    // The command an answer is about: {entry, seq (the number its frame carried), latest (the answer is
+    // to the entry's latest frame)}, or null when it is no queued command's (answered before). The frame's
+    // `ref` names it; an answer without one is matched to a command in flight by `seq` or `cid`.
+    function answered(frame) {
+      let found = null;
+      if (Number.isInteger(frame.ref) && frames.has(frame.ref)) {
+        found = frames.get(frame.ref);
+        frames.delete(frame.ref);
+        found = { entry: found.entry, seq: found.seq, latest: found.entry.ref === frame.ref };
+      } else if (frame.ref == null) {
+        const entry = queue.find((e) => e.ref !== null && (isSeq(frame.seq) ? e.seq === frame.seq : e.seq === null && e.cid === frame.cid));
+        if (entry) { frames.delete(entry.ref); found = { entry, seq: entry.seq, latest: true }; }
+      }
+      if (!found || queue.indexOf(found.entry) < 0) return null;
+      return found;
+    }
+
     function receiveAck(frame) {
-      const index = entryFor(frame);
-      if (index < 0) return;   // an answer to a command answered before (an earlier connection's resend)
-      settle(queue[index], null, { version: frame.version, duplicate: frame.duplicate === true, cid: queue[index].cid });
+      const found = answered(frame);
+      if (found) {
+        const entry = found.entry;
+        const answer = { version: frame.version, duplicate: frame.duplicate === true, cid: entry.cid };
+        if (entry.seq !== null) answer.seq = entry.seq;
+        settle(entry, null, answer);
+      }
       flush();
     }
 
     function receiveError(frame) {
-      const index = entryFor(frame);
+      const found = answered(frame);
       const details = { retry: frame.retry === true };
       if (frame.ref != null) details.ref = frame.ref;
       if (frame.cid != null) details.cid = frame.cid;
+      if (frame.seq != null) details.seq = frame.seq;
+      if (frame.expected != null) details.expected = frame.expected;
       const error = new LiveError(String(frame.code), String(frame.message || frame.code), details);
-      if (index < 0) {
+      if (!found) {
+        if (frame.code === "client_expired" && welcomed) { expire(frame); return; }
+        if (frame.ref != null && Number.isInteger(frame.ref) && frame.ref < nextRef) { flush(); return; }   // about a command answered before
         // Before the welcome it is about the hello, and a close follows: the close reports it.
         if (!welcomed) closingError = error;
         else call(o.onError, error);
         return;
       }
-      const entry = queue[index];
-      if (frame.retry === true) {
-        entry.ref = null;
-        entry.retryAt = now() + backoffDelay(entry.retries++, random(), o.backoff);
+      const entry = found.entry;
+      if (frame.code === "client_expired" && entry.seq !== null) { expire(frame); return; }
+      if (frame.retry === true || frame.code === "out_of_order") {
+        // Not taken. An answer to a frame sent again since is old news.
+        if (found.latest) {
+          if (entry.seq !== null && frame.code === "out_of_order") resendFrom(isSeq(frame.expected) ? frame.expected : entry.seq);
+          else {
+            entry.ref = null;
+            entry.retryAt = now() + backoffDelay(entry.retries++, random(), o.backoff);
+            if (entry.seq !== null) rewind(entry.seq);
+          }
+        }
         flush();
         return;
       }
+      if (entry.seq !== null) error.seq = entry.seq;
+      error.cid = entry.cid;
       settle(entry, error, undefined);
       flush();
+    }
+
+    // The server expects number `expected` next: the numbered commands from it on are sent again, in
+    // order. When no queued command has that number (the commands that had it were answered with an
+    // error that did not use it up, `bad_command` say), nothing from it on is recorded, so the queued
+    // commands above it are numbered down to close the gap.
+    function resendFrom(expected) {
+      const above = queue.filter((e) => e.seq !== null && e.seq >= expected);
+      if (above.length > 0 && above[0].seq > expected) {
+        const gap = above[0].seq - expected;
+        for (const entry of above) entry.seq -= gap;
+        nextSeq -= gap;
+        persist();
+      }
+      rewind(expected);
     }
 
     // ---- the public face ----
@@ -486,6 +638,7 @@
     Object.defineProperty(client, "status", { get: () => status, enumerable: true });
     Object.defineProperty(client, "pending", { get: () => queue.length, enumerable: true });
     Object.defineProperty(client, "queued", { get: queued, enumerable: true });
+    Object.defineProperty(client, "clientId", { get: () => clientId, enumerable: true });
 
     client.send = function (command) {
       if (command === undefined) return Promise.reject(new TypeError("StillwaterLive send: a command is needed"));
@@ -493,7 +646,7 @@
       const cid = newCid();
       if (!isCid(cid)) return Promise.reject(new TypeError("StillwaterLive send: newCid returned an invalid cid " + cid));
       const promise = new Promise((resolve, reject) => waiting.set(cid, { resolve, reject }));
-      queue.push({ cid, command, ref: null, retryAt: 0, retries: 0 });
+      queue.push({ cid, seq: nextSeq++, command, sent: false, ref: null, retryAt: 0, retries: 0 });
       persist();
       if (o.onQueue) call(o.onQueue, queued());
       flush();
