@@ -503,3 +503,230 @@ test("reconnect() while waiting connects at once and resumes; in any other statu
   h.client.close();
   assert.equal(h.client.reconnect(), false, "closed");
 });
+
+// ---- exactly once: the client id and numbered commands ----
+
+test("the welcome's id numbers the commands 1, 2, 3, is stored, and the hello after a reconnect carries it", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  assert.equal(h.client.clientId, CLIENT);
+  const answers = [1, 2, 3].map((n) => h.client.send({ n }));
+  assert.deepEqual(ws.commands().map((c) => [c.seq, c.cid, c.command.n]), [[1, undefined, 1], [2, undefined, 2], [3, undefined, 3]]);
+  assert.deepEqual(h.client.queued.map((e) => [e.cid, e.seq]), [["cid0001", 1], ["cid0002", 2], ["cid0003", 3]]);
+  const stored = JSON.parse(h.options.storage.getItem("queue"));
+  assert.equal(stored.client, CLIENT);
+  assert.equal(stored.next, 4);
+  assert.deepEqual(stored.queue.map((e) => [e.seq, e.sent]), [[1, true], [2, true], [3, true]]);
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 42 });
+  ws.serverClose(1001);
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  again.open();
+  assert.equal(again.sent[0].client, CLIENT);
+  assert.deepEqual(again.commands(), [], "nothing numbered goes before the welcome");
+  again.frame(welcome());
+  assert.deepEqual(again.commands().map((c) => c.seq), [2, 3]);
+  again.frame({ type: "ack", ref: again.commands()[0].ref, seq: 2, version: 43, duplicate: true });
+  again.frame({ type: "ack", ref: again.commands()[1].ref, seq: 3, version: 44 });
+  assert.deepEqual((await Promise.all(answers)).map((a) => [a.seq, a.version, a.duplicate]), [[1, 42, false], [2, 43, true], [3, 44, false]]);
+  h.client.send({ n: 4 }).catch(() => {});
+  assert.equal(again.commands().at(-1).seq, 4);
+});
+
+test("a reload keeps the id, the numbers and the queue; numbering goes on where it stopped", async () => {
+  const storage = fakeStorage();
+  const first = harness({ storage });
+  const ws = bringLive(first);
+  for (let n = 1; n <= 3; n++) first.client.send({ n }).catch(() => {});
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 42 });   // 2 and 3 are sent, their answers lost with the page
+  first.client.close();
+  await settle();
+
+  const second = harness({ storage, newCid: () => "after" + Math.random().toString(36).slice(2, 8) });
+  assert.equal(second.client.clientId, CLIENT);
+  assert.deepEqual(second.client.queued.map((e) => [e.seq, e.command.n]), [[2, 2], [3, 3]]);
+  const offline = second.client.send({ n: 4 });
+  assert.equal(second.client.queued.at(-1).seq, 4);
+  const again = second.net.last();
+  again.open();
+  assert.equal(again.sent[0].client, CLIENT);
+  again.frame(welcome());
+  again.frame(snapshot41);
+  assert.deepEqual(again.commands().map((c) => [c.seq, c.command.n]), [[2, 2], [3, 3], [4, 4]]);
+  again.frame({ type: "ack", ref: again.commands()[0].ref, seq: 2, version: 43, duplicate: true });
+  again.frame({ type: "ack", ref: again.commands()[1].ref, seq: 3, version: 44, duplicate: true });
+  again.frame({ type: "ack", ref: again.commands()[2].ref, seq: 4, version: 45 });
+  assert.deepEqual(await offline, { version: 45, duplicate: false, cid: second.settled[2].cid, seq: 4 });
+  assert.deepEqual(second.settled.map((s) => [s.answer.seq, s.answer.duplicate]), [[2, true], [3, true], [4, false]]);
+  assert.deepEqual(JSON.parse(storage.getItem("queue")), { client: CLIENT, next: 5, queue: [] });
+});
+
+test("out_of_order: the commands from `expected` on are sent again at once, in order, and answered once", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answers = [1, 2, 3].map((n) => h.client.send({ n }));
+  // The server lost number 1 (it never arrived): 2 and 3 come back out of order.
+  ws.frame({ type: "error", code: "out_of_order", message: "next is 1", ref: 2, seq: 2, expected: 1, retry: true });
+  assert.deepEqual(ws.commands().map((c) => c.seq), [1, 2, 3, 1, 2, 3]);
+  ws.frame({ type: "error", code: "out_of_order", message: "next is 1", ref: 3, seq: 3, expected: 1, retry: true });   // old news
+  assert.equal(ws.commands().length, 6, "the answer to a frame sent again since sends nothing more");
+  const resent = ws.commands().slice(3);
+  resent.forEach((c, i) => ws.frame({ type: "ack", ref: c.ref, seq: c.seq, version: 42 + i }));
+  assert.deepEqual((await Promise.all(answers)).map((a) => [a.seq, a.version]), [[1, 42], [2, 43], [3, 44]]);
+  ws.frame({ type: "error", code: "unavailable", message: "late answer to the first frame of 1", ref: 1, seq: 1, retry: true });
+  assert.equal(ws.commands().length, 6);
+  assert.equal(h.settled.length, 3);
+  assert.equal(h.errors.length, 0);
+});
+
+test("unavailable: no later number goes before the earlier one is sent again; then all go in order", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answers = [1, 2, 3].map((n) => h.client.send({ n }));
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 42 });
+  ws.frame({ type: "error", code: "unavailable", message: "try again later", ref: 2, seq: 2, retry: true });
+  ws.frame({ type: "error", code: "out_of_order", message: "next is 2", ref: 3, seq: 3, expected: 2, retry: true });
+  h.client.send({ n: 4 }).catch(() => {});
+  assert.deepEqual(ws.commands().map((c) => c.seq), [1, 2, 3], "3 and 4 wait for 2's retry");
+  h.clock.advance(h.clock.nextDelay());
+  assert.deepEqual(ws.commands().map((c) => c.seq), [1, 2, 3, 2, 3, 4]);
+  for (const c of ws.commands().slice(3)) ws.frame({ type: "ack", ref: c.ref, seq: c.seq, version: 41 + c.seq });
+  assert.deepEqual((await Promise.all(answers)).map((a) => a.version), [42, 43, 44]);
+});
+
+test("a command refused without using its number (bad_command) leaves no gap: the later ones are numbered down", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answers = [1, 2, 3].map((n) => h.client.send({ n }));
+  ws.frame({ type: "error", code: "bad_command", message: "the command does not decode", ref: 1 });
+  await assert.rejects(answers[0], (e) => e.code === "bad_command" && e.seq === 1);
+  ws.frame({ type: "error", code: "out_of_order", message: "next is 1", ref: 2, seq: 2, expected: 1, retry: true });
+  assert.deepEqual(h.client.queued.map((e) => [e.cid, e.seq]), [["cid0002", 1], ["cid0003", 2]]);
+  assert.deepEqual(ws.commands().slice(3).map((c) => [c.seq, c.command.n]), [[1, 2], [2, 3]]);
+  ws.frame({ type: "error", code: "out_of_order", message: "next is 1", ref: 3, seq: 3, expected: 1, retry: true });
+  assert.equal(ws.commands().length, 5);
+  const [a, b] = ws.commands().slice(3);
+  ws.frame({ type: "ack", ref: a.ref, seq: 1, version: 42 });
+  ws.frame({ type: "ack", ref: b.ref, seq: 2, version: 43 });
+  assert.deepEqual(await answers[1], { version: 42, duplicate: false, cid: "cid0002", seq: 1 });
+  assert.deepEqual(await answers[2], { version: 43, duplicate: false, cid: "cid0003", seq: 2 });
+  h.client.send({ n: 4 }).catch(() => {});
+  assert.equal(ws.commands().at(-1).seq, 3);
+});
+
+test("client_expired: the numbered commands settle with it, the id is dropped, and the next hello has none", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answers = [1, 2].map((n) => h.client.send({ n }));
+  ws.frame({ type: "error", code: "client_expired", message: "this client id is no longer known; start again without the id", ref: 1, seq: 1 });
+  for (const [i, answer] of answers.entries()) {
+    await assert.rejects(answer, (e) => e instanceof Live.LiveError && e.code === "client_expired" && e.retry === false && e.seq === i + 1);
+  }
+  assert.deepEqual(h.settled.map((s) => [s.cid, s.error.code]), [["cid0001", "client_expired"], ["cid0002", "client_expired"]]);
+  assert.equal(h.client.clientId, null);
+  assert.equal(h.client.pending, 0);
+  assert.equal(h.options.storage.getItem("queue"), null, "nothing left to store: no id, no queue");
+  assert.equal(ws.closedByClient, 1000);
+  const again = h.net.last();
+  assert.notEqual(again, ws, "connects again at once, as a new client");
+  const next = h.client.send({ n: 3 });
+  again.open();
+  assert.equal(again.sent[0].client, undefined);
+  assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+  ws.frame({ type: "error", code: "client_expired", message: "late", ref: 2, seq: 2 });   // the old socket: ignored
+  again.frame(welcome(64, OTHER_CLIENT));
+  assert.equal(h.client.clientId, OTHER_CLIENT);
+  assert.deepEqual(again.commands().map((c) => [c.seq, c.command.n]), [[1, 3]]);
+  again.frame({ type: "ack", ref: again.commands()[0].ref, seq: 1, version: 42 });
+  assert.equal((await next).seq, 1);
+  assert.equal(JSON.parse(h.options.storage.getItem("queue")).client, OTHER_CLIENT);
+});
+
+test("a stored queue of the old format ({cid, command}) is sent with its cids, unnumbered; new commands are numbered", async () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify([{ cid: "old_1", command: { n: 1 } }, { cid: "old_2", command: { n: 2 } }]));
+  const h = harness({ storage });
+  assert.deepEqual(h.client.queued, [{ cid: "old_1", seq: null, command: { n: 1 } }, { cid: "old_2", seq: null, command: { n: 2 } }]);
+  const fresh = h.client.send({ n: 3 });
+  const ws = h.net.last();
+  ws.open();
+  assert.equal(ws.sent[0].client, undefined);
+  ws.frame(welcome());
+  assert.deepEqual(ws.commands(), [
+    { type: "command", ref: 1, cid: "old_1", command: { n: 1 } },
+    { type: "command", ref: 2, cid: "old_2", command: { n: 2 } },
+    { type: "command", ref: 3, seq: 1, command: { n: 3 } },
+  ]);
+  assert.deepEqual(JSON.parse(storage.getItem("queue")), {
+    client: CLIENT, next: 2,
+    queue: [{ cid: "old_1", command: { n: 1 } }, { cid: "old_2", command: { n: 2 } }, { cid: "cid0001", seq: 1, command: { n: 3 }, sent: true }],
+  });
+  ws.frame({ type: "ack", ref: 1, cid: "old_1", version: 42, duplicate: true });
+  ws.frame({ type: "error", ref: 2, cid: "old_2", code: "unavailable", message: "later", retry: true });
+  ws.frame({ type: "ack", ref: 3, seq: 1, version: 43 });
+  assert.deepEqual(await fresh, { version: 43, duplicate: false, cid: "cid0001", seq: 1 });
+  h.clock.advance(h.clock.nextDelay());
+  assert.deepEqual(ws.commands().at(-1), { type: "command", ref: 4, cid: "old_2", command: { n: 2 } });
+  ws.frame({ type: "ack", ref: 4, cid: "old_2", version: 44 });
+  assert.deepEqual(h.settled.map((s) => [s.cid, s.answer.seq, s.answer.version]), [["old_1", undefined, 42], ["cid0001", 1, 43], ["old_2", undefined, 44]]);
+});
+
+test("a welcome with another id: commands sent under the old one settle with client_changed; the others are numbered from 1", async () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify({
+    client: CLIENT, next: 8,
+    queue: [{ cid: "a", seq: 6, command: { n: 6 }, sent: true }, { cid: "b", seq: 7, command: { n: 7 }, sent: false }],
+  }));
+  const h = harness({ storage });
+  const ws = h.net.last();
+  ws.open();
+  assert.equal(ws.sent[0].client, CLIENT);
+  ws.frame(welcome(64, OTHER_CLIENT));
+  assert.equal(h.client.clientId, OTHER_CLIENT);
+  assert.deepEqual(h.settled.map((s) => [s.cid, s.error && s.error.code, s.error && s.error.seq]), [["a", "client_changed", 6]]);
+  assert.deepEqual(ws.commands().map((c) => [c.seq, c.command.n]), [[1, 7]]);
+  h.client.send({ n: 8 }).catch(() => {});
+  assert.deepEqual(ws.commands().map((c) => [c.seq, c.command.n]), [[1, 7], [2, 8]]);
+  const stored = JSON.parse(storage.getItem("queue"));
+  assert.equal(stored.client, OTHER_CLIENT);
+  assert.equal(stored.next, 3);
+  assert.deepEqual(stored.queue.map((e) => [e.cid, e.seq]), [["b", 1], ["cid0001", 2]]);
+});
+
+test("commands queued before the first welcome are numbered from 1 and go once it names the id", () => {
+  const h = harness();
+  h.client.send({ n: 1 }).catch(() => {});
+  h.client.send({ n: 2 }).catch(() => {});
+  assert.deepEqual(h.client.queued.map((e) => e.seq), [1, 2]);
+  assert.equal(JSON.parse(h.options.storage.getItem("queue")).client, null);
+  const ws = h.net.last();
+  ws.open();
+  assert.equal(ws.sent[0].client, undefined);
+  assert.deepEqual(ws.commands(), []);
+  ws.frame(welcome());
+  assert.deepEqual(ws.commands().map((c) => c.seq), [1, 2]);
+});
+
+test("a welcome without an id: the view works, numbered commands wait, old unnumbered ones go", () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify([{ cid: "old_1", command: { n: 0 } }]));
+  const h = harness({ storage });
+  h.client.send({ n: 1 }).catch(() => {});
+  const ws = bringLive(h, null, null, null);
+  assert.equal(h.client.status, "live");
+  assert.deepEqual(ws.commands().map((c) => [c.cid, c.seq]), [["old_1", undefined]]);
+  assert.equal(h.errors.at(-1).code, "no_client");
+  assert.equal(h.client.pending, 2);
+});
+
+test("an old stored queue survives into the new format and a reload", () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify([{ cid: "old_1", command: { n: 0 } }]));
+  const first = harness({ storage });
+  first.client.send({ n: 1 }).catch(() => {});
+  first.client.close();
+  const second = harness({ storage });
+  assert.deepEqual(second.client.queued.map((e) => [e.cid, e.seq]), [["old_1", null], ["cid0001", 1]]);
+  const ws = bringLive(second);
+  assert.deepEqual(ws.commands().map((c) => [c.cid, c.seq]), [["old_1", undefined], [undefined, 1]]);
+});

@@ -600,8 +600,16 @@
       if (frame.retry === true || frame.code === "out_of_order") {
         // Not taken. An answer to a frame sent again since is old news.
         if (found.latest) {
-          if (entry.seq !== null && frame.code === "out_of_order") resendFrom(isSeq(frame.expected) ? frame.expected : entry.seq);
-          else {
+          if (entry.seq !== null && frame.code === "out_of_order") {
+            const expected = isSeq(frame.expected) ? frame.expected : entry.seq;
+            resendFrom(expected);
+            // At once the first time; a command that keeps coming back out of order waits, so that a server
+            // whose numbering moves under the client (two pages on one id) is not asked in a loop.
+            if (entry.retries++ > 0) {
+              const head = queue.find((e) => e.seq !== null && e.seq >= expected);
+              if (head) head.retryAt = Math.max(head.retryAt, now() + backoffDelay(entry.retries - 2, random(), o.backoff));
+            }
+          } else {
             entry.ref = null;
             entry.retryAt = now() + backoffDelay(entry.retries++, random(), o.backoff);
             if (entry.seq !== null) rewind(entry.seq);
