@@ -13,17 +13,20 @@
  *   onError(error) { console.warn(error.code, error.message) },
  * });
  * live.send({ add: { text: "Buy milk" } })
- *   .then((answer) => console.log("recorded at", answer.version, answer.duplicate))
+ *   .then((answer) => console.log("command", answer.seq, "recorded at", answer.version, answer.duplicate))
  *   .catch((error) => console.log("refused:", error.code, error.message));
  * ```
  *
  * ## What `connect(url, options)` returns
  *
- * - `send(command)` → `Promise<{version, duplicate, cid}>`: queues the command with a new client id
- *   (`cid`), sends it at once when connected (else on the next connection), and settles when the server
- *   answers it: resolves on an ack (the view shows the command from `version` on; `duplicate` is true
- *   when the server had recorded this `cid` before), rejects with a {@link LiveError} when the server
- *   refused it (`rejected`, `bad_command`, …) or the client was closed before an answer came (`closed`).
+ * - `send(command)` → `Promise<{version, duplicate, cid, seq}>`: queues the command with a new id of
+ *   its own (`cid`, this page's name for it) and the client's next number (`seq`, see "Exactly once"),
+ *   sends it at once when connected and welcomed (else on the next connection), and settles when the
+ *   server answers it: resolves on an ack (the view shows the command from `version` on; `duplicate` is
+ *   true when the server had decided this number before), rejects with a {@link LiveError} when the
+ *   server refused it (`rejected`, `bad_command`, …), when it cannot be known whether it was applied
+ *   (`client_expired`, `client_changed`), or when the client was closed before an answer came (`closed`;
+ *   the command stays queued). A `rejected` command is decided: its number is used up.
  * - `view`, `version`, `stream`: the copy of the server's view and where it is; `view` is null until the
  *   first snapshot. Each applied frame replaces `view` with a new object (members that did not change
  *   keep their old value, so renderers can compare by reference).
@@ -31,9 +34,12 @@
  *   reconnect is scheduled), `"refused"` (credentials refused: close 4401), `"failed"` (a protocol
  *   error: close 4400) or `"closed"` (after `close()`); the last three are final.
  * - `pending`: how many commands are queued and not answered yet.
- * - `queued`: those commands, oldest first, each `{cid, command}` (a new array on every read; the
- *   queue loaded from `storage` at the start is there at once). A page draws its "waiting" overlay
- *   from it, and from `onQueue` for every change after.
+ * - `queued`: those commands, oldest first, each `{cid, seq, command}` (`seq` null for a command stored
+ *   by an earlier version of this file; a new array on every read; the queue loaded from `storage` at
+ *   the start is there at once). A page draws its "waiting" overlay from it, and from `onQueue` for
+ *   every change after.
+ * - `clientId`: the id the server numbers this client's commands under (`"c018bcfe56800-0123456789abcdef"`),
+ *   from the last welcome or from `storage`; null until a welcome names one.
  * - `reconnect()`: while `"waiting"`, connects at once instead of after the rest of the backoff delay
  *   (for a "Try now" button, the browser's `online` event, a tab coming back) and returns true; in any
  *   other status it does nothing and returns false. The backoff keeps counting if this attempt fails too.
@@ -45,10 +51,11 @@
  * or patch; `info` is `{version, stream, snapshot, changes}`, `changes` being the patch's `set` and
  * `lists` or null for a snapshot), `onStatus(status, detail)`, `onError(error)` (a frame the client
  * could not use, an error frame about no command, a close that stops the client),
- * `onSettled(cid, error, answer)` (every answered command, also those queued before a reload, whose
- * promises are gone) and `onQueue(queued)` (after every change of the queue — a `send`, an answer —
- * with the new `queued`; called after the change is stored, before `onSettled`). `storage` (default: `localStorage` when there is one; `null` keeps the queue in
- * memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
+ * `onSettled(cid, error, answer)` (every settled command, also those queued before a reload, whose
+ * promises are gone; `answer` or `error` as for `send`) and `onQueue(queued)` (after every change of the
+ * queue — a `send`, an answer — with the new `queued`; called after the change is stored, before
+ * `onSettled`). `storage` (default: `localStorage` when there is one; `null` keeps the id, the numbering
+ * and the queue in memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
  * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); and, for tests,
  * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`.
  *
@@ -58,11 +65,11 @@
  *   is the copy's version, and a list patch only when it fits the list (the checks of the protocol).
  *   A patch that does not fit is never half applied: the client drops the connection and reconnects,
  *   resuming from its version (or asking for a snapshot when its list did not fit).
- * - **Commands are applied once and not lost.** Each command has a `cid` chosen here; the queue of
- *   unanswered commands is written to `storage` before `send` returns, so it survives a reload, and is
- *   sent again after every welcome. The server answers a `cid` it recorded before as a duplicate
- *   without applying it again. At most `window` commands (as the welcome says) are unanswered at once;
- *   a `retry` error (`window_full`, `unavailable`) keeps the command and sends it again after a delay.
+ * - **Commands are applied once and not lost** (see "Exactly once"). The queue of unanswered commands,
+ *   with their numbers and the client id, is written to `storage` before `send` returns, so it survives
+ *   a reload, and is sent again after every welcome; the server answers a number it decided before as a
+ *   duplicate without applying it again, however late. At most `window` frames (as the welcome says)
+ *   are unanswered at once.
  * - **Reconnects back off.** After a drop the client waits `initial · 2^attempt` ms (at most `max`),
  *   times a random factor in `[1 − jitter, 1 + jitter)`, and resumes from its stream and version; the
  *   attempt count returns to 0 once a view arrives. A connection that brings no welcome and view within
@@ -72,6 +79,56 @@
  *   through `onError`. The queue stays in `storage` when the client stops.
  * - Hooks are called outside the client's own bookkeeping, once per event, and an exception thrown by a
  *   hook is reported to `onError`, never breaks the client.
+ *
+ * ## Exactly once
+ *
+ * - **The id.** Every welcome names the client's id (`client`). The client keeps it in `storage` and
+ *   sends it in every hello (`client`), so the server numbers its commands under the same id across
+ *   reconnects, reloads and server restarts. A client with no id yet (the first visit, or after
+ *   `client_expired`) sends a hello without one and takes the id its welcome gives.
+ * - **The numbers.** `send` numbers each command when it queues it: 1 for the first command under an
+ *   id, then 2, 3, … (`seq`); the number stays with the command across reconnects and reloads. Commands
+ *   queued before any id is known are numbered from 1 too, and keep those numbers under the id the
+ *   welcome then gives. Numbered commands are sent only after a welcome that names an id, in number
+ *   order: one goes only when every numbered command before it is in flight. The frames carry `ref`
+ *   and `seq` (no `cid`: the server judges a numbered command by its number alone; `cid` stays this
+ *   page's own name for a command, in `queued`, `onSettled` and the answers).
+ * - **What is stored** under `storageKey`: `{"client": id or null, "next": the next number, "queue":
+ *   [{cid, seq, command, sent}]}`, `sent` marking a command sent under the id at least once (stored
+ *   before the frame goes). The id and the next number stay stored when the queue is empty. Only one
+ *   client may use a `storageKey` at a time: two pages open on one key would number different commands
+ *   alike, and the second of two commands with one number is answered as a duplicate of the first
+ *   without being applied. Pages that may be open in several tabs give each tab a key of its own (or
+ *   use `sessionStorage`).
+ * - **The old stored format**, an array of `{cid, command}` stored by an earlier version of this file,
+ *   is read and kept **unnumbered**: those commands are sent with their `cid` and no `seq`, as before,
+ *   so the server still recognises one it recorded before by its `cid` (numbering them could apply a
+ *   command sent before the reload a second time). They are stored in the new format from then on.
+ * - **The answers** (`ack` and `error` echo `seq`; they are matched to commands by `ref`):
+ *   - `ack`, with `duplicate` when the number was decided before: resolves. A late answer to a frame
+ *     that was sent again since settles the command all the same; a second answer is ignored.
+ *   - `rejected`, `bad_command` and the other errors without `retry`: reject (`seq` and `cid` are on the
+ *     error). A command refused without using its number up (`bad_command`) leaves the server expecting
+ *     that number: the `out_of_order` answers that follow number the later commands down to close the
+ *     gap (none of them was recorded, so none is applied twice).
+ *   - `out_of_order` (`expected`: N): the commands numbered N and up are sent again at once, in order
+ *     (after a backoff delay when the same command comes back out of order again); answers to the frames
+ *     left behind are ignored.
+ *   - `unavailable`, `window_full` (`retry`): the command is sent again after a backoff delay, and no
+ *     numbered command after it goes before it (they come back `out_of_order` and wait for it).
+ *   - `client_expired`: the server forgot the id, so whether the earlier tries of a command were applied
+ *     cannot be known. Every numbered command in the queue, sent or not, is rejected with a
+ *     `client_expired` {@link LiveError} (`retry` false; the app decides what to send again), the id and
+ *     the numbering are dropped, and the client connects again at once without an id; its welcome gives
+ *     a new one, and numbering restarts at 1. Unnumbered commands of the old format stay queued.
+ *   - **A welcome naming another id** than the stored one (the hello's id was not kept): numbering
+ *     restarts at 1 under the new id. Commands never sent under the old id are numbered again from 1,
+ *     in order, and sent. Commands sent under the old id whose answer is unknown are never numbered
+ *     again (that could apply them twice): they are rejected with a `client_changed` {@link LiveError}
+ *     (`retry` false; the app decides).
+ *   - A welcome that names no id (a server that does not number commands): the view works, and old
+ *     unnumbered commands are sent, but numbered ones wait for a welcome that names an id; `onError`
+ *     gets a `no_client` error.
  */
 (function (root, factory) {
   "use strict";
