@@ -730,3 +730,39 @@ test("an old stored queue survives into the new format and a reload", () => {
   const ws = bringLive(second);
   assert.deepEqual(ws.commands().map((c) => [c.cid, c.seq]), [["old_1", undefined], [undefined, 1]]);
 });
+
+test("two pages on one storage key: the one loaded last owns the id and the queue; the other goes on as a new client", async () => {
+  const storage = fakeStorage();
+  const first = harness({ storage });
+  const ws = bringLive(first);
+  first.client.send({ n: 1 }).catch(() => {});
+  const inFlight = first.client.send({ n: 2 });
+  ws.frame({ type: "ack", ref: 1, seq: 1, version: 42 });
+
+  const second = harness({ storage, newCid: () => "tab2" });   // another tab, loaded now: it takes over
+  assert.deepEqual(second.client.queued.map((e) => [e.cid, e.seq]), [["cid0002", 2]]);
+
+  const later = first.client.send({ n: 3 });   // the first page finds out when it stores
+  await assert.rejects(inFlight, (e) => e.code === "superseded" && e.seq === 2);
+  assert.equal(first.errors.at(-1).code, "superseded");
+  assert.equal(first.client.clientId, null);
+  assert.deepEqual(first.client.queued.map((e) => [e.cid, e.seq]), [["cid0003", 1]]);
+  assert.deepEqual(ws.commands().map((c) => c.seq), [1, 2], "nothing new went out under the id");
+  const fresh = first.net.last();
+  assert.notEqual(fresh, ws);
+  fresh.open();
+  assert.equal(fresh.sent[0].client, undefined);
+  fresh.frame(welcome(64, OTHER_CLIENT));
+  assert.deepEqual(fresh.commands().map((c) => [c.seq, c.command.n]), [[1, 3]]);
+  fresh.frame({ type: "ack", ref: fresh.commands()[0].ref, seq: 1, version: 44 });
+  assert.equal((await later).version, 44);
+  assert.deepEqual(JSON.parse(storage.getItem("queue")).queue.map((e) => e.cid), ["cid0002"], "the second page's store is left alone");
+
+  const other = bringLive(second);
+  assert.equal(other.sent[0].client, CLIENT);
+  assert.deepEqual(other.commands().map((c) => [c.seq, c.command.n]), [[2, 2]]);
+  other.frame({ type: "ack", ref: other.commands()[0].ref, seq: 2, version: 43, duplicate: true });
+  second.client.send({ n: 4 }).catch(() => {});
+  assert.equal(other.commands().at(-1).seq, 3);
+  assert.deepEqual(JSON.parse(storage.getItem("queue")).queue.map((e) => [e.cid, e.seq]), [["tab2", 3]]);
+});

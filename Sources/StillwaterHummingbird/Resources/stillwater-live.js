@@ -95,11 +95,16 @@
  *   page's own name for a command, in `queued`, `onSettled` and the answers).
  * - **What is stored** under `storageKey`: `{"client": id or null, "next": the next number, "queue":
  *   [{cid, seq, command, sent}]}`, `sent` marking a command sent under the id at least once (stored
- *   before the frame goes). The id and the next number stay stored when the queue is empty. Only one
- *   client may use a `storageKey` at a time: two pages open on one key would number different commands
- *   alike, and the second of two commands with one number is answered as a duplicate of the first
- *   without being applied. Pages that may be open in several tabs give each tab a key of its own (or
- *   use `sessionStorage`).
+ *   before the frame goes). The id and the next number stay stored when the queue is empty.
+ * - **One page per `storageKey` numbers under its id.** Two pages numbering under one id would give
+ *   different commands one number, and the second would be answered as a duplicate without being
+ *   applied. So the page that loaded the stored queue last owns it: it writes a token of its own under
+ *   `storageKey + " owner"` when it starts, and a page that finds another's token there when it next
+ *   stores (before it sends any new number) stores nothing more and goes on in memory only, as a new
+ *   client: its commands that were stored (the owner found them, sends them under the id and settles
+ *   them) are rejected with a `superseded` {@link LiveError}, `onError` gets a `superseded` error, the
+ *   others are numbered from 1 and it connects again without an id. Pages that are often open in
+ *   several tabs may rather give each tab a key of its own.
  * - **The old stored format**, an array of `{cid, command}` stored by an earlier version of this file,
  *   is read and kept **unnumbered**: those commands are sent with their `cid` and no `seq`, as before,
  *   so the server still recognises one it recorded before by its `cid` (numbering them could apply a
@@ -271,8 +276,12 @@
     const later = o.setTimeout || setTimeout;
     const cancel = o.clearTimeout || clearTimeout;
     const newCid = o.newCid || (() => randomCid(random));
-    const storage = o.storage === undefined ? defaultStorage() : o.storage;
+    let storage = o.storage === undefined ? defaultStorage() : o.storage;
     const storageKey = o.storageKey || "stillwater-live.queue " + url;
+    // The page that loaded the stored queue last owns it (and the id): its token is stored here.
+    const ownerKey = storageKey + " owner";
+    const owner = randomCid(random);
+    let superseded = false;     // another page took the stored queue over: handOver() is due
     const helloTimeout = o.helloTimeout == null ? 10000 : o.helloTimeout;
     const now = o.now || Date.now;
 
@@ -323,6 +332,7 @@
     // old format, an array of `{cid, command}` (kept unnumbered: sent with its cid, as it was).
     function load() {
       if (!storage) return;
+      try { storage.setItem(ownerKey, owner); } catch (e) { /* reported by the first persist that fails */ }
       let saved = null;
       try { saved = JSON.parse(storage.getItem(storageKey) || "null"); } catch (e) { saved = null; }
       let entries = [];
@@ -340,14 +350,22 @@
           if (seq <= lastSeq) continue;   // not in number order: not ours
           lastSeq = seq;
         }
-        queue.push({ cid: entry.cid, seq, command: entry.command, sent: seq !== null && entry.sent === true, ref: null, retryAt: 0, retries: 0 });
+        queue.push({ cid: entry.cid, seq, command: entry.command, sent: seq !== null && entry.sent === true, stored: true, ref: null, retryAt: 0, retries: 0 });
       }
       if (nextSeq <= lastSeq) nextSeq = lastSeq + 1;
     }
 
+    // Stores the id, the numbering and the queue, unless another page took them over since this one
+    // loaded them: then nothing is written, storage is left to that page, and handOver() is due.
     function persist() {
       if (!storage) return;
       try {
+        const holder = storage.getItem(ownerKey);
+        if (holder !== null && holder !== owner) {
+          storage = null;
+          superseded = true;
+          return;
+        }
         if (queue.length === 0 && clientId === null && nextSeq === 1) storage.removeItem(storageKey);
         else {
           storage.setItem(storageKey, JSON.stringify({
@@ -355,6 +373,7 @@
             queue: queue.map((e) => (e.seq === null ? { cid: e.cid, command: e.command } : { cid: e.cid, seq: e.seq, command: e.command, sent: e.sent })),
           }));
         }
+        for (const entry of queue) entry.stored = true;
       } catch (error) {
         report("storage", "the queue could not be stored (it is kept in memory): " + (error && error.message));
       }
@@ -389,6 +408,7 @@
     // they are numbered under is known. A command's first send under an id is stored before it goes.
     function flush() {
       if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
+      if (superseded) { handOver(); return; }
       if (!socket || !welcomed) return;
       const time = now();
       let nextRetry = Infinity;
@@ -408,7 +428,10 @@
         if (numbered && !entry.sent) { entry.sent = true; firstSend = true; }
         out.push(entry);
       }
-      if (firstSend) persist();
+      if (firstSend) {
+        persist();
+        if (superseded) { handOver(); return; }
+      }
       for (const entry of out) {
         entry.ref = nextRef++;
         frames.set(entry.ref, { entry, seq: entry.seq });
@@ -459,6 +482,31 @@
       if (numbered.length === 0) persist();
       settleAll(numbered, (entry) => [new LiveError("client_expired", message, { retry: false, seq: entry.seq, cid: entry.cid }), undefined]);
       if (!isFinal() && socket === null && reconnectTimer === null) open();
+    }
+
+    // Another page loaded the stored queue and id after this one (it owns them now, and sends the
+    // commands it found there under the id): this page goes on in memory only, as a new client. The
+    // commands it had stored are the other page's now: they are rejected here with `superseded` (the
+    // other page sends them and settles them), and so are any sent under the id that could not be
+    // stored. The others were never sent: they are numbered from 1 for the id the next welcome gives.
+    function handOver() {
+      superseded = false;
+      const theirs = queue.filter((e) => e.stored || e.sent);
+      let seq = 1;
+      for (const entry of queue) {
+        if (entry.stored || entry.sent || entry.seq === null) continue;
+        entry.seq = seq++;
+        entry.sent = false;
+      }
+      clientId = null;
+      nextSeq = seq;
+      const reconnect = socket !== null;
+      detach();
+      report("superseded", "another page took over the stored queue and client id (" + storageKey + "): this page goes on in memory, as a new client");
+      settleAll(theirs, (entry) => [new LiveError("superseded",
+        "another page took over the stored queue and client id with this command: it is sent and answered there",
+        { retry: false, seq: entry.seq, cid: entry.cid }), undefined]);
+      if (reconnect && !isFinal() && socket === null && reconnectTimer === null) open();
     }
 
     // ---- the connection ----
@@ -711,7 +759,7 @@
       const cid = newCid();
       if (!isCid(cid)) return Promise.reject(new TypeError("StillwaterLive send: newCid returned an invalid cid " + cid));
       const promise = new Promise((resolve, reject) => waiting.set(cid, { resolve, reject }));
-      queue.push({ cid, seq: nextSeq++, command, sent: false, ref: null, retryAt: 0, retries: 0 });
+      queue.push({ cid, seq: nextSeq++, command, sent: false, stored: false, ref: null, retryAt: 0, retries: 0 });
       persist();
       if (o.onQueue) call(o.onQueue, queued());
       flush();
