@@ -668,7 +668,7 @@ test("a stored queue of the old format ({cid, command}) is sent with its cids, u
   h.clock.advance(h.clock.nextDelay());
   assert.deepEqual(ws.commands().at(-1), { type: "command", ref: 4, cid: "old_2", command: { n: 2 } });
   ws.frame({ type: "ack", ref: 4, cid: "old_2", version: 44 });
-  assert.deepEqual(h.settled.map((s) => [s.cid, s.answer.seq, s.answer.version]), [["old_1", undefined, 42], ["cid0001", 1, 43], ["old_2", undefined, 44]]);
+  assert.deepEqual(h.settled.map((s) => [s.cid, s.answer.seq, s.answer.version]), [["old_1", null, 42], ["cid0001", 1, 43], ["old_2", null, 44]]);
 });
 
 test("a welcome with another id: commands sent under the old one settle with client_changed; the others are numbered from 1", async () => {
@@ -765,4 +765,19 @@ test("two pages on one storage key: the one loaded last owns the id and the queu
   second.client.send({ n: 4 }).catch(() => {});
   assert.equal(other.commands().at(-1).seq, 3);
   assert.deepEqual(JSON.parse(storage.getItem("queue")).queue.map((e) => [e.cid, e.seq]), [["tab2", 3]]);
+});
+
+test("with a stored id, a welcome that names none sends nothing numbered; the next welcome that names it does", () => {
+  const storage = fakeStorage();
+  storage.setItem("queue", JSON.stringify({ client: CLIENT, next: 3, queue: [{ cid: "a", seq: 2, command: { n: 2 }, sent: true }] }));
+  const h = harness({ storage });
+  const ws = bringLive(h, null, null, null);
+  assert.equal(ws.sent[0].client, CLIENT);
+  assert.deepEqual(ws.commands(), []);
+  assert.equal(h.errors.at(-1).code, "no_client");
+  assert.equal(h.client.clientId, CLIENT, "the stored id is kept");
+  ws.serverClose(1001);
+  h.clock.advance(h.clock.nextDelay());
+  const again = bringLive(h);
+  assert.deepEqual(again.commands().map((c) => c.seq), [2]);
 });

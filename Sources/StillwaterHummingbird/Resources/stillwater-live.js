@@ -20,7 +20,8 @@
  * ## What `connect(url, options)` returns
  *
  * - `send(command)` → `Promise<{version, duplicate, cid, seq}>`: queues the command with a new id of
- *   its own (`cid`, this page's name for it) and the client's next number (`seq`, see "Exactly once"),
+ *   its own (`cid`, this page's name for it) and the client's next number (`seq`, see "Exactly once";
+ *   null in the answer to a command stored unnumbered by an earlier version of this file),
  *   sends it at once when connected and welcomed (else on the next connection), and settles when the
  *   server answers it: resolves on an ack (the view shows the command from `version` on; `duplicate` is
  *   true when the server had decided this number before), rejects with a {@link LiveError} when the
@@ -132,8 +133,8 @@
  *     again (that could apply them twice): they are rejected with a `client_changed` {@link LiveError}
  *     (`retry` false; the app decides).
  *   - A welcome that names no id (a server that does not number commands): the view works, and old
- *     unnumbered commands are sent, but numbered ones wait for a welcome that names an id; `onError`
- *     gets a `no_client` error.
+ *     unnumbered commands are sent, but numbered ones wait for a connection whose welcome names the id;
+ *     `onError` gets a `no_client` error.
  */
 (function (root, factory) {
   "use strict";
@@ -301,9 +302,10 @@
     // the next queued command gets; both are stored with the queue.
     let clientId = null;
     let nextSeq = 1;
+    let welcomedAs = null;      // the id the current socket's welcome named, or null
     // Unanswered commands, oldest first: {cid, seq (null for a stored command of the old format), command,
-    // sent (sent under clientId at least once), ref (of its frame in flight on this socket) or null, retryAt,
-    // retries}. Numbered commands are in number order.
+    // sent (sent under clientId at least once), stored (in storage as this page last wrote it), ref (of its
+    // frame in flight on this socket) or null, retryAt, retries}. Numbered commands are in number order.
     const queue = [];
     const waiting = new Map();  // cid → {resolve, reject} for the commands sent by this page's `send`
     // The command frames of this socket not answered yet: ref → {entry, seq}. An entry's `ref` is its
@@ -412,7 +414,7 @@
       if (!socket || !welcomed) return;
       const time = now();
       let nextRetry = Infinity;
-      let inOrder = clientId !== null;   // whether the next numbered command may go
+      let inOrder = clientId !== null && welcomedAs === clientId;   // whether the next numbered command may go
       const out = [];
       let firstSend = false;
       for (const entry of queue) {
@@ -543,6 +545,7 @@
       const ws = socket;
       socket = null;
       welcomed = synced = false;
+      welcomedAs = null;
       if (helloTimer !== null) { cancel(helloTimer); helloTimer = null; }
       if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
       for (const entry of queue) entry.ref = null;
@@ -611,8 +614,10 @@
       welcomed = true;
       windowSize = Number.isInteger(frame.window) && frame.window > 0 ? frame.window : 1;
       if (typeof frame.stream === "string" && frame.stream !== client.stream) resumable = false;
-      if (isClientId(frame.client)) adopt(frame.client);
-      else if (queue.some((e) => e.seq !== null)) report("no_client", "the welcome names no client id: numbered commands wait for a welcome that does");
+      if (isClientId(frame.client)) {
+        welcomedAs = frame.client;
+        adopt(frame.client);
+      } else if (queue.some((e) => e.seq !== null)) report("no_client", "the welcome names no client id: numbered commands wait for a welcome that does");
       if (socket === null) return;   // a hook closed the client
       flush();
     }
@@ -677,9 +682,7 @@
       const found = answered(frame);
       if (found) {
         const entry = found.entry;
-        const answer = { version: frame.version, duplicate: frame.duplicate === true, cid: entry.cid };
-        if (entry.seq !== null) answer.seq = entry.seq;
-        settle(entry, null, answer);
+        settle(entry, null, { version: frame.version, duplicate: frame.duplicate === true, cid: entry.cid, seq: entry.seq });
       }
       flush();
     }
