@@ -6,7 +6,8 @@
 //
 // Checked: no command is applied twice; an acknowledged command was applied (or, for a duplicate, decided);
 // a refused one was not applied; and once the faults stop, every command is settled and every command
-// that was neither refused nor bad was applied exactly once.
+// that was neither refused, bad nor settled with client_expired (the server forgets ids at random) was
+// applied exactly once.
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
@@ -48,6 +49,7 @@ function fakeStorage() {
 /** The server: one log of numbered and cid-only commands, and the sockets of its clients. */
 function modelServer(random, faults) {
   const clients = new Map();   // id → {seq, version, refusal}
+  const forgotten = new Set(); // ids the server no longer remembers
   const cids = new Map();      // cid → version
   const applied = new Map();   // command tag → how many times applied
   let version = 41, issued = 0;
@@ -82,6 +84,10 @@ function modelServer(random, faults) {
       out(Object.assign({ type: "error", code: random() < 0.5 ? "unavailable" : "window_full", message: "later", retry: true }, echo));
       return;
     }
+    if (frame.seq != null && forgotten.has(socket.client)) {
+      out(Object.assign({ type: "error", code: "client_expired", message: "start again without the id" }, echo));
+      return;
+    }
     if (frame.seq != null) {
       const record = clients.get(socket.client) || { seq: 0, version: 0, refusal: null };
       const expected = record.seq + 1;
@@ -113,6 +119,8 @@ function modelServer(random, faults) {
 
   return {
     FakeSocket, applied, sockets, stats,
+    /** Forgets the id of the newest connection (as if unseen for longer than the retention). */
+    forget() { const s = sockets[sockets.length - 1]; if (s && s.client) { stats.forgets = (stats.forgets || 0) + 1; forgotten.add(s.client); clients.delete(s.client); } },
     live: () => sockets.filter((s) => s.readyState !== 3),
     open(socket) { socket.readyState = 1; socket.onopen && socket.onopen({}); },
     process(socket) { if (socket.inbox.length) handle(socket, socket.inbox.shift()); },
@@ -156,10 +164,12 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
         const before = cidCount;
         client.send(command).catch(() => {});
         if (cidCount > before) commands.set("k" + cidCount, command);
-      } else if (r < 0.5 && socket) server.process(socket);
-      else if (r < 0.8 && socket) server.deliver(socket);
-      else if (r < 0.84 && socket && faulty) server.drop(socket, Math.floor(random() * 3));
-      else if (r < 0.86 && faulty) {
+      } else if (r < 0.5) { if (socket) server.process(socket); }
+      else if (r < 0.8) { if (socket) server.deliver(socket); }
+      else if (r < 0.84) { if (socket && faulty) server.drop(socket, Math.floor(random() * 3)); }
+      else if (r < 0.842) { if (faulty) server.forget(); }
+      else if (r < 0.86) {
+        if (!faulty) return;
         client.close();   // a reload: the stored queue goes on in a new client
         for (const s of server.live()) s.readyState = 3;
         client = connectClient();
@@ -182,7 +192,8 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       const result = outcome.get(cid);
       assert.ok(result, "no outcome for " + cid);
       const times = server.applied.get(command.tag) || 0;
-      if (command.bad) assert.equal(result.code, "bad_command");
+      if (result.code === "client_expired") assert.ok(times <= 1);
+      else if (command.bad) assert.equal(result.code, "bad_command");
       else if (command.reject) {
         assert.equal(times, 0);
         assert.ok(result.code === "rejected" || (result.code === "ack" && result.duplicate), cid + ": " + JSON.stringify(result));
@@ -193,7 +204,7 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
     }
     assert.ok(commands.size > 100);
     // The run went through the paths it is for.
-    for (const what of ["duplicate", "hello_with_client", "out_of_order", "unavailable", "window_full", "rejected", "bad_command"]) {
+    for (const what of ["duplicate", "hello_with_client", "out_of_order", "unavailable", "window_full", "rejected", "bad_command", "client_expired"]) {
       assert.ok(server.stats[what] > 0, "no " + what + " in this run: " + JSON.stringify(server.stats));
     }
     if (process.env.STILLWATER_LIVE_STATS) console.log(seed, JSON.stringify(server.stats), commands.size, server.sockets.length);
