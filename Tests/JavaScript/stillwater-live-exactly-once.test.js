@@ -133,80 +133,100 @@ function modelServer(random, faults) {
   };
 }
 
-for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
-  test("randomized: drops, reloads, retries, refusals and bad commands never apply a command twice or lose one (seed " + seed + ")", () => {
-    const random = seeded(seed);
-    let faulty = true;
-    const server = modelServer(random, () => faulty);
-    const clock = fakeClock();
-    const storage = fakeStorage();
-    const outcome = new Map();   // cid → {tag, error code or "ack", duplicate}
-    const commands = new Map();  // cid → command
-    let cidCount = 0, tagCount = 0;
-    const connectClient = () => Live.connect("wss://model/live", {
-      WebSocket: server.FakeSocket, storage, storageKey: "q", random,
-      setTimeout: clock.setTimeout, clearTimeout: clock.clearTimeout, now: clock.now,
-      newCid: () => "k" + ++cidCount,
-      onSettled: (cid, error, answer) => {
-        assert.ok(!outcome.has(cid), "settled twice: " + cid);
-        outcome.set(cid, { code: error ? error.code : "ack", duplicate: answer && answer.duplicate });
-      },
-    });
-    let client = connectClient();
-    const step = () => {
-      const r = random();
-      const sockets = server.live();
-      const socket = sockets[sockets.length - 1];
-      if (socket && socket.readyState === 0) { server.open(socket); return; }
-      if (r < 0.25) {
-        const tag = "t" + ++tagCount;
-        const command = { tag, reject: random() < 0.1, bad: random() < 0.03 };
-        const before = cidCount;
-        client.send(command).catch(() => {});
-        if (cidCount > before) commands.set("k" + cidCount, command);
-      } else if (r < 0.5) { if (socket) server.process(socket); }
-      else if (r < 0.8) { if (socket) server.deliver(socket); }
-      else if (r < 0.84) { if (socket && faulty) server.drop(socket, Math.floor(random() * 3)); }
-      else if (r < 0.842) { if (faulty) server.forget(); }
-      else if (r < 0.86) {
-        if (!faulty) return;
-        client.close();   // a reload: the stored queue goes on in a new client
-        for (const s of server.live()) s.readyState = 3;
-        client = connectClient();
-      } else clock.advance(Math.floor(random() * 800));
-    };
-    for (let i = 0; i < 3000; i++) step();
-    faulty = false;
-    for (let i = 0; i < 20000 && client.pending > 0; i++) {
-      const sockets = server.live();
-      const socket = sockets[sockets.length - 1];
-      if (!socket) { clock.advance(1000); continue; }
-      if (socket.readyState === 0) { server.open(socket); continue; }
-      if (socket.inbox.length) server.process(socket);
-      else if (socket.outbox.length) server.deliver(socket);
-      else clock.advance(1000);
-    }
-    assert.equal(client.pending, 0, "every command settled once the faults stop");
-    for (const [tag, times] of server.applied) assert.equal(times, 1, tag + " applied " + times + " times");
-    for (const [cid, command] of commands) {
-      const result = outcome.get(cid);
-      assert.ok(result, "no outcome for " + cid);
-      const times = server.applied.get(command.tag) || 0;
-      if (result.code === "client_expired") assert.ok(times <= 1);
-      else if (command.bad) assert.equal(result.code, "bad_command");
-      else if (command.reject) {
-        assert.equal(times, 0);
-        assert.ok(result.code === "rejected" || (result.code === "ack" && result.duplicate), cid + ": " + JSON.stringify(result));
-      } else {
-        assert.equal(result.code, "ack", cid + " " + JSON.stringify(result));
-        assert.equal(times, 1, command.tag + " applied " + times + " times");
-      }
-    }
-    assert.ok(commands.size > 100);
-    // The run went through the paths it is for.
-    for (const what of ["duplicate", "hello_with_client", "out_of_order", "unavailable", "window_full", "rejected", "bad_command", "client_expired"]) {
-      assert.ok(server.stats[what] > 0, "no " + what + " in this run: " + JSON.stringify(server.stats));
-    }
-    if (process.env.STILLWATER_LIVE_STATS) console.log(seed, JSON.stringify(server.stats), commands.size, server.sockets.length);
+/**
+ * One randomized run. With `tabs`, a page is sometimes opened beside the others on the same storage
+ * (the newest owns it; the others go on in memory once they notice); else a new page replaces the owner
+ * (a reload).
+ */
+function run(seed, tabs) {
+  const random = seeded(seed);
+  let faulty = true;
+  const server = modelServer(random, () => faulty);
+  const clock = fakeClock();
+  const storage = fakeStorage();
+  const outcomes = new Map();   // cid → [{code: an error code or "ack", duplicate}], in the order settled
+  const commands = new Map();   // cid → command
+  let cidCount = 0, tagCount = 0;
+  const connectClient = () => Live.connect("wss://model/live", {
+    WebSocket: server.FakeSocket, storage, storageKey: "q", random,
+    setTimeout: clock.setTimeout, clearTimeout: clock.clearTimeout, now: clock.now,
+    newCid: () => "k" + ++cidCount,
+    onSettled: (cid, error, answer) => {
+      const list = outcomes.get(cid) || [];
+      list.push({ code: error ? error.code : "ack", duplicate: answer && answer.duplicate });
+      outcomes.set(cid, list);
+    },
   });
+  let pages = [connectClient()];   // the last one loaded the storage last
+  const step = () => {
+    const r = random();
+    const sockets = server.live();
+    const socket = sockets[Math.floor(random() * sockets.length)];
+    if (socket && socket.readyState === 0) { server.open(socket); return; }
+    if (r < 0.25) {
+      const tag = "t" + ++tagCount;
+      const command = { tag, reject: random() < 0.1, bad: random() < 0.03 };
+      const before = cidCount;
+      pages[Math.floor(random() * pages.length)].send(command).catch(() => {});
+      if (cidCount > before) commands.set("k" + cidCount, command);
+    } else if (r < 0.5) { if (socket) server.process(socket); }
+    else if (r < 0.8) { if (socket) server.deliver(socket); }
+    else if (r < 0.84) { if (socket && faulty) server.drop(socket, Math.floor(random() * 3)); }
+    else if (r < 0.842) { if (faulty) server.forget(); }
+    else if (r < 0.86) {
+      if (!faulty) return;
+      if (tabs && pages.length < 3 && random() < 0.5) { pages.push(connectClient()); return; }
+      const owner = pages.pop();   // a reload of the page that owns the storage
+      owner.close();
+      pages.push(connectClient());
+    } else clock.advance(Math.floor(random() * 800));
+  };
+  for (let i = 0; i < 3000; i++) step();
+  faulty = false;
+  const pending = () => pages.reduce((sum, page) => sum + page.pending, 0);
+  for (let i = 0; i < 40000 && pending() > 0; i++) {
+    const socket = server.live().find((s) => s.readyState === 0 || s.inbox.length || s.outbox.length);
+    if (!socket) { clock.advance(1000); continue; }
+    if (socket.readyState === 0) server.open(socket);
+    else if (socket.inbox.length) server.process(socket);
+    else server.deliver(socket);
+  }
+  assert.equal(pending(), 0, "every command settled once the faults stop");
+  for (const [tag, times] of server.applied) assert.equal(times, 1, tag + " applied " + times + " times");
+  let superseded = 0;
+  for (const [cid, command] of commands) {
+    const list = outcomes.get(cid) || [];
+    // A page that lost the storage to another rejects the commands it had stored with `superseded`;
+    // the owner settles them.
+    const handedOver = list.filter((o) => o.code === "superseded").length;
+    superseded += handedOver;
+    const final = list.filter((o) => o.code !== "superseded");
+    assert.equal(final.length, 1, cid + " settled " + JSON.stringify(list));
+    const result = final[0];
+    const times = server.applied.get(command.tag) || 0;
+    if (result.code === "client_expired") assert.ok(times <= 1);
+    else if (command.bad) assert.equal(result.code, "bad_command");
+    else if (command.reject) {
+      assert.equal(times, 0);
+      assert.ok(result.code === "rejected" || (result.code === "ack" && result.duplicate), cid + ": " + JSON.stringify(result));
+    } else {
+      assert.equal(result.code, "ack", cid + " " + JSON.stringify(result));
+      assert.equal(times, 1, command.tag + " applied " + times + " times");
+    }
+  }
+  assert.ok(commands.size > 100);
+  // The run went through the paths it is for.
+  for (const what of ["duplicate", "hello_with_client", "out_of_order", "unavailable", "window_full", "rejected", "bad_command", "client_expired"]) {
+    assert.ok(server.stats[what] > 0, "no " + what + " in this run: " + JSON.stringify(server.stats));
+  }
+  if (tabs) assert.ok(superseded > 0, "no command was handed over");
+  if (process.env.STILLWATER_LIVE_STATS) console.log(seed, tabs, superseded, JSON.stringify(server.stats), commands.size, server.sockets.length);
+}
+
+for (const seed of [1, 2, 3, 4, 5, 6]) {
+  test("randomized: drops, reloads, retries, refusals and bad commands never apply a command twice or lose one (seed " + seed + ")", () => run(seed, false));
+}
+
+for (const seed of [11, 12, 13, 14]) {
+  test("randomized, with pages open side by side on one storage key (seed " + seed + ")", () => run(seed, true));
 }
