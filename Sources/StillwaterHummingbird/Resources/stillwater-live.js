@@ -709,7 +709,7 @@
         // Not taken. An answer to a frame sent again since is old news.
         if (found.latest) {
           if (entry.seq !== null && frame.code === "out_of_order") {
-            const expected = isSeq(frame.expected) ? frame.expected : entry.seq;
+            const expected = isSeq(frame.expected) ? Math.min(frame.expected, entry.seq) : entry.seq;
             resendFrom(expected);
             // At once the first time; a command that keeps coming back out of order waits, so that a server
             // whose numbering moves under the client (two pages on one id) is not asked in a loop.
