@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Stillwater
 import Synchronization
 
 /// A log of actions shared by several processes, kept in PostgreSQL: for each log (a board, say) its
@@ -536,7 +537,13 @@ final class ConnectionSlot: Sendable {
     func transaction<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
         let logger = logger
         return try await use { connection in
-            try await connection.withTransaction(logger: logger) { try await body($0) }
+            do {
+                return try await connection.withTransaction(logger: logger) { try await body($0) }
+            } catch let error as PostgresTransactionError {
+                // A refusal the body chose (a moved head) reaches the caller as itself once rolled back.
+                if let conflict = error.closureError as? ActionLogConflict, error.rollbackError == nil { throw conflict }
+                throw error
+            }
         }
     }
 
