@@ -89,8 +89,9 @@ extension LiveJSON {
     }
 
     /// The kind of JSON value a decoder wanted when it read `type`: "a string", "an integer", "an
-    /// object"… Never a Swift type's name, which means nothing to a client in another language.
-    static func kind(of type: Any.Type) -> String {
+    /// object"…; nil for a type of the app's (never its Swift name, which means nothing to a client in
+    /// another language).
+    static func kind(of type: Any.Type) -> String? {
         switch type {
         case is String.Type, is Character.Type: "a string"
         case is Bool.Type: "true or false"
@@ -98,7 +99,7 @@ extension LiveJSON {
         case is any BinaryFloatingPoint.Type, is Decimal.Type: "a number"
         case is [String: Any].Type, is [String: any Sendable].Type: "an object"
         case is [Any].Type, is [any Sendable].Type: "an array"
-        default: "a value of another kind"
+        default: nil
         }
     }
 
@@ -111,13 +112,16 @@ extension LiveJSON {
         case DecodingError.keyNotFound(let key, let context):
             (path, problem) = (context.codingPath, "missing \"\(key.stringValue.prefix(64))\"")
         case DecodingError.typeMismatch(let type, let context):
-            (path, problem) = (context.codingPath, "expected \(kind(of: type))")
+            (path, problem) = (context.codingPath, kind(of: type).map { "expected \($0)" } ?? "not a value accepted here")
         case DecodingError.valueNotFound(let type, let context):
-            (path, problem) = (context.codingPath, "expected \(kind(of: type)), found null")
+            (path, problem) = (context.codingPath, "expected \(kind(of: type) ?? "a value"), found null")
         case DecodingError.dataCorrupted(let context):
             // The context's text may name Swift types ("does not fit in Int") or quote the app's own
             // decoder: only its place is said.
-            (path, problem) = (context.codingPath, context.codingPath.isEmpty ? "not valid JSON" : "not a value accepted here")
+            // Foundation's decoder reports a number that is not whole or out of range where an integer
+            // was wanted the same way as broken JSON, with no path.
+            (path, problem) = (context.codingPath,
+                               context.codingPath.isEmpty ? "not valid JSON, or a number not whole or out of range" : "not a value accepted here")
         default:
             (path, problem) = ([], "not a value accepted here")
         }
