@@ -327,8 +327,9 @@ public enum LiveClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// The client was closed before the command was answered: it may or may not have been applied.
     case closed
     /// A frame from the server that the client could not read or apply (not one of the protocol's
-    /// shapes, or a view or patch that does not decode as the client's view type), with where, in the
-    /// protocol's words. The client dropped the connection and reconnects, asking for a snapshot.
+    /// shapes, a view or patch that does not decode as the client's view type, a patch that does not fit,
+    /// a welcome for another protocol version or a second one), with where, in the protocol's words. The client dropped the connection and reconnects (asking for a snapshot when
+    /// the frame was a view or a patch).
     case unreadableFrame(String)
     /// The server ended the connection on an error of its own (close 1011), with the error frame's code
     /// and message when one came (`view_unavailable`: the view the client needs does not encode). The

@@ -231,7 +231,11 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         }
         switch frame {
         case .welcome(let protocolVersion, let stream, let window):
-            guard !welcomed, protocolVersion == liveProtocolVersion else { return drop() }
+            guard !welcomed else { return [.problem(.unreadableFrame("a second welcome on one connection"))] + drop() }
+            guard protocolVersion == liveProtocolVersion else {
+                let problem = "the server speaks protocol \(protocolVersion); this client speaks \(liveProtocolVersion)"
+                return [.problem(.unreadableFrame(problem))] + drop()
+            }
             phase = .connected(welcomed: true, synced: false)
             self.window = max(1, window)
             if stream != self.stream { resumable = false }

@@ -152,6 +152,29 @@ struct LiveClientProblemTests {
         await client.close()
     }
 
+    @Test("a second welcome on one connection is an error the app sees; the copy is kept and resumed from")
+    func secondWelcome() async throws {
+        let (transport, client) = try await live()
+        transport.serve(0, [LiveClientScriptedTests.welcome])
+        #expect(await eventually { client.lastError.value != nil })
+        #expect(client.lastError.value == .unreadableFrame("a second welcome on one connection"))
+        #expect(await eventually { transport.connectionCount == 2 && !transport.sent(on: 1).isEmpty })
+        #expect((object(transport.sent(on: 1)[0])["resume"] as? [String: Any])?["version"] as? Int == 41)
+        await client.close()
+    }
+
+    @Test("a welcome for another protocol version is an error the app sees, and the client tries again")
+    func otherProtocol() async throws {
+        let transport = ScriptedTransport()
+        let client = BoardClient(transport: transport, options: quickOptions)
+        try #require(await eventually { transport.connectionCount == 1 && !transport.sent(on: 0).isEmpty })
+        transport.serve(0, [#"{"type":"welcome","protocol":2,"stream":"s-1","window":8}"#])
+        #expect(await eventually { client.lastError.value != nil })
+        #expect(client.lastError.value == .unreadableFrame("the server speaks protocol 2; this client speaks 1"))
+        #expect(await eventually { transport.connectionCount == 2 })
+        await client.close()
+    }
+
     @Test("a close 1011 after view_unavailable is told as a server error, and the client reconnects and resumes")
     func serverError() async throws {
         let (transport, client) = try await live()
