@@ -22,8 +22,6 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         var session: Session
         /// The adapter's write loop: waiting for something to write, or cancelled before it could wait.
         var waiter = WriteWaiter<Session.Write>.idle
-        /// Numbers the calls of ``LiveConnection/nextWrite()``, so a cancellation is matched to its call.
-        var calls: UInt64 = 0
         var timer: Task<Void, Never>?
         var removed = false
         /// The end of a connection whose view cannot be sent: the frames the session held, the
@@ -81,6 +79,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// read by the hub's tick without the lock (``sync(_:from:to:)`` checks again under it), so a tick
     /// takes no lock for a connection that wants nothing.
     private let syncBase = Atomic<Int>(Int.min)
+    /// Numbers the calls of ``nextWrite()``, so that a cancellation is matched to its own call (the
+    /// lock orders what the waiter does with the number; the count itself needs no order).
+    private let calls = Atomic<UInt64>(0)
 
     init(hub: LiveHub<Service>, transport: [String: String]) {
         self.hub = hub
@@ -145,10 +146,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// closed; also nil, at once, when the calling task is cancelled (before the call or while it
     /// waits), and what was to be written stays for the next call.
     public func nextWrite() async -> LiveSession<Service.Command, Service.Identity>.Write? {
-        let call = driver.withLock { driver in
-            driver.calls += 1
-            return driver.calls
-        }
+        let call = calls.wrappingAdd(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Session.Write?, Never>) in
                 let (ready, finished) = driver.withLock { driver -> (Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
