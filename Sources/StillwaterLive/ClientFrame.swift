@@ -89,18 +89,11 @@ extension LiveClientFrame where Command: Decodable {
         try? JSONDecoder().decode(Probe.self, from: data)
     }
 
-    /// A decoding error in one short line.
+    /// A decoding error in one short line of the protocol's words: where (`at command.add.text`) and
+    /// what was expected (`expected a string`). It names no Swift type and quotes none of the decoder's
+    /// or the app's own text: the message goes to the client.
     private static func describe(_ error: any Error) -> String {
-        let text: String
-        switch error {
-        case DecodingError.keyNotFound(let key, _): text = "missing \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-             DecodingError.dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            text = (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
-        default: text = "\(error)"
-        }
-        return String(text.prefix(200))
+        LiveJSON.describe(decoding: error)
     }
 
     /// The envelope members every frame type may have: what ``probe(_:)`` reads first.

@@ -42,6 +42,9 @@ import Stillwater
 ///   ``LiveClientOptions/backoffMax``, with jitter; the count restarts once a view arrives. Close 4401
 ///   stops the client (``LiveClientStatus/refused(_:)``), 4400 too (``LiveClientStatus/failed(_:)``);
 ///   every other close or failure reconnects.
+/// - **Nothing the server sends makes it trap.** A frame it cannot read, or a patch that does not fit,
+///   drops the connection and reconnects for a snapshot; that and a close on a server error (1011) are
+///   told in ``lastError``.
 /// - Observers of ``view`` and ``status`` run on the client's own task, never under a lock.
 ///
 /// The client stops when ``close()`` is called or when it is deinitialized.
@@ -53,6 +56,11 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
     public let view: Property<View?>
     /// Where the connection is: connecting, live, waiting to reconnect, or stopped and why.
     public let status: Property<LiveClientStatus>
+    /// The last problem that was no command's answer, nil until one came: a frame from the server the
+    /// client could not read (``LiveClientError/unreadableFrame(_:)``), or a connection the server ended
+    /// on an error of its own (``LiveClientError/serverError(code:message:)``). The client has already
+    /// dropped that connection and reconnects; this says why, for the app to show or log.
+    public let lastError: Property<LiveClientError?>
 
     private let inputs: AsyncStream<Message>.Continuation
 
@@ -67,12 +75,14 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                 options: LiveClientOptions = LiveClientOptions()) {
         let viewValue = MutableProperty<View?>(nil)
         let statusValue = MutableProperty<LiveClientStatus>(.connecting)
+        let errorValue = MutableProperty<LiveClientError?>(nil)
         view = Property(viewValue)
         status = Property(statusValue)
+        lastError = Property(errorValue)
         let (stream, inputs) = AsyncStream.makeStream(of: Message.self)
         self.inputs = inputs
         let driver = Driver(machine: LiveClientMachine(token: token, params: params, options: options),
-                            transport: transport, inputs: inputs, view: viewValue, status: statusValue)
+                            transport: transport, inputs: inputs, view: viewValue, status: statusValue, lastError: errorValue)
         Task { [driver] in
             var driver = driver
             await driver.run(stream)
@@ -112,6 +122,14 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         }
     }
 
+    /// How many timers the client holds (waits for a reconnect, a hello, a retry): those neither fired
+    /// nor cancelled. For tests.
+    func pendingTimers() async -> Int {
+        await withCheckedContinuation { continuation in
+            if case .terminated = inputs.yield(.countTimers(continuation)) { continuation.resume(returning: 0) }
+        }
+    }
+
     /// A client id: 22 characters of base64url from 16 random bytes.
     static func makeCID() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -124,6 +142,25 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         case opened(connection: Int, LiveClientChannel)
         case send(cid: String, command: String, CheckedContinuation<LiveOutcome, any Error>)
         case close(CheckedContinuation<Void, Never>)
+        /// Timer `timer` fired: it is forgotten, and its input handled.
+        case fired(timer: Int, LiveClientMachine<View>.Input)
+        case countTimers(CheckedContinuation<Int, Never>)
+    }
+
+    /// What a timer waits for. The machine acts only on the newest of each kind (an older hello wait or
+    /// reconnect names a connection that is gone; the newest retry wait is the earliest due), so a new
+    /// one cancels the last.
+    private enum TimerKind: Hashable {
+        case hello, reconnect, retry, other
+
+        init(_ input: LiveClientMachine<View>.Input) {
+            switch input {
+            case .helloTimeout: self = .hello
+            case .reconnect: self = .reconnect
+            case .flush: self = .retry
+            default: self = .other
+            }
+        }
     }
 
     /// The one place that holds the machine: a task that takes one message at a time, so the machine
@@ -134,9 +171,14 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         let inputs: AsyncStream<Message>.Continuation
         let view: MutableProperty<View?>
         let status: MutableProperty<LiveClientStatus>
+        let lastError: MutableProperty<LiveClientError?>
         var channel: (connection: Int, LiveClientChannel)?
         var waiting: [String: CheckedContinuation<LiveOutcome, any Error>] = [:]
-        var timers: [Task<Void, Never>] = []
+        /// The timers neither fired nor cancelled: at most one of each kind, since a new one supersedes
+        /// the last (a new connection's hello wait, the next reconnect, the earliest retry). Each is
+        /// removed as it fires and all when the client stops, so they never pile up over reconnects.
+        var timers: [TimerKind: (number: Int, task: Task<Void, Never>)] = [:]
+        var lastTimer = 0
 
         mutating func run(_ messages: AsyncStream<Message>) async {
             await perform(machine.start())
@@ -158,13 +200,19 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                 case .close(let continuation):
                     await perform(machine.handle(.stop, now: .now))
                     continuation.resume()
+                case .fired(let timer, let input):
+                    let kind = TimerKind(input)
+                    if timers[kind]?.number == timer { timers[kind] = nil }
+                    await perform(machine.handle(input, now: .now))
+                case .countTimers(let continuation):
+                    continuation.resume(returning: timers.count)
                 }
                 // Closed: take no new message, but answer the ones already waiting in the stream.
                 if case .closed = machine.status { inputs.finish() }
             }
             // Ended by close() or deinit: nothing waits any more.
             await perform(machine.handle(.stop, now: .now))
-            for timer in timers { timer.cancel() }
+            cancelTimers()
             inputs.finish()
             for (_, continuation) in waiting { continuation.resume(throwing: LiveClientError.closed) }
             waiting.removeAll()
@@ -187,21 +235,29 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                     self.channel = nil
                     await channel.1.close()
                 case .schedule(let input, let delay):
-                    timers.removeAll { $0.isCancelled }
-                    let inputs = self.inputs
-                    timers.append(Task {
+                    lastTimer += 1
+                    let timer = lastTimer, inputs = self.inputs
+                    let task = Task {
                         try? await Task.sleep(for: delay)
-                        if !Task.isCancelled { inputs.yield(.input(input)) }
-                    })
+                        if !Task.isCancelled { inputs.yield(.fired(timer: timer, input)) }
+                    }
+                    timers.updateValue((timer, task), forKey: TimerKind(input))?.task.cancel()
                 case .view(let next):
                     view.value = next
                 case .status(let next):
                     status.value = next
-                    if next.isFinal { for timer in timers { timer.cancel() } }
+                    if next.isFinal { cancelTimers() }
                 case .answer(let cid, let result):
                     waiting.removeValue(forKey: cid)?.resume(with: result.mapError { $0 as any Error })
+                case .problem(let error):
+                    lastError.value = error
                 }
             }
+        }
+
+        private mutating func cancelTimers() {
+            for timer in timers.values { timer.task.cancel() }
+            timers.removeAll()
         }
 
         /// Opens connection `connection` in a task of its own, which then forwards what arrives.
@@ -270,6 +326,15 @@ public enum LiveClientError: Error, Sendable, Equatable, CustomStringConvertible
     case protocolError(String)
     /// The client was closed before the command was answered: it may or may not have been applied.
     case closed
+    /// A frame from the server that the client could not read or apply (not one of the protocol's
+    /// shapes, a view or patch that does not decode as the client's view type, a patch that does not fit,
+    /// a welcome for another protocol version or a second one), with where, in the protocol's words. The client dropped the connection and reconnects (asking for a snapshot when
+    /// the frame was a view or a patch).
+    case unreadableFrame(String)
+    /// The server ended the connection on an error of its own (close 1011), with the error frame's code
+    /// and message when one came (`view_unavailable`: the view the client needs does not encode). The
+    /// client reconnects after a delay.
+    case serverError(code: String, message: String)
 
     /// The reason in one line.
     public var description: String {
@@ -278,6 +343,8 @@ public enum LiveClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .unauthorized(let message): "the server refused the credentials: \(message)"
         case .protocolError(let message): "the server closed on a protocol error: \(message)"
         case .closed: "the client was closed before the command was answered"
+        case .unreadableFrame(let problem): "a frame from the server could not be read: \(problem)"
+        case .serverError(let code, let message): "the server closed the connection on an error (\(code.isEmpty ? "1011" : code)): \(message)"
         }
     }
 }

@@ -46,6 +46,9 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         case view(View?)
         case status(LiveClientStatus)
         case answer(cid: String, Result<LiveOutcome, LiveClientError>)
+        /// Something the app should hear of that is no command's answer: a frame the client could not
+        /// read, a connection the server ended on an error of its own.
+        case problem(LiveClientError)
     }
 
     private enum Phase: Sendable {
@@ -71,7 +74,8 @@ struct LiveClientMachine<View: LiveView>: Sendable {
     private var attempt = 0
     private var nextRef = 1
     private(set) var queue: [Entry] = []
-    /// The error frame that came before the welcome: the close that follows says it.
+    /// The last error frame about no command (before the welcome, or `view_unavailable`): the close
+    /// that follows says it.
     private var closingError: (code: String, message: String)?
     private(set) var status: LiveClientStatus = .connecting
 
@@ -152,6 +156,9 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             return stop(.refused(message))
         case LiveCloseCode.protocolError.rawValue:
             return stop(.failed(message))
+        case LiveCloseCode.serverError.rawValue:
+            let error = LiveClientError.serverError(code: said?.code ?? "", message: said?.message ?? reason)
+            return [.problem(error)] + lost()
         default:
             return lost()
         }
@@ -220,11 +227,15 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             frame = try JSONDecoder().decode(LiveServerFrame<View>.self, from: Data(text.utf8))
         } catch {
             resumable = false  // a patch the client cannot read leaves its copy behind: ask for a snapshot
-            return drop()
+            return [.problem(.unreadableFrame(LiveJSON.describe(decoding: error)))] + drop()
         }
         switch frame {
         case .welcome(let protocolVersion, let stream, let window):
-            guard !welcomed, protocolVersion == liveProtocolVersion else { return drop() }
+            guard !welcomed else { return [.problem(.unreadableFrame("a second welcome on one connection"))] + drop() }
+            guard protocolVersion == liveProtocolVersion else {
+                let problem = "the server speaks protocol \(protocolVersion); this client speaks \(liveProtocolVersion)"
+                return [.problem(.unreadableFrame(problem))] + drop()
+            }
             phase = .connected(welcomed: true, synced: false)
             self.window = max(1, window)
             if stream != self.stream { resumable = false }
@@ -239,7 +250,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
                 for change in changes { try change.apply(&copy) }
             } catch {
                 resumable = false
-                return drop()
+                return [.problem(.unreadableFrame("the patch to version \(version) does not fit the copy's lists"))] + drop()
             }
             return arrived(copy, version: version)
         case .ack(let ref, let cid, let version, let duplicate):
@@ -249,7 +260,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
                 + flush(now: now)
         case .error(let code, let message, let ref, let cid, let retry):
             guard let index = entry(ref: ref, cid: cid) else {
-                if !welcomed { closingError = (code, message) }
+                if !welcomed || code == LiveErrorCode.viewUnavailable.rawValue { closingError = (code, message) }
                 return []
             }
             if retry {

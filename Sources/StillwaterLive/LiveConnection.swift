@@ -20,10 +20,42 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
     private struct Driver {
         var session: Session
-        /// The adapter's write loop, waiting for something to write.
-        var waiter: CheckedContinuation<Session.Write?, Never>?
+        /// The adapter's write loop: waiting for something to write, or cancelled before it could wait.
+        var waiter = WriteWaiter<Session.Write>.idle
         var timer: Task<Void, Never>?
         var removed = false
+        /// The end of a connection whose view cannot be sent: the frames the session held, the
+        /// `view_unavailable` error, then the close (1011). Written before anything else; the session
+        /// is closed by then and queues nothing more.
+        var ending: [Session.Write] = []
+
+        /// Where the connection is, as the adapter sees it: closing while the ending is not written.
+        var phase: Session.Phase {
+            ending.isEmpty ? session.phase : .closing
+        }
+
+        /// Whether nothing more will ever be written.
+        var isFinished: Bool {
+            ending.isEmpty && session.phase == .closed
+        }
+
+        /// Takes what to write next: the ending, else what the session has.
+        mutating func takeWrite() -> Session.Write? {
+            if !ending.isEmpty { return ending.removeFirst() }
+            return session.takeWrite()
+        }
+
+        /// Ends the connection because the view it needs cannot be sent: the frames the session holds
+        /// are kept, then the error frame and the close. Only while the client is being admitted or is
+        /// live; a connection already closing ends as it was going to.
+        mutating func viewUnavailable(_ message: String) {
+            guard session.phase == .authenticating || session.phase == .live else { return }
+            var frames: [String] = []
+            if case .frames(let held)? = session.takeWrite() { frames = held }
+            session.transportClosed()
+            frames.append(ServerFrame.error(.viewUnavailable, message, ref: nil))
+            ending = [.frames(frames), .close(.serverError, reason: LiveErrorCode.viewUnavailable.rawValue)]
+        }
 
         /// What follows from the session's phase: the hello timer to stop once the client is past the
         /// hello (taken once), and whether the hub must now forget the connection (true once, when closed).
@@ -47,6 +79,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// read by the hub's tick without the lock (``sync(_:from:to:)`` checks again under it), so a tick
     /// takes no lock for a connection that wants nothing.
     private let syncBase = Atomic<Int>(Int.min)
+    /// Numbers the calls of ``nextWrite()``, so that a cancellation is matched to its own call (the
+    /// lock orders what the waiter does with the number; the count itself needs no order).
+    private let calls = Atomic<UInt64>(0)
 
     init(hub: LiveHub<Service>, transport: [String: String]) {
         self.hub = hub
@@ -66,17 +101,22 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
     /// Where the connection's session is in its life.
     public var phase: LiveSession<Service.Command, Service.Identity>.Phase {
-        driver.withLock { $0.session.phase }
+        driver.withLock { $0.phase }
     }
 
     /// Whether ``nextWrite()`` would return at once (frames are waiting, or the close).
     public var hasWrite: Bool {
-        driver.withLock { $0.session.hasWrite }
+        driver.withLock { !$0.ending.isEmpty || $0.session.hasWrite }
     }
 
-    /// How many frames wait to be written: never more than ``LiveLimits/maxQueuedFrames``.
+    /// How many frames wait to be written: never more than ``LiveLimits/maxQueuedFrames`` (one more
+    /// when the view cannot be sent: the `view_unavailable` error before the close).
     public var queuedFrames: Int {
-        driver.withLock { $0.session.queuedFrames }
+        driver.withLock { driver in
+            driver.ending.reduce(driver.session.queuedFrames) { count, write in
+                if case .frames(let frames) = write { count + frames.count } else { count }
+            }
+        }
     }
 
     /// Takes a text frame the client sent.
@@ -103,15 +143,18 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
     /// Waits for what to write next: frames (write them in order, and wait for the writes before asking
     /// again) or the close (send it with its code and reason, then stop). Nil once the connection is
-    /// closed; also nil when the calling task is cancelled.
+    /// closed; also nil, at once, when the calling task is cancelled (before the call or while it
+    /// waits), and what was to be written stays for the next call.
     public func nextWrite() async -> LiveSession<Service.Command, Service.Identity>.Write? {
-        await withTaskCancellationHandler {
+        let call = calls.wrappingAdd(1, ordering: .relaxed).newValue
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Session.Write?, Never>) in
                 let (ready, finished) = driver.withLock { driver -> (Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
-                    if let write = driver.session.takeWrite() { return (.some(write), endSection(&driver)) }
-                    if driver.session.phase == .closed { return (.some(nil), endSection(&driver)) }
-                    precondition(driver.waiter == nil, "LiveConnection.nextWrite() was called by two tasks at once")
-                    driver.waiter = continuation
+                    // A cancellation that came before this point is a state of the waiter, not a race.
+                    if driver.waiter.takeCancellation(of: call) { return (.some(nil), (false, nil)) }
+                    if let write = driver.takeWrite() { return (.some(write), endSection(&driver)) }
+                    if driver.isFinished { return (.some(nil), endSection(&driver)) }
+                    driver.waiter.suspend(call: call, continuation)
                     return (nil, (false, nil))
                 }
                 if let ready {
@@ -120,11 +163,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
                 }
             }
         } onCancel: {
-            let waiter = driver.withLock { driver in
-                defer { driver.waiter = nil }
-                return driver.waiter
-            }
-            waiter?.resume(returning: nil)
+            driver.withLock { $0.waiter.cancel(call: call) }?.resume(returning: nil)
         }
     }
 
@@ -135,8 +174,18 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         return base == Int.min || base == head ? nil : base
     }
 
-    func sync(_ frame: String, from: Int, to: Int) {
-        update { $0.sync(frame, from: from, to: to) }
+    /// Queues `frame`, which brings the client from version `from` to `to`, if the client is still at
+    /// `from`; when that view cannot be sent, ends the connection with `view_unavailable` and 1011.
+    func sync(_ frame: LiveViewText, from: Int, to: Int) {
+        switch frame {
+        case .frame(let text):
+            update { $0.sync(text, from: from, to: to) }
+        case .unavailable(let message):
+            updateDriver { driver in
+                guard driver.session.syncBase == from else { return }
+                driver.viewUnavailable(message)
+            }
+        }
     }
 
     func shutDown() {
@@ -149,17 +198,22 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// One section of the lock per call: it runs once or more per frame.
     @discardableResult
     private func update<R>(_ body: (inout Session) -> R) -> R {
+        updateDriver { body(&$0.session) }
+    }
+
+    /// Runs `body` on the driver (the session and the connection's own ending) under the lock, then
+    /// hands a waiting writer what there is to write.
+    @discardableResult
+    private func updateDriver<R>(_ body: (inout Driver) -> R) -> R {
         let (result, waiter, write, finished) = driver.withLock {
             driver -> (R, CheckedContinuation<Session.Write?, Never>?, Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
-            let result = body(&driver.session)
-            guard let waiter = driver.waiter else { return (result, nil, nil, endSection(&driver)) }
-            if let write = driver.session.takeWrite() {
-                driver.waiter = nil
-                return (result, waiter, .some(write), endSection(&driver))
+            let result = body(&driver)
+            guard driver.waiter.isWaiting else { return (result, nil, nil, endSection(&driver)) }
+            if let write = driver.takeWrite() {
+                return (result, driver.waiter.resume(), .some(write), endSection(&driver))
             }
-            if driver.session.phase == .closed {
-                driver.waiter = nil
-                return (result, waiter, .some(nil), endSection(&driver))
+            if driver.isFinished {
+                return (result, driver.waiter.resume(), .some(nil), endSection(&driver))
             }
             return (result, nil, nil, endSection(&driver))
         }
@@ -215,17 +269,75 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     private func authenticate(_ handshake: LiveHandshake, resume: LiveResume?) async {
         switch await hub.service.authenticate(handshake) {
         case .accepted(let identity):
-            let frame: (text: String, version: Int)
+            let frame: (text: LiveViewText, version: Int)
             let head = hub.version
             if let resume, resume.stream == hub.stream {
                 frame = hub.shared.syncFrame(from: resume.version, to: head, stream: hub.stream)
             } else {
                 frame = hub.shared.snapshotFrame(stream: hub.stream)
             }
+            guard case .frame(let sync) = frame.text else {
+                if case .unavailable(let message) = frame.text { updateDriver { $0.viewUnavailable(message) } }
+                return
+            }
             let client = hub.newClient()
-            run { $0.authenticated(as: identity, client: client, stream: hub.stream, sync: frame.text, version: frame.version) }
+            run { $0.authenticated(as: identity, client: client, stream: hub.stream, sync: sync, version: frame.version) }
         case .refused(let message):
             update { $0.refused(message) }
         }
+    }
+}
+
+/// Where the write loop's call of ``LiveConnection/nextWrite()`` is: none waiting, one waiting, or one
+/// cancelled before it could wait.
+///
+/// The cancellation handler of a call may run before the call stores its continuation (always, when
+/// the task was cancelled before the call). It then leaves `cancelledBeforeSuspend` for the call to
+/// find, and the call returns nil at once instead of waiting for a resume that would never come. Calls
+/// are numbered, so a cancellation that comes too late for its own call is dropped by the next.
+enum WriteWaiter<Write: Sendable> {
+    case idle
+    case waiting(call: UInt64, CheckedContinuation<Write?, Never>)
+    case cancelledBeforeSuspend(call: UInt64)
+
+    /// Whether a call waits.
+    var isWaiting: Bool {
+        if case .waiting = self { return true }
+        return false
+    }
+
+    /// Call `call` was cancelled: its continuation when it waits (to resume with nil, outside the
+    /// lock); else the cancellation is kept for the call to find.
+    mutating func cancel(call: UInt64) -> CheckedContinuation<Write?, Never>? {
+        switch self {
+        case .waiting(let waiting, let continuation):
+            guard waiting == call else { return nil }
+            self = .idle
+            return continuation
+        case .idle, .cancelledBeforeSuspend:
+            self = .cancelledBeforeSuspend(call: call)
+            return nil
+        }
+    }
+
+    /// Whether call `call` was cancelled before it could wait. A cancellation kept for an earlier call
+    /// is dropped.
+    mutating func takeCancellation(of call: UInt64) -> Bool {
+        guard case .cancelledBeforeSuspend(let cancelled) = self else { return false }
+        self = .idle
+        return cancelled == call
+    }
+
+    /// Call `call` waits with `continuation`.
+    mutating func suspend(call: UInt64, _ continuation: CheckedContinuation<Write?, Never>) {
+        precondition(!isWaiting, "LiveConnection.nextWrite() was called by two tasks at once")
+        self = .waiting(call: call, continuation)
+    }
+
+    /// The waiting call's continuation, to resume outside the lock; nil when none waits.
+    mutating func resume() -> CheckedContinuation<Write?, Never>? {
+        guard case .waiting(_, let continuation) = self else { return nil }
+        self = .idle
+        return continuation
     }
 }

@@ -3,6 +3,10 @@
 ///
 /// Only the hub's own code runs under the lock: the service's code, and the encoding of views, run
 /// outside it (frames are made outside and stored after).
+///
+/// A view that does not encode (a NaN in it, an encoder that throws) never stops the hub: the frame that
+/// needed it is ``LiveViewText/unavailable(_:)``, kept like any frame, and the connections that needed it
+/// are closed with ``LiveCloseCode/serverError``; the next version whose view encodes is served as usual.
 final class LiveHubShared<Service: LiveService>: Sendable {
     struct Work {
         var batch: [LiveSubmission<Service>]
@@ -23,9 +27,9 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var settled: [CheckedContinuation<Void, Never>] = []
         /// The latest views, oldest first, at most `historyCapacity`.
         var history: [(version: Int, view: Service.View)] = []
-        var patches: [PatchKey: String] = [:]
+        var patches: [PatchKey: LiveViewText] = [:]
         var patchOrder: [PatchKey] = []
-        var snapshot: (version: Int, text: String)?
+        var snapshot: (version: Int, text: LiveViewText)?
         /// The open connections, held weakly: the adapter owns each, and one it lets go of without
         /// closing is forgotten here too.
         var connections: [ObjectIdentifier: WeakConnection] = [:]
@@ -153,11 +157,12 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         state.withLock { $0.history[$0.history.count - 1] }
     }
 
-    /// The snapshot frame of the newest view, with its version.
-    func snapshotFrame(stream: String) -> (text: String, version: Int) {
+    /// The snapshot frame of the newest view, with its version (or why that view cannot be sent).
+    func snapshotFrame(stream: String) -> (text: LiveViewText, version: Int) {
         let (head, cached) = state.withLock { state in (state.history[state.history.count - 1], state.snapshot) }
         if let cached, cached.version == head.version { return (cached.text, head.version) }
-        let text = ServerFrame.snapshot(stream: stream, version: head.version, viewJSON: Self.encode(head.view))
+        // The view's `Encodable` is the app's code: it runs here, outside the lock.
+        let text = Self.snapshot(of: head.view, version: head.version, stream: stream)
         state.withLock { state in
             if (state.snapshot?.version ?? Int.min) < head.version { state.snapshot = (head.version, text) }
         }
@@ -165,10 +170,11 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     }
 
     /// The frame that takes a client from version `from` to `to`: a patch when the view at `from` is
-    /// still kept (and `to` too), else a snapshot of the newest view (with its version).
-    func syncFrame(from: Int, to: Int, stream: String) -> (text: String, version: Int) {
+    /// still kept (and `to` too), else a snapshot of the newest view (with its version). Either may be
+    /// ``LiveViewText/unavailable(_:)``: the view it needs does not encode.
+    func syncFrame(from: Int, to: Int, stream: String) -> (text: LiveViewText, version: Int) {
         let key = PatchKey(from: from, to: to)
-        let found = state.withLock { state -> (String?, Service.View?, Service.View?) in
+        let found = state.withLock { state -> (LiveViewText?, Service.View?, Service.View?) in
             if let text = state.patches[key] { return (text, nil, nil) }
             let old = state.history.last { $0.version == from }?.view
             let new = state.history.last { $0.version == to }?.view
@@ -176,13 +182,14 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         }
         if let text = found.0 { return (text, to) }
         guard let old = found.1, let new = found.2 else { return snapshotFrame(stream: stream) }
-        let changes: LiveViewPatch
+        let text: LiveViewText
         do {
-            changes = try LiveViewPatch(from: old, to: new)
+            text = .frame(ServerFrame.patch(from: from, version: to, changes: try LiveViewPatch(from: old, to: new)))
         } catch {
-            preconditionFailure("\(Service.View.self) could not be encoded for a patch: \(error)")
+            text = .unavailable("the view at version \(to) cannot be sent: \(LiveJSON.describe(encoding: error))")
         }
-        let text = ServerFrame.patch(from: from, version: to, changes: changes)
+        // A failure is kept like a patch: every client at `from` gets the same answer, and the view's
+        // encoder is not run again for each of them.
         state.withLock { state in
             guard state.patches.updateValue(text, forKey: key) == nil else { return }
             state.patchOrder.append(key)
@@ -191,12 +198,19 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         return (text, to)
     }
 
-    static func encode(_ view: Service.View) -> String {
+    /// The snapshot frame of `view` at `version`, or why it cannot be sent: it does not encode, or it
+    /// does not encode as a JSON object.
+    static func snapshot(of view: Service.View, version: Int, stream: String) -> LiveViewText {
+        let json: String
         do {
-            return try LiveJSON.text(of: view)
+            json = try LiveJSON.text(of: view)
         } catch {
-            preconditionFailure("\(Service.View.self) could not be encoded for a snapshot: \(error)")
+            return .unavailable("the view at version \(version) cannot be sent: \(LiveJSON.describe(encoding: error))")
         }
+        guard json.utf8.first == UInt8(ascii: "{") else {
+            return .unavailable("the view at version \(version) cannot be sent: it is not a JSON object")
+        }
+        return .frame(ServerFrame.snapshot(stream: stream, version: version, viewJSON: json))
     }
 
     // MARK: Connections
@@ -222,4 +236,13 @@ final class LiveHubShared<Service: LiveService>: Sendable {
             return live
         }
     }
+}
+
+/// A snapshot or patch frame's text, or why the view it needed cannot be sent.
+enum LiveViewText: Sendable, Equatable {
+    /// The frame, ready to write.
+    case frame(String)
+    /// The view does not encode (or not as a JSON object): a message for the client, in the protocol's
+    /// words, saying which version and where.
+    case unavailable(String)
 }

@@ -69,3 +69,80 @@ struct LiveJSONWriter {
         text += ":"
     }
 }
+
+// MARK: Problems, in the protocol's words
+
+extension LiveJSON {
+    /// Where in a JSON value a coding path points, as a client would write it: `command.add.text`,
+    /// `items[2].price`; empty for the value itself.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                if !text.isEmpty { text += "." }
+                text += key.stringValue
+            }
+        }
+        return text
+    }
+
+    /// The kind of JSON value a decoder wanted when it read `type`: "a string", "an integer", "an
+    /// object"…; nil for a type of the app's (never its Swift name, which means nothing to a client in
+    /// another language).
+    static func kind(of type: Any.Type) -> String? {
+        switch type {
+        case is String.Type, is Character.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is any BinaryInteger.Type: "an integer"
+        case is any BinaryFloatingPoint.Type, is Decimal.Type: "a number"
+        case is [String: Any].Type, is [String: any Sendable].Type: "an object"
+        case is [Any].Type, is [any Sendable].Type: "an array"
+        default: nil
+        }
+    }
+
+    /// Why a value did not decode, in one short line of the protocol's words: where (a path such as
+    /// `command.add.text`) and what was expected. It names no Swift type and repeats no text of the
+    /// decoder's or the app's, so it is safe to send to a client.
+    static func describe(decoding error: any Error) -> String {
+        let (path, problem): ([any CodingKey], String)
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            (path, problem) = (context.codingPath, "missing \"\(key.stringValue.prefix(64))\"")
+        case DecodingError.typeMismatch(let type, let context):
+            (path, problem) = (context.codingPath, kind(of: type).map { "expected \($0)" } ?? "not a value accepted here")
+        case DecodingError.valueNotFound(let type, let context):
+            (path, problem) = (context.codingPath, "expected \(kind(of: type) ?? "a value"), found null")
+        case DecodingError.dataCorrupted(let context):
+            // The context's text may name Swift types ("does not fit in Int") or quote the app's own
+            // decoder: only its place is said.
+            // Foundation's decoder reports a number that is not whole or out of range where an integer
+            // was wanted the same way as broken JSON, with no path.
+            (path, problem) = (context.codingPath,
+                               context.codingPath.isEmpty ? "not valid JSON, or a number not whole or out of range" : "not a value accepted here")
+        default:
+            (path, problem) = ([], "not a value accepted here")
+        }
+        let place = Self.path(path)
+        return String((place.isEmpty ? problem : "at \(place.prefix(120)): \(problem)").prefix(200))
+    }
+
+    /// Why a value did not encode, in one short line of the protocol's words: where, and what (a NaN or
+    /// an infinity, which JSON cannot hold). Safe to send to a client.
+    static func describe(encoding error: any Error) -> String {
+        guard case EncodingError.invalidValue(let value, let context) = error else {
+            return "its encoder failed"
+        }
+        let place = path(context.codingPath)
+        let problem = switch value {
+        case let number as Double where number.isNaN: "NaN is not a JSON number"
+        case let number as Float where number.isNaN: "NaN is not a JSON number"
+        case let number as Double where number.isInfinite: "infinity is not a JSON number"
+        case let number as Float where number.isInfinite: "infinity is not a JSON number"
+        default: "a value its encoder refused"
+        }
+        return String((place.isEmpty ? problem : "at \(place.prefix(120)): \(problem)").prefix(200))
+    }
+}

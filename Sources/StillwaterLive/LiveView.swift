@@ -33,6 +33,14 @@ import Stillwater
 /// The hub checks once, when it opens, that every member of the encoded view is one of ``liveFields``
 /// (a member left out would never reach a client after the snapshot), and stops the program with a
 /// message naming it otherwise.
+///
+/// A view whose value cannot be encoded never stops the hub. JSON has no number for NaN or infinity,
+/// so a `Double.nan` or `.infinity` in a view is refused, as is a view whose `Encodable` conformance
+/// throws: each client that needs that view (its snapshot, or a patch that carries the member) gets an
+/// error frame `view_unavailable` saying where, and its connection is closed with
+/// ``LiveCloseCode/serverError`` (1011). The hub, its log and its other clients go on; a client that
+/// reconnects once a later view encodes is served as usual. To send such numbers, encode them yourself
+/// (as `null` or a string, say) in the member's type.
 public protocol LiveView: Codable, Equatable, Sendable {
     /// The members of the view's JSON object, each with its name (the key its `Codable` conformance
     /// writes) and the key path that reads it.
@@ -116,11 +124,22 @@ public struct LiveViewPatch: Sendable, Equatable {
 
     /// The changes from `old` to `new`.
     ///
-    /// - Throws: What the view's members throw when encoded.
+    /// - Throws: What the view's members throw when encoded; an `EncodingError`'s coding path starts
+    ///   with the member's name (a NaN in `reading` is an `EncodingError.invalidValue` at `reading`).
     /// - Complexity: One `==` per plain field, one diff per list field, and the encoding of what changed.
     public init<View: LiveView>(from old: View, to new: View) throws {
         for field in View.liveFields {
-            guard let json = try field.change(old, new) else { continue }
+            let change: String?
+            do {
+                change = try field.change(old, new)
+            } catch EncodingError.invalidValue(let value, let context) {
+                // The member is encoded on its own: put its name in front of the path, as the whole view's
+                // encoding would have it.
+                let path = [AnyKey(field.name) as any CodingKey] + context.codingPath
+                throw EncodingError.invalidValue(value, EncodingError.Context(
+                    codingPath: path, debugDescription: context.debugDescription, underlyingError: context.underlyingError))
+            }
+            guard let json = change else { continue }
             if field.isList { lists.append(Member(name: field.name, json: json)) } else { values.append(Member(name: field.name, json: json)) }
         }
     }
@@ -159,20 +178,42 @@ public struct LiveViewPatch: Sendable, Equatable {
 }
 
 extension LiveView {
-    /// Stops the program unless every member of this view's JSON object is one of ``liveFields`` (and
-    /// no name is declared twice): a member left out would never reach a client after the snapshot.
-    func checkLiveFields() {
+    /// Checks, when a hub opens, that this view can be sent: it encodes, as a JSON object, and every
+    /// member of that object is one of ``liveFields`` (a member left out would never reach a client
+    /// after the snapshot).
+    ///
+    /// - Throws: ``LiveHubError`` when the view does not encode (a NaN or an infinity in it, an encoder
+    ///   that throws) or does not encode as a JSON object; the message says where.
+    /// - Precondition: ``liveFields`` names no member twice and leaves none out: the type is wrong, not
+    ///   the value, so the program stops with the member's name.
+    func validateLiveFields() throws(LiveHubError) {
         let names = Self.liveFields.map(\.name)
         precondition(Set(names).count == names.count, "\(Self.self).liveFields names a member twice: \(names)")
-        guard let data = try? LiveJSON.data(of: self),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else {
-            preconditionFailure("\(Self.self) must encode as a JSON object (a keyed container) to be a LiveView")
+        let data: Data
+        do {
+            data = try LiveJSON.data(of: self)
+        } catch {
+            throw LiveHubError("\(Self.self) cannot be sent to clients: \(LiveJSON.describe(encoding: error)) (\(error))")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw LiveHubError("\(Self.self) must encode as a JSON object (a keyed container) to be a LiveView")
         }
         let missing = Set(object.keys).subtracting(names).sorted()
         precondition(missing.isEmpty, """
             \(Self.self).liveFields leaves out \(missing): add a .value or .list field for each member the \
             view encodes, or clients never see it change
             """)
+    }
+
+    /// The check ``LiveHub`` runs as it opens today, which cannot throw: the programming errors (a member
+    /// left out of ``liveFields`` or named twice) stop the program; a view that does not encode now is
+    /// left to the connections, which are answered `view_unavailable` and closed (1011) until a view
+    /// encodes. ``validateLiveFields()`` throws for it instead, for an `open` that can say so.
+    func checkLiveFields() {
+        do {
+            try validateLiveFields()
+        } catch {
+            // Served as `view_unavailable` to each connection that needs this view (LiveHubShared).
+        }
     }
 }

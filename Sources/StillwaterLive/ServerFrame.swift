@@ -24,6 +24,11 @@ public enum LiveErrorCode: String, Sendable, CaseIterable {
     case windowFull = "window_full"
     /// The service refused the command; nothing changed.
     case rejected
+    /// The hub cannot send the view this client needs: it does not encode as JSON (a NaN or an infinity
+    /// in it, which JSON has no number for, or an `Encodable` conformance that throws). The message says
+    /// where; the connection closes (1011). Reconnect after a delay: a later version whose view encodes
+    /// is sent as usual.
+    case viewUnavailable = "view_unavailable"
     /// The command was not recorded because the log could not take it now; the error carries
     /// `"retry":true` and the command may be sent again (with the same `cid`).
     case unavailable
@@ -52,6 +57,10 @@ public enum LiveCloseCode: Int, Sendable, CaseIterable {
     /// The client read its frames too slowly: more were waiting for it than the hub keeps. Reconnect
     /// and resume; nothing it sent was lost (unanswered commands may be sent again with their `cid`).
     case tooSlow = 4429
+    /// The server could not go on with the connection: the view the client needs cannot be encoded (an
+    /// error frame `view_unavailable` before the close says where). The hub and its other connections
+    /// keep running; reconnect after a delay and resume.
+    case serverError = 1011
 }
 
 /// Encodes the frames a hub sends.
