@@ -88,7 +88,9 @@ public final class LiveHub<Service: LiveService>: Sendable {
     ///   - options: Intervals and bounds.
     ///   - warn: Called with each warning the log gave when opened (a torn tail cut, say).
     /// - Throws: What the log throws when it cannot be read or written, or ``LiveHubError`` when its
-    ///   records do not follow on from its snapshot.
+    ///   records do not follow on from its snapshot or the view does not encode as a JSON object. A view
+    ///   that does not encode in this state (a NaN in it) opens: each connection is answered
+    ///   `view_unavailable` and closed with 1011 until a view encodes.
     /// - Precondition: Every member of the encoded view is one of ``LiveView/liveFields``.
     public static func open(
         _ service: Service, log: Log, initial: @autoclosure () -> Service.State, options: LiveOptions = LiveOptions(),
@@ -97,7 +99,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
         let contents = try await log.open()
         contents.warnings.forEach(warn)
         guard contents.snapshot == nil else {
-            return LiveHub(service: service, log: log, durable: try replay(contents, initial: initial(), options: options), replayed: contents.records.count,
+            return try LiveHub(service: service, log: log, durable: try replay(contents, initial: initial(), options: options), replayed: contents.records.count,
                            options: options)
         }
         // The stream's identity must survive a restart from the first record on. Processes that open a
@@ -107,7 +109,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
         try await log.writeSnapshot(first, version: first.version)
         let stored = try await log.open()
         guard stored.snapshot != nil else { throw LiveHubError("the log kept no snapshot of version \(first.version)") }
-        return LiveHub(service: service, log: log, durable: try replay(stored, initial: initial(), options: options), replayed: stored.records.count,
+        return try LiveHub(service: service, log: log, durable: try replay(stored, initial: initial(), options: options), replayed: stored.records.count,
                        options: options)
     }
 
@@ -132,13 +134,13 @@ public final class LiveHub<Service: LiveService>: Sendable {
         return durable
     }
 
-    private init(service: Service, log: Log, durable: LiveLogState<Service.State>, replayed: Int, options: LiveOptions) {
+    private init(service: Service, log: Log, durable: LiveLogState<Service.State>, replayed: Int, options: LiveOptions) throws(LiveHubError) {
         self.service = service
         self.options = options
         stream = durable.stream
         store = Store(durable.state)
         let view = service.view(of: durable.state)
-        view.checkLiveFields()
+        try view.checkLiveFields()
         shared = LiveHubShared(version: durable.version, view: view, historyCapacity: options.historyCapacity)
         let worker = LiveWorker(service: service, log: log, store: store, shared: shared, options: options,
                                 durable: durable, view: view, replayed: replayed)
@@ -366,7 +368,8 @@ public struct LiveOptions: Sendable {
     }
 }
 
-/// A log that a hub cannot open: its records do not follow on from its snapshot.
+/// Why a hub cannot open: its log's records do not follow on from its snapshot, or its view type
+/// cannot be sent to clients (it does not encode as a JSON object).
 public struct LiveHubError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, in one line.
     public var message: String

@@ -205,15 +205,13 @@ extension LiveView {
             """)
     }
 
-    /// The check ``LiveHub`` runs as it opens today, which cannot throw: the programming errors (a member
-    /// left out of ``liveFields`` or named twice) stop the program; a view that does not encode now is
-    /// left to the connections, which are answered `view_unavailable` and closed (1011) until a view
-    /// encodes. ``validateLiveFields()`` throws for it instead, for an `open` that can say so.
-    func checkLiveFields() {
-        do {
-            try validateLiveFields()
-        } catch {
-            // Served as `view_unavailable` to each connection that needs this view (LiveHubShared).
-        }
+    /// The check ``LiveHub`` runs as it opens: the programming errors (a member left out of
+    /// ``liveFields`` or named twice) stop the program; a view that encodes but not as a JSON object is
+    /// thrown (the type can never be sent); a view that does not encode now (a NaN in this state) is left
+    /// to the connections, which are answered `view_unavailable` and closed (1011) until a view encodes,
+    /// so a stored state with a bad value does not keep the server from starting.
+    func checkLiveFields() throws(LiveHubError) {
+        guard (try? LiveJSON.data(of: self)) != nil else { return }
+        try validateLiveFields()
     }
 }
