@@ -7,7 +7,8 @@ import Stillwater
 /// The client opens a connection through its ``LiveClientTransport``, says hello with its token and
 /// parameters, and from then on keeps ``view`` equal to the server's view: the snapshot, then each
 /// patch (plain fields replaced, list fields patched through the view's ``LiveView/liveFields``).
-/// ``send(_:)`` gives each command a client id (`cid`) and waits for the server's answer.
+/// ``send(_:)`` numbers each command under the id the server gave the client and waits for the server's
+/// answer.
 ///
 /// ```swift
 /// import StillwaterLive
@@ -32,12 +33,16 @@ import Stillwater
 ///   the copy's version, and a list patch only when it fits the list. Otherwise the client drops the
 ///   connection, reconnects and resumes (from its version, or with a snapshot when a list did not fit).
 ///   ``view`` is set once per applied frame, from one task, in order.
-/// - **Commands are applied once and not lost while the client lives.** Commands wait in memory while
-///   the client is disconnected and are sent after every welcome, at most the server's window at once;
-///   one refused with `retry` (`window_full`, `unavailable`) is sent again after a delay, with its cid,
-///   so the server answers a resent command it already recorded as a duplicate instead of applying it
-///   again. The queue is memory only: a command whose program ends before its answer may or may not have
-///   been applied.
+/// - **Commands are applied once and not lost while the client lives.** The first welcome gives the
+///   client an id, which it names in every later hello; each command gets the next number under it
+///   (`seq`: 1, 2, 3, …) when it is first sent, and keeps it. Commands wait in memory while the client is
+///   disconnected and are sent after every welcome, in number order, at most the server's window at
+///   once; one refused with `retry` (`window_full`, `unavailable`, `out_of_order`) is sent again after a
+///   delay with its number, and none after it goes first, so the server answers a resent command it
+///   already recorded as a duplicate however late it comes, instead of applying it again. A server that
+///   forgot the client answers ``LiveOutcome/clientExpired(_:)``: the client's numbered commands are
+///   answered so and the client starts again with a new id. The queue is memory only: a command whose
+///   program ends before its answer may or may not have been applied.
 /// - **Reconnects back off**, from ``LiveClientOptions/backoffInitial`` doubling up to
 ///   ``LiveClientOptions/backoffMax``, with jitter; the count restarts once a view arrives. Close 4401
 ///   stops the client (``LiveClientStatus/refused(_:)``), 4400 too (``LiveClientStatus/failed(_:)``);

@@ -14,6 +14,8 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         var command: String
         /// The frame's `ref` while it is in flight on the current connection.
         var ref: Int?
+        /// The command's number under ``LiveClientMachine/client``, given when it is first sent.
+        var seq: Int?
         /// When a command refused with `retry` may go again.
         var retryAt: ContinuousClock.Instant?
         var retries = 0
@@ -73,6 +75,11 @@ struct LiveClientMachine<View: LiveView>: Sendable {
     private var window = 1
     private var attempt = 0
     private var nextRef = 1
+    /// The id the server's welcome gave this client, under which it numbers its commands; nil until a
+    /// welcome named one (a server that names none gets commands with their `cid` only).
+    private(set) var client: LiveClientID?
+    /// The number the next command gets.
+    private var nextSeq = 1
     private(set) var queue: [Entry] = []
     /// The last error frame about no command (before the welcome, or `view_unavailable`): the close
     /// that follows says it.
@@ -208,6 +215,10 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             }
             json.raw("}")
         }
+        if let client {
+            json.key("client")
+            json.string(client.text)
+        }
         if resumable, let stream, let version {
             json.raw(#","resume":{"stream":"#)
             json.string(stream)
@@ -230,7 +241,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             return [.problem(.unreadableFrame(LiveJSON.describe(decoding: error)))] + drop()
         }
         switch frame {
-        case .welcome(let protocolVersion, let stream, let window):
+        case .welcome(let protocolVersion, let stream, let window, let client):
             guard !welcomed else { return [.problem(.unreadableFrame("a second welcome on one connection"))] + drop() }
             guard protocolVersion == liveProtocolVersion else {
                 let problem = "the server speaks protocol \(protocolVersion); this client speaks \(liveProtocolVersion)"
@@ -239,7 +250,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             phase = .connected(welcomed: true, synced: false)
             self.window = max(1, window)
             if stream != self.stream { resumable = false }
-            return flush(now: now)
+            return adopt(client.flatMap(LiveClientID.init)) + flush(now: now)
         case .snapshot(let stream, let version, let view):
             guard welcomed else { return drop() }
             self.stream = stream
@@ -253,16 +264,18 @@ struct LiveClientMachine<View: LiveView>: Sendable {
                 return [.problem(.unreadableFrame("the patch to version \(version) does not fit the copy's lists"))] + drop()
             }
             return arrived(copy, version: version)
-        case .ack(let ref, let cid, let version, let duplicate):
+        case .ack(let ref, let cid, _, let version, let duplicate):
             guard let index = entry(ref: ref, cid: cid) else { return [] }
             let entry = queue.remove(at: index)
             return [.answer(cid: entry.cid, .success(duplicate ? .duplicate(version: version) : .applied(version: version)))]
                 + flush(now: now)
-        case .error(let code, let message, let ref, let cid, let retry):
+        case .error(let code, let message, let ref, let cid, _, let expected, let retry):
             guard let index = entry(ref: ref, cid: cid) else {
                 if !welcomed || code == LiveErrorCode.viewUnavailable.rawValue { closingError = (code, message) }
                 return []
             }
+            if code == LiveErrorCode.clientExpired.rawValue { return expired(message) }
+            if code == LiveErrorCode.outOfOrder.rawValue, let expected { renumber(from: expected) }
             if retry {
                 queue[index].ref = nil
                 queue[index].retryAt = now + options.backoffDelay(attempt: queue[index].retries, random: Double.random(in: 0..<1))
@@ -291,10 +304,58 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         return [.view(next)] + effects
     }
 
+    /// The queued command an answer is about: by its `ref` (the frame in flight now; an answer to a frame
+    /// sent before a resend is ignored), else by its `cid`.
     private func entry(ref: Int?, cid: String?) -> Int? {
-        if let cid, let index = queue.firstIndex(where: { $0.cid == cid }) { return index }
         if let ref { return queue.firstIndex { $0.ref == ref } }
+        if let cid { return queue.firstIndex { $0.cid == cid } }
         return nil
+    }
+
+    /// Takes the id a welcome named. A first id is kept; another than the one the client named means
+    /// the server does not number under the old one: commands sent under it are answered as refused
+    /// (whether they were applied cannot be known), and numbering starts again.
+    private mutating func adopt(_ named: LiveClientID?) -> [Effect] {
+        guard let named, named != client else { return [] }
+        let old = client
+        client = named
+        nextSeq = 1
+        guard old != nil else { return [] }
+        return failNumbered(.refusedFrame(
+            code: "client_changed", message: "the server gave this client a new id; a command sent under the old one may or may not have been applied"))
+    }
+
+    /// The server forgot this client: every numbered command is answered `clientExpired` (not applied
+    /// now; whether it was long ago cannot be known), and the client connects again without an id.
+    private mutating func expired(_ message: String) -> [Effect] {
+        client = nil
+        nextSeq = 1
+        var effects: [Effect] = []
+        for entry in queue where entry.seq != nil { effects.append(.answer(cid: entry.cid, .success(.clientExpired(message)))) }
+        queue.removeAll { $0.seq != nil }
+        return effects + drop()
+    }
+
+    /// Answers every numbered command with `error` and forgets it.
+    private mutating func failNumbered(_ error: LiveClientError) -> [Effect] {
+        let failed = queue.filter { $0.seq != nil }
+        queue.removeAll { $0.seq != nil }
+        return failed.map { .answer(cid: $0.cid, .failure(error)) }
+    }
+
+    /// The server's next number is `expected`. When no queued command holds it (the command that had it
+    /// was refused before it was decided, `bad_command` say, so the number was not used), the commands
+    /// numbered above it take the numbers from `expected` on, in order: none of them was recorded.
+    private mutating func renumber(from expected: Int) {
+        guard !queue.contains(where: { $0.seq == expected }) else { return }
+        var next = expected
+        for index in queue.indices {
+            guard let seq = queue[index].seq, seq > expected else { continue }
+            queue[index].seq = next
+            queue[index].ref = nil
+            next += 1
+        }
+        if next > expected || nextSeq > expected { nextSeq = next }
     }
 
     /// Sends what is due, at most `window` commands in flight; schedules a flush for the next held back.
@@ -306,7 +367,13 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         for index in queue.indices where inFlight < window && queue[index].ref == nil {
             if let at = queue[index].retryAt, at > now {
                 nextRetry = min(nextRetry ?? at, at)
+                // Numbered commands go in number order: none after one held back.
+                if client != nil { break }
                 continue
+            }
+            if client != nil, queue[index].seq == nil {
+                queue[index].seq = nextSeq
+                nextSeq += 1
             }
             queue[index].ref = nextRef
             queue[index].retryAt = nil
@@ -314,6 +381,10 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             var json = LiveJSONWriter(capacity: queue[index].command.utf8.count + 64)
             json.raw(#"{"type":"command","ref":"#)
             json.int(nextRef)
+            if let seq = queue[index].seq {
+                json.raw(#","seq":"#)
+                json.int(seq)
+            }
             json.raw(#","cid":"#)
             json.string(queue[index].cid)
             json.raw(#","command":"#)
@@ -330,11 +401,11 @@ struct LiveClientMachine<View: LiveView>: Sendable {
 /// A frame from the server, decoded for a client of `View`: a patch's members are read with the view's
 /// ``LiveView/liveFields`` into changes to apply.
 enum LiveServerFrame<View: LiveView>: Decodable {
-    case welcome(protocolVersion: Int, stream: String, window: Int)
+    case welcome(protocolVersion: Int, stream: String, window: Int, client: String?)
     case snapshot(stream: String, version: Int, view: View)
     case patch(from: Int, version: Int, changes: [LiveFieldChange<View>])
-    case ack(ref: Int?, cid: String?, version: Int, duplicate: Bool)
-    case error(code: String, message: String, ref: Int?, cid: String?, retry: Bool)
+    case ack(ref: Int?, cid: String?, seq: Int?, version: Int, duplicate: Bool)
+    case error(code: String, message: String, ref: Int?, cid: String?, seq: Int?, expected: Int?, retry: Bool)
     /// A type this client does not know (a later protocol's): ignored.
     case unknown(String)
 
@@ -346,7 +417,8 @@ enum LiveServerFrame<View: LiveView>: Decodable {
         case "welcome":
             self = .welcome(protocolVersion: try container.decode(Int.self, forKey: key("protocol")),
                             stream: try container.decode(String.self, forKey: key("stream")),
-                            window: try container.decode(Int.self, forKey: key("window")))
+                            window: try container.decode(Int.self, forKey: key("window")),
+                            client: try container.decodeIfPresent(String.self, forKey: key("client")))
         case "snapshot":
             self = .snapshot(stream: try container.decode(String.self, forKey: key("stream")),
                              version: try container.decode(Int.self, forKey: key("version")),
@@ -369,6 +441,7 @@ enum LiveServerFrame<View: LiveView>: Decodable {
         case "ack":
             self = .ack(ref: try container.decodeIfPresent(Int.self, forKey: key("ref")),
                         cid: try container.decodeIfPresent(String.self, forKey: key("cid")),
+                        seq: try container.decodeIfPresent(Int.self, forKey: key("seq")),
                         version: try container.decode(Int.self, forKey: key("version")),
                         duplicate: try container.decodeIfPresent(Bool.self, forKey: key("duplicate")) ?? false)
         case "error":
@@ -376,6 +449,8 @@ enum LiveServerFrame<View: LiveView>: Decodable {
                           message: try container.decodeIfPresent(String.self, forKey: key("message")) ?? "",
                           ref: try container.decodeIfPresent(Int.self, forKey: key("ref")),
                           cid: try container.decodeIfPresent(String.self, forKey: key("cid")),
+                          seq: try container.decodeIfPresent(Int.self, forKey: key("seq")),
+                          expected: try container.decodeIfPresent(Int.self, forKey: key("expected")),
                           retry: try container.decodeIfPresent(Bool.self, forKey: key("retry")) ?? false)
         default:
             self = .unknown(type)
