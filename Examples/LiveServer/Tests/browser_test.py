@@ -584,10 +584,14 @@ class Run:
                == "1 change waiting", "tab A: the waiting count is not shown")
         expect(b.state()["queued"] == 0, "tab B: something is queued")
         self.check_layout(a, "reconnecting, one change waiting")
-        # The queue is in the tab's session storage (what a reload reads back), the command with its cid.
+        # The queue is in the tab's session storage (what a reload reads back): the client's id, its next
+        # number, and the command with its number (seq) under that id.
         saved = json.loads(a.eval("sessionStorage.getItem('stillwater.queue.alpha') || 'null'"))
-        expect(isinstance(saved, list) and len(saved) == 1 and saved[0].get("command") == {"add": {"text": "Queued while offline"}}
-               and isinstance(saved[0].get("cid"), str) and len(saved[0]["cid"]) >= 16,
+        queue = saved.get("queue") if isinstance(saved, dict) else None
+        expect(isinstance(saved, dict) and isinstance(saved.get("client"), str) and saved["client"].startswith("c")
+               and isinstance(queue, list) and len(queue) == 1
+               and queue[0].get("command") == {"add": {"text": "Queued while offline"}}
+               and isinstance(queue[0].get("seq"), int) and queue[0]["seq"] >= 1 and saved.get("next") == queue[0]["seq"] + 1,
                f"tab A: the stored queue is {saved!r}")
         # "Try now" asks the client to connect at once (the server is still down, so it waits again): the
         # change is still shown waiting, once.
