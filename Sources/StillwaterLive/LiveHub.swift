@@ -64,10 +64,14 @@ public final class LiveHub<Service: LiveService>: Sendable {
 
     /// The service: the view, the commands, the check of credentials.
     public let service: Service
-    /// The store holding the state: every record the hub applied, in log order. Observe it freely;
-    /// change it only through the hub (an action dispatched to it directly is not in the log, and no
-    /// client sees it).
-    public let store: Store<Service.State>
+    /// The state: every record the hub applied, in log order, as a read-only property. Observe it, scope
+    /// it, derive from it freely; it changes only through the hub's log (``perform(_:cid:as:)``, clients'
+    /// commands, other nodes' records).
+    ///
+    /// - Complexity: Reading ``state`` allocates nothing; each observer is told once per applied batch.
+    public var state: Property<Service.State> { store.state }
+    /// The store holding the state; only the hub's worker dispatches to it.
+    let store: Store<Service.State>
     /// The stream's identity (``LiveLogState/stream``), sent in every welcome and snapshot.
     public let stream: String
     /// The hub's options.

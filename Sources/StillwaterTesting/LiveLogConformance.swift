@@ -101,9 +101,9 @@ public enum LiveLogConformance {
                    "the command retried after \(others) others: \(retried), expected duplicate(version: 1)")
             let next = await second.perform(1, client: ann, seq: 2, as: "ann")
             expect(next == .applied(version: others + 2), "the client's next command: \(next), expected applied(version: \(others + 2))")
-            expect(second.store.state.value.value == others + 2,
-                   "the count is \(second.store.state.value.value), expected \(others + 2): something was applied twice or lost")
-            let remembered = second.store.state.value.value
+            expect(second.state.value.value == others + 2,
+                   "the count is \(second.state.value.value), expected \(others + 2): something was applied twice or lost")
+            let remembered = second.state.value.value
             expect(remembered == state.state.value + 1, "the hub's state differs from the log's records")
             await second.close()
         } catch {

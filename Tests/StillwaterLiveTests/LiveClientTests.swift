@@ -159,7 +159,7 @@ struct LiveClientTests {
         let clients = (0..<3).map { _ in served.client(InProcessTransport(hub: hub)) }
         var random = SeededRandom(seed: seed)
         for _ in 0..<40 {
-            let command = randomCommand(for: hub.store.state.value, using: &random)
+            let command = randomCommand(for: hub.state.value, using: &random)
             let client = clients[Int.random(in: 0..<clients.count, using: &random)]
             _ = try await client.send(command)
         }

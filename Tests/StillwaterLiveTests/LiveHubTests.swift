@@ -55,7 +55,7 @@ struct LiveHubTests {
         var acks = 0, errors = 0
         for round in 0..<60 {
             for ref in 0..<Int.random(in: 1...5, using: &random) {
-                let command = randomCommand(for: hub.store.state.value, using: &random)
+                let command = randomCommand(for: hub.state.value, using: &random)
                 connection.receive(commandFrame(command, ref: round * 10 + ref))
                 if Bool.random(using: &random) { await hub.settle() }
             }
@@ -144,14 +144,14 @@ struct LiveHubTests {
         for ref in 2...4 { connection.receive(commandFrame(.add(text: "more \(ref)"), ref: ref)) }
         #expect(connection.queuedFrames == 0)
         #expect(hub.version == 0)
-        #expect(hub.store.state.value.items.isEmpty)
+        #expect(hub.state.value.items.isEmpty)
         log.release()
         await hub.settle()
         let acks = await drain(connection).map(object)
         #expect(acks.compactMap { $0["ref"] as? Int } == [1, 2, 3, 4])
         #expect(acks.compactMap { $0["version"] as? Int } == [1, 2, 3, 4])
         #expect(log.appendSizes == [1, 3])
-        #expect(hub.store.state.value.items.count == 4)
+        #expect(hub.state.value.items.count == 4)
     }
 
     @Test("a failed append changes nothing and tells the sender to retry, without the log's own words")
@@ -295,7 +295,7 @@ struct LiveHubTests {
         for round in 0..<40 {
             let node = nodes[round % nodes.count]
             try await node.refresh()
-            let command = randomCommand(for: node.store.state.value, using: &random)
+            let command = randomCommand(for: node.state.value, using: &random)
             _ = await node.perform(command, cid: "c\(round)", as: "client")
         }
         let once = await nodes[0].perform(.add(text: "once"), cid: "twice", as: "client")
@@ -307,7 +307,7 @@ struct LiveHubTests {
         for node in nodes { try await node.refresh() }
         #expect(nodes.allSatisfy { $0.version == log.head })
         #expect(nodes.allSatisfy { $0.view == nodes[0].view })
-        #expect(nodes.allSatisfy { $0.store.state.value == nodes[0].store.state.value })
+        #expect(nodes.allSatisfy { $0.state.value == nodes[0].state.value })
         #expect(nodes[0].view.items.filter { $0.text == "once" }.count == 1)
         let fresh = try await BoardHub.make(log: log)
         #expect(fresh.view == nodes[0].view)
@@ -356,7 +356,7 @@ struct LiveHubTests {
         #expect(await behind.perform(.add(text: "from behind"), cid: "late", as: "client") == .applied(version: 31))
         try await ahead.refresh()
         #expect(behind.view == ahead.view)
-        #expect(behind.store.state.value == ahead.store.state.value)
+        #expect(behind.state.value == ahead.state.value)
         #expect(behind.view.items.count == 31)
         // Its ids came with the snapshot: one of the pruned commands resent is a duplicate.
         #expect(await behind.perform(.add(text: "n3"), cid: "n3", as: "client") == .duplicate(version: 4))

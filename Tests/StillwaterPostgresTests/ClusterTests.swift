@@ -62,7 +62,7 @@ struct PostgresClusterTests {
         }
         #expect(first.view == second.view)
         #expect(first.view.texts.count == 12)
-        #expect(first.store.state.value == second.store.state.value)
+        #expect(first.state.value == second.state.value)
         await first.close()
         await second.close()
         await journal.close()

@@ -62,7 +62,7 @@ struct PostgresRaceTests {
             #expect(applied.count == 1 && rejected.count == 1, "round \(round): \(outcomes)")
         }
         for hub in hubs { try await hub.refresh() }
-        let states = hubs.map { $0.store.state.value }
+        let states = hubs.map { $0.state.value }
         #expect(states[0].holders.count == 200)
         #expect(states.allSatisfy { $0 == states[0] })
         #expect(hubs.allSatisfy { $0.view == hubs[0].view && $0.version == hubs[0].version })

@@ -42,7 +42,7 @@ struct DurabilityTests {
                 // A refused command is not journaled.
                 let refused = await board.perform(.delete(id: "i999"), as: "alpha")
                 #expect(refused == .rejected("no item with id \"i999\""))
-                expected = board.store.state.value
+                expected = board.state.value
             }
             // A hub nobody holds is freed, with its journal (which lets go of the folder's lock), once
             // its writer, which answers before it goes idle, is done.
@@ -51,18 +51,18 @@ struct DurabilityTests {
             weak var second: BoardJournal?
             do {
                 let reopened = try await Self.open(folder, snapshotEvery: snapshotEvery) { second = $0 }
-                #expect(reopened.store.state.value == expected)
+                #expect(reopened.state.value == expected)
                 #expect(reopened.stream == stream)
                 let retried = await reopened.perform(.add(text: "item 3"), cid: "cmd-3", as: "alpha")
                 #expect(retried == .duplicate(version: 4))
-                #expect(reopened.store.state.value == expected)
+                #expect(reopened.state.value == expected)
                 await reopened.close()
-                expected = reopened.store.state.value
+                expected = reopened.state.value
             }
             try await eventually("the journal was freed") { second == nil }
             // After a close (a snapshot), the same again.
             let third = try await Self.open(folder, snapshotEvery: snapshotEvery)
-            #expect(third.store.state.value == expected)
+            #expect(third.state.value == expected)
             #expect(third.stream == stream)
         }
     }
@@ -76,7 +76,7 @@ struct DurabilityTests {
             do {
                 let board = try await Self.open(folder) { released = $0 }
                 for number in 0..<5 { _ = await board.perform(.add(text: "kept \(number)"), as: "alpha") }
-                expected = board.store.state.value
+                expected = board.state.value
                 version = board.version
             }
             try await eventually("the journal was freed") { released == nil }
@@ -89,7 +89,7 @@ struct DurabilityTests {
             handle.closeFile()
             let warnings = Locked<[String]>([])
             let reopened = try await Self.open(folder, warnings: warnings)
-            #expect(reopened.store.state.value == expected)
+            #expect(reopened.state.value == expected)
             #expect(warnings.withLock { $0.count } == 1)
             #expect(await reopened.perform(.add(text: "after the cut"), as: "alpha") == .applied(version: version + 1))
         }
@@ -134,7 +134,7 @@ struct DurabilityTests {
                 if case .applied(let version) = outcome { version } else { nil }
             }
             #expect(versions.sorted() == Array(1...200))
-            #expect(board.store.state.value.items.count == 201)
+            #expect(board.state.value.items.count == 201)
         }
     }
 
@@ -144,19 +144,19 @@ struct DurabilityTests {
         let journal = MemoryJournal<LiveLogState<Board>, LiveEntry<BoardAction>>()
         let board = try await LiveHub.open(
             BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "T", texts: ["a"]))
-        let before = board.store.state.value
+        let before = board.state.value
         journal.failNextSync(with: DiskFull())
         let refused = await board.perform(.add(text: "lost"), cid: "c1", as: "alpha")
         guard case .unavailable = refused else {
             Issue.record("expected unavailable, got \(refused)")
             return
         }
-        #expect(board.store.state.value == before)
+        #expect(board.state.value == before)
         // The same command, retried with its id, is applied now, once.
         #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .applied(version: 1))
         #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .duplicate(version: 1))
         let reopened = try await LiveHub.open(
             BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "T"))
-        #expect(reopened.store.state.value == board.store.state.value)
+        #expect(reopened.state.value == board.state.value)
     }
 }

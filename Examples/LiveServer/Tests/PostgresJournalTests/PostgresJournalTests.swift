@@ -75,11 +75,11 @@ struct PostgresJournalTests {
         // Its next command finds the actions it lacks pruned: it starts again from the snapshot, then goes on.
         let outcome = await b.perform(.add(text: "from behind"), cid: "late", as: "alpha")
         #expect(outcome == .applied(version: 31), "\(outcome)")
-        while a.store.state.value != b.store.state.value, ContinuousClock.now < deadline + .seconds(10) {
+        while a.state.value != b.state.value, ContinuousClock.now < deadline + .seconds(10) {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(a.store.state.value == b.store.state.value)
-        #expect(b.store.state.value.items.count == 31)
+        #expect(a.state.value == b.state.value)
+        #expect(b.state.value.items.count == 31)
         await a.close()
         await b.close()
         await ahead.stop()
@@ -112,18 +112,18 @@ struct PostgresJournalTests {
             return
         }
         let deadline = ContinuousClock.now + .seconds(10)
-        while a.store.state.value != b.store.state.value, ContinuousClock.now < deadline {
+        while a.state.value != b.state.value, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(a.store.state.value == b.store.state.value)
-        #expect(a.store.state.value.items.filter { $0.text == "from a" }.count == 1)
-        #expect(a.store.state.value.items.first?.text == "renamed on b")
-        #expect(a.store.state.value.items[1].done == true)  // 25 toggles
+        #expect(a.state.value == b.state.value)
+        #expect(a.state.value.items.filter { $0.text == "from a" }.count == 1)
+        #expect(a.state.value.items.first?.text == "renamed on b")
+        #expect(a.state.value.items[1].done == true)  // 25 toggles
         // A third node started later begins at the newest snapshot and reads the tail.
         let third = ClusterNode(log: try ClusterLog(url: url))
         try await third.start()
         let c = try await third.open(log, service: clusterService, initial: Board(title: "Never used"), options: LiveOptions(snapshotEvery: 10))
-        #expect(c.store.state.value == a.store.state.value)
+        #expect(c.state.value == a.state.value)
         // Snapshots are written after every 10 actions, by whichever node gets there first.
         var snapshots: [Int64] = []
         for _ in 0..<100 {
