@@ -22,7 +22,7 @@ import Stillwater
 ///   ``RecentCommandIDs/capacity`` such commands.
 /// - **A cluster is a set of replicas of one log, with one decision per command.** Each hub applies the
 ///   log's records in order; it records a batch only if the log is still at the version its decisions
-///   saw (``ActionLog/append(_:ifHeadIs:)``), else it reads the newer records and decides again, so
+///   saw (`ActionLog.append(_:ifHeadIs:)`), else it reads the newer records and decides again, so
 ///   `applied` means decided on the state it was applied to. ``advance(to:)`` or ``refresh()`` tell it
 ///   of others' records.
 ///

@@ -6,7 +6,7 @@ import StillwaterLive
 /// retried after any number of newer commands from other clients, and after the hub started again, is
 /// answered as a duplicate with its first version, never applied twice.
 ///
-/// ``checkLateRetry(others:clients:batch:log:fileID:filePath:line:column:)`` opens a ``LiveHub`` on
+/// ``checkLateRetry(others:clients:batch:log:fileID:filePath:line:column:)`` opens a `LiveHub` on
 /// your log, records one numbered command, appends `others` commands of `clients` other clients
 /// straight to the log (with a snapshot every 100 000 records, as a hub writes them), opens a second hub
 /// on the same log, and sends the first command again. Use it on every log a hub may be given (a
@@ -42,7 +42,7 @@ public enum LiveLogConformance {
         public func reduce(_ state: inout Count) { state.value += amount }
     }
 
-    /// The log type the check needs: ``LiveLogState`` of a ``Count``, ``LiveEntry`` of ``Bump``.
+    /// The log type the check needs: `LiveLogState` of a ``Count``, `LiveEntry` of ``Bump``.
     public typealias Log = any ActionLog<LiveLogState<Count>, LiveEntry<Bump>>
 
     /// Runs the late-retry check on `log` and reports each failure to the running test.
