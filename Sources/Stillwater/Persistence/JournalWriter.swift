@@ -75,6 +75,8 @@ final class JournalWriter: Sendable {
         // The thread holds the writer (not the journal) until it ends; `close()` ends it.
         let thread = Thread { [self] in run() }
         thread.name = Self.threadName
+        // As much as a main thread has: `load()` decodes the user's types here, however deeply nested.
+        thread.stackSize = 8 << 20
         thread.start()
     }
 

@@ -188,6 +188,41 @@ extension PersistenceTests {
             #expect(try again.load().version == 1)
         }
 
+        @Test("with the journaling middleware, a failed flush refuses every later action until load() reopens the journal; then actions go on at the next version")
+        func middlewareAfterFailure() async throws {
+            let (journal, disk) = try await Self.opened()
+            let errors = Shared<[JournalError.Kind]>([])
+            let store = Store(Tally(), middleware: [
+                .journaling(to: journal, startingAfter: 0, onError: { errors.value.append(($0 as? JournalError)?.kind ?? .corrupt) }),
+            ])
+            store.dispatch(TallyAction.add(1))
+            disk.failNextSync()
+            store.dispatch(TallyAction.add(100))
+            store.dispatch(TallyAction.add(1_000))
+            #expect(errors.value == [.unwritable, .stopped])
+            #expect(store.state.value.count == 1)
+            #expect(try journal.load().version == 1)
+            store.dispatch(TallyAction.add(2))
+            #expect(store.state.value.count == 3)
+            #expect(try journal.load().records.map(\.action) == [.add(1), .add(2)])
+        }
+
+        @Test("a journal on a real directory flushes with either choice of JournalFlush and keeps it")
+        func flushChoices() throws {
+            for flush in JournalFlush.allCases {
+                try withJournalDirectory { directory in
+                    do {
+                        let journal = try TallyJournal(directory: directory, flush: flush)
+                        #expect(journal.flush == flush)
+                        _ = try journal.load()
+                        try append([.increment, .add(3)], to: journal, after: 0)
+                        try journal.writeSnapshot(liveState([.increment, .add(3)]), version: 2)
+                    }
+                    #expect(try TallyJournal(directory: directory).load().replayed(onto: Tally()) == liveState([.increment, .add(3)]))
+                }
+            }
+        }
+
         @Test("the state machine takes the appends next to each other as one batch, jobs alone, and refuses writes after a failure")
         func queueMachine() {
             var queue = JournalWriteQueue<Int, String>()
