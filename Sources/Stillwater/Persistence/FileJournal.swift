@@ -143,6 +143,8 @@ import Darwin
 /// snapshots and deletes older ones, and deletes the segments whose records are all covered by the older
 /// of the two kept. So when the newest snapshot turns out damaged, ``load()`` falls back to the older one
 /// and still finds every record after it. A file it cannot delete is tried again at the next snapshot.
+/// The deletions end with a flush of the directory; when that flush fails, the call throws and the
+/// journal stops, as after any failed flush, though the snapshot itself was durable by then.
 ///
 /// ## What load reads and repairs
 ///
@@ -422,7 +424,8 @@ where JournaledAction.State == State {
             let path = writer.files.path(of: JournalFormat.snapshotName(version: version))
             try writer.files.writeAtomically(JournalFormat.snapshotFile(version: version, json: json), to: path)
         }
-        files.removeCovered(by: version, in: writer.files)
+        // The deletions are best effort; the flush that makes them durable is a flush like any other.
+        try writer.stopping { () throws(JournalError) in try files.removeCovered(by: version, in: writer.files) }
     }
 }
 
@@ -570,9 +573,10 @@ struct FileJournalState {
     }
 
     /// Records the snapshot at `version`, then deletes every snapshot but the newest two and the
-    /// segments whose records the older of those two covers. Best effort: a file that cannot be deleted
-    /// stays listed and is tried again next time.
-    mutating func removeCovered(by version: Int, in files: JournalDirectory) {
+    /// segments whose records the older of those two covers, and flushes the directory. The deletions
+    /// are best effort: a file that cannot be deleted stays listed and is tried again next time. A failed
+    /// flush of the directory is thrown (the journal stops on it, as on any failed flush).
+    mutating func removeCovered(by version: Int, in files: JournalDirectory) throws(JournalError) {
         snapshots = Set(snapshots + [version]).sorted()
         func delete(_ name: String) -> Bool {
             (try? files.remove(files.path(of: name))) != nil
@@ -587,7 +591,7 @@ struct FileJournalState {
         while segments.count > 1, segments[1] - 1 <= older, delete(JournalFormat.segmentName(first: segments[0])) {
             segments.removeFirst()
         }
-        try? files.sync()
+        try files.sync()
     }
 }
 
