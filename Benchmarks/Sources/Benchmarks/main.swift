@@ -25,6 +25,7 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
 let usage = """
     usage: benchmarks [--quick] [--only W1,W3] [--library NAME] [--rounds N] [--markdown PATH] [--svg PATH]
                       [--operations]
+           benchmarks --journal-group-commit [--commands N]
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
       --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 ("W6" means both sizes)
@@ -34,6 +35,10 @@ let usage = """
       --svg PATH       also write a bar chart (log scale) to PATH
       --operations     print each selected workload's name, operations per run at this scale and what one
                        operation is, tab-separated, one per line, and stop (for Scripts/speed-gate.py)
+      --journal-group-commit
+                       instead of the workloads: count the commands per flush of a FileJournal in
+                       $TMPDIR (default /tmp) with 1, 10 and 100 concurrent appenders, print the table, stop
+      --commands N     commands per row of --journal-group-commit (default 2000)
     """
 
 // MARK: Options
@@ -45,6 +50,8 @@ struct Options {
     var markdownPath: String?
     var svgPath: String?
     var printsOperations = false
+    var journalGroupCommit = false
+    var groupCommitCommands = 2_000
 
     /// Parses the command line, or stops with the usage text.
     @MainActor
@@ -66,6 +73,10 @@ struct Options {
             case "--markdown": markdownPath = value(of: argument)
             case "--svg": svgPath = value(of: argument)
             case "--operations": printsOperations = true
+            case "--journal-group-commit": journalGroupCommit = true
+            case "--commands":
+                guard let count = Int(value(of: argument)), count >= 100 else { fail("--commands needs a number of at least 100") }
+                groupCommitCommands = count
             case "--help", "-h": print(usage); exit(0)
             default: fail("unknown option \(argument)")
             }
@@ -91,6 +102,11 @@ let selected = registry.filter { entry in options.selectors?.contains { workload
 printError("warning: a debug build; measure with `swift run -c release benchmarks`")
 #endif
 if !allocationCountingWorks() { printError("note: allocations are not counted here (Linux with glibc only); allocs/op stays empty") }
+
+if options.journalGroupCommit {
+    try await runGroupCommitMeasurement(total: options.groupCommitCommands)
+    exit(0)
+}
 
 let machine = Machine.current()
 var workloads = selected.map { $0.make(options.scale) }

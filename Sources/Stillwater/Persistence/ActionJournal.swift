@@ -54,10 +54,13 @@ public protocol ActionJournal<State, JournaledAction>: AnyObject, Sendable {
     /// Makes every appended record durable; for a file journal, written and flushed to the disk.
     ///
     /// An action is acknowledged only after the `sync` that covers it returned. When `sync` throws, the
-    /// records it was to make durable are dropped and nothing of them stays half written: the journal
-    /// continues from the last durable version, so the next append is that version plus one. (Every
-    /// journal keeps this rule; ``Middleware/journaling(to:startingAfter:snapshotEvery:onError:)`` relies
-    /// on it.)
+    /// records it was to make durable are not acknowledged, and the journal either continues from the
+    /// last durable version, so the next append is that version plus one (``MemoryJournal``), or stops:
+    /// every later write throws until ``load()`` reopens it, which keeps exactly the acknowledged records
+    /// and continues after them (``FileJournal``, since after a failed flush it cannot know what reached
+    /// the disk). Either way no record of a failed sync is ever loaded as acknowledged by the journal
+    /// that reported the failure. (Every journal keeps this rule;
+    /// ``Middleware/journaling(to:startingAfter:snapshotEvery:onError:)`` relies on it.)
     func sync() throws
 
     /// Stores `state` as the snapshot at `version`: the state after the action with that version.

@@ -65,7 +65,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
 
     /// Reads the journal, repairs it, opens its segment, and returns what it holds and the state the
     /// journal continues from.
-    func load() throws -> (JournalContents<State, A>, FileJournalState) {
+    func load() throws(JournalError) -> (JournalContents<State, A>, FileJournalState) {
         var examination = try examine()
         if let damage = examination.damage.first { throw damage }
         examination.contents.warnings = try perform(examination.repairs)
@@ -73,9 +73,6 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
         let last = examination.last
 
         var state = FileJournalState()
-        state.loaded = true
-        state.appendedVersion = contents.version
-        state.durableVersion = contents.version
         state.snapshots = examination.usable
         state.segments = examination.segments
         if let first = state.segments.last, last.end == contents.version, last.hasCommitMarks {
@@ -219,7 +216,7 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
 
     /// The records after `version`, at most `limit`, from the segments `state` lists, reading the
     /// current segment only up to its durable length. A record that fails its check there is damage.
-    func durableRecords(after version: Int, limit: Int, in state: FileJournalState) throws -> [JournalRecord<A>] {
+    func durableRecords(after version: Int, limit: Int, in state: FileJournalState) throws(JournalError) -> [JournalRecord<A>] {
         var records: [JournalRecord<A>] = []
         for (index, first) in state.segments.enumerated() where records.count < limit {
             let isLast = index == state.segments.count - 1
@@ -272,17 +269,31 @@ struct FileJournalLoader<State: Codable, A: Action & Codable> where A.State == S
                 try files.sync()
                 warnings.append("\(path(of: name)): not used (\(reason)); moved aside to \(aside)")
             case .cut(let name, let offset, let bytes, let problem):
-                let torn = files.unusedName("\(name).torn-\(seconds)")
-                try files.writeCopy(bytes, to: path(of: torn))
-                try files.sync()
-                let segment = try files.open(path(of: name), O_WRONLY)
-                try segment.truncate(to: offset)
-                try segment.sync()
-                warnings.append(
-                    "\(path(of: name)), offset \(offset): cut \(bytes.count) bytes off the end (\(problem)); they are kept in \(torn)")
+                warnings.append(try cut(name, at: offset, bytes, problem: problem))
             }
         }
         return warnings
+    }
+
+    /// Copies `bytes`, the end of segment `name` from `offset` on, to a `.torn` file beside it (flushed),
+    /// then cuts the segment at `offset` and flushes it; returns the warning saying so.
+    private func cut(_ name: String, at offset: Int, _ bytes: ArraySlice<UInt8>, problem: String) throws(JournalError) -> String {
+        let torn = files.unusedName("\(name).torn-\(seconds)")
+        try files.writeCopy(bytes, to: path(of: torn))
+        try files.sync()
+        let segment = try files.open(path(of: name), O_WRONLY)
+        try segment.truncate(to: offset)
+        try segment.sync()
+        return "\(path(of: name)), offset \(offset): cut \(bytes.count) bytes off the end (\(problem)); they are kept in \(torn)"
+    }
+
+    /// Cuts segment `name` at `offset` as a torn write, when it is longer (for a reopen after a failed
+    /// write, which knows where the last completed flush ended); returns the warning, or `nil` when
+    /// nothing follows `offset`.
+    func cutTail(of name: String, at offset: Int, problem: String) throws(JournalError) -> String? {
+        let bytes = try files.read(path(of: name))
+        guard bytes.count > offset else { return nil }
+        return try cut(name, at: offset, bytes[offset...], problem: problem)
     }
 
     private func path(of name: String) -> String {

@@ -32,6 +32,12 @@ public struct JournalError: Error, CustomStringConvertible, Equatable, Sendable 
         case decoding
         /// An action or state could not be encoded, or encodes to more than a record may hold.
         case encoding
+        /// The journal refused a write because an earlier write or flush failed: after a failed flush
+        /// the system may have dropped the data it was given, and a later flush that succeeds would not
+        /// prove otherwise, so the journal writes nothing more until it is reopened (``FileJournal``'s
+        /// ``FileJournal/load()`` or ``FileJournal/open()``), which treats what follows the last
+        /// completed flush as a torn write. The reason names the failure that stopped it.
+        case stopped
     }
 
     /// What kind of failure it was.

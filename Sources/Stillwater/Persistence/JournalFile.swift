@@ -21,7 +21,7 @@ struct JournalSystem: Sendable {
     var read: @Sendable (_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int) -> Int
     /// `write(2)` at the descriptor's position (its end, for `O_APPEND`): bytes written, or -1.
     var write: @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
-    /// `fsync(2)`, of a file or a directory: 0, or -1.
+    /// Flushes a file or a directory to the disk, as ``JournalFlush`` chose: 0, or -1.
     var sync: @Sendable (_ descriptor: Int32) -> Int32
     /// `ftruncate(2)`: 0, or -1.
     var truncate: @Sendable (_ descriptor: Int32, _ length: Int) -> Int32
@@ -38,32 +38,37 @@ struct JournalSystem: Sendable {
     /// Creates a directory and its parents if missing: 0, or -1.
     var makeDirectory: @Sendable (_ path: String) -> Int32
 
-    /// The operating system's calls.
-    static let posix = JournalSystem(
-        open: { path, flags in retryingInterrupts { systemOpen(path, flags) } },
-        close: { descriptor in _ = systemClose(descriptor) },
-        read: { descriptor, buffer, offset in
-            retryingInterrupts { pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }
-        },
-        write: { descriptor, bytes in retryingInterrupts { systemWrite(descriptor, bytes) } },
-        sync: { descriptor in fsync(descriptor) },
-        truncate: { descriptor, length in retryingInterrupts { ftruncate(descriptor, off_t(length)) } },
-        lock: { descriptor in retryingInterrupts { flock(descriptor, LOCK_EX | LOCK_NB) } },
-        rename: { source, destination in systemRename(source, destination) },
-        remove: { path in unlink(path) },
-        exists: { path in access(path, F_OK) == 0 },
-        list: { directory in
-            do {
-                return try FileManager.default.contentsOfDirectory(atPath: directory)
-            } catch {
-                // `access` leaves the reason in `errno` (a missing directory, no permission).
-                if access(directory, R_OK) == 0 { errno = EIO }
-                return nil
-            }
-        },
-        makeDirectory: { path in
-            (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)) != nil ? 0 : -1
-        })
+    /// The operating system's calls, flushing with `F_FULLFSYNC` on Apple platforms.
+    static let posix = posix(flush: .full)
+
+    /// The operating system's calls, flushing as `flush` says.
+    static func posix(flush: JournalFlush) -> JournalSystem {
+        JournalSystem(
+            open: { path, flags in retryingInterrupts { systemOpen(path, flags) } },
+            close: { descriptor in _ = systemClose(descriptor) },
+            read: { descriptor, buffer, offset in
+                retryingInterrupts { pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset)) }
+            },
+            write: { descriptor, bytes in retryingInterrupts { systemWrite(descriptor, bytes) } },
+            sync: { descriptor in flushToDisk(descriptor, flush) },
+            truncate: { descriptor, length in retryingInterrupts { ftruncate(descriptor, off_t(length)) } },
+            lock: { descriptor in retryingInterrupts { flock(descriptor, LOCK_EX | LOCK_NB) } },
+            rename: { source, destination in systemRename(source, destination) },
+            remove: { path in unlink(path) },
+            exists: { path in access(path, F_OK) == 0 },
+            list: { directory in
+                do {
+                    return try FileManager.default.contentsOfDirectory(atPath: directory)
+                } catch {
+                    // `access` leaves the reason in `errno` (a missing directory, no permission).
+                    if access(directory, R_OK) == 0 { errno = EIO }
+                    return nil
+                }
+            },
+            makeDirectory: { path in
+                (try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)) != nil ? 0 : -1
+            })
+    }
 }
 
 /// An open file descriptor, closed when the object is freed: a ``FileJournal``'s lock file and its
@@ -150,7 +155,7 @@ final class JournalFile: Sendable {
         }
     }
 
-    /// Flushes the file's data and size to the disk (`fsync`).
+    /// Flushes the file's data and size to the disk (`fsync`, or `F_FULLFSYNC` on Apple platforms).
     func sync() throws(JournalError) {
         guard system.sync(descriptor) == 0 else {
             throw JournalError(.unwritable, path: path, reason: "cannot flush to disk (fsync): \(systemError())")
@@ -287,6 +292,24 @@ private func systemClose(_ descriptor: Int32) -> Int32 {
 /// `write(2)` of `bytes`.
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
     write(descriptor, bytes.baseAddress, bytes.count)
+}
+
+/// Flushes `descriptor`'s data and size to the disk: `fcntl(F_FULLFSYNC)` on Apple platforms unless
+/// `flush` is `.fsync` (falling back to `fsync` when the file system does not support it), `fsync`
+/// elsewhere. Never retried, not even on `EINTR`: a flush that failed may have lost pages, and the
+/// journal stops on it.
+private func flushToDisk(_ descriptor: Int32, _ flush: JournalFlush) -> Int32 {
+    #if canImport(Darwin)
+    // Compiled on Apple platforms only (not built or run on the Linux machines this was written on). A
+    // plain `fsync` there hands the data to the drive, whose cache may still lose it at a power cut;
+    // `F_FULLFSYNC` asks the drive to write its cache out.
+    if flush == .full {
+        let result = fcntl(descriptor, F_FULLFSYNC)
+        // ENOTSUP, EINVAL: a file system without the request (some network and FUSE file systems).
+        guard result == -1, errno == ENOTSUP || errno == EINVAL else { return result }
+    }
+    #endif
+    return fsync(descriptor)
 }
 
 /// `rename(2)`.

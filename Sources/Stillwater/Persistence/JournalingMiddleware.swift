@@ -6,7 +6,10 @@ extension Middleware {
     /// is not reduced (later middleware does not see it either) and `onError` is given the error; the
     /// next action is journaled at the same version, since a failed sync drops what it was to write.
     /// With `snapshotEvery`, the state after every `snapshotEvery`-th version is written as a snapshot;
-    /// a failed snapshot is given to `onError` too, and the action stays reduced.
+    /// a failed snapshot is given to `onError` too, and the action stays reduced. A ``FileJournal``
+    /// stops after a failed write, sync or snapshot: every later action is refused the same way (with
+    /// ``JournalError/Kind/stopped``) until the journal's ``FileJournal/load()`` reopens it; the actions
+    /// journaled after that continue from the version the middleware reached.
     ///
     /// ```swift
     /// struct Add: Action, Codable {

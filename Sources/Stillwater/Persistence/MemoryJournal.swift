@@ -91,8 +91,8 @@ where JournaledAction.State == State {
     /// Makes the appended records durable and counts the call.
     ///
     /// - Throws: The error given to ``failNextSync(with:)``, once. The records it was to make durable
-    ///   are then dropped, and the journal continues from the last durable version, as a
-    ///   ``FileJournal`` does.
+    ///   are then dropped, and the journal continues from the last durable version (a ``FileJournal``
+    ///   stops instead, until it is reopened).
     public func sync() throws {
         try storage.withLock { storage in
             JournalRules.requireLoaded(storage.loaded, "MemoryJournal", "sync()")

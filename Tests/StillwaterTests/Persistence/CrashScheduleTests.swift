@@ -11,15 +11,18 @@ extension PersistenceTests {
     struct CrashScheduleTests {
         static let directory = "/simulated/journal"
 
-        /// What a workload got acknowledged, and the batch it was syncing when it stopped or last failed.
+        /// What a workload got acknowledged, the batch it was syncing when it stopped, and what it saw
+        /// go wrong in the journal's own answers.
         struct Outcome {
             var acknowledged: [TallyAction] = []
             var unacknowledged: [TallyAction] = []
+            var violations: [String] = []
         }
 
         /// Appends batches of one to three actions, syncs each, snapshots now and then, until the disk
-        /// crashes or the workload ends. A failed sync drops its batch: the journal goes on from the last
-        /// durable version; a journal left unwritable is loaded again.
+        /// crashes or the workload ends. After a failed write or flush the journal must refuse writes
+        /// (``JournalError/Kind/stopped``) and write nothing more, and a reload must hold exactly the
+        /// acknowledged records; the workload goes on from there.
         static func workload(_ journal: TallyJournal, _ disk: SimulatedDisk, seed: UInt64) -> Outcome {
             var random = SeededRandom(seed: seed)
             var outcome = Outcome()
@@ -30,7 +33,6 @@ extension PersistenceTests {
             } catch {
                 return outcome
             }
-            var failedBefore = false
             for step in 0..<12 {
                 if disk.crashed { break }
                 let batch = (0..<Int.random(in: 1...3, using: &random)).map { index -> TallyAction in
@@ -48,26 +50,44 @@ extension PersistenceTests {
                     if step % 4 == 3 {
                         try journal.writeSnapshot(liveState(outcome.acknowledged), version: version)
                     }
-                    failedBefore = false
                 } catch {
                     if disk.crashed { break }
-                    guard failedBefore else {
-                        // The journal continues from the last durable version, without a reload.
-                        version = outcome.acknowledged.count
-                        failedBefore = true
-                        continue
-                    }
-                    // Failing again: the journal may be unwritable until load() repairs it.
+                    outcome.violations += checkStopped(journal, disk, next: outcome.acknowledged.count + 1)
+                    // Reopened in this process: what followed the last completed flush is cut.
                     guard let reloaded = try? journal.load() else { break }
+                    outcome.unacknowledged = []
                     version = reloaded.version
-                    if version == outcome.acknowledged.count + outcome.unacknowledged.count, !outcome.unacknowledged.isEmpty {
-                        // A failed flush may have made its batch durable whole: it is then in the journal.
-                        outcome.acknowledged += outcome.unacknowledged
-                        outcome.unacknowledged = []
+                    if reloaded.version != outcome.acknowledged.count || reloaded.replayed(onto: Tally()) != liveState(outcome.acknowledged) {
+                        outcome.violations.append(
+                            "reopened after a failure at version \(reloaded.version), with \(outcome.acknowledged.count) acknowledged")
+                        break
                     }
                 }
             }
             return outcome
+        }
+
+        /// Checks that `journal`, after a failed write or flush, refuses every write as stopped and that
+        /// the disk sees no write, flush, rename, truncation or deletion meanwhile; returns what failed.
+        static func checkStopped(_ journal: TallyJournal, _ disk: SimulatedDisk, next version: Int) -> [String] {
+            let operations = disk.operations
+            var violations: [String] = []
+            func expectStopped(_ what: String, _ body: () throws -> Void) {
+                do {
+                    try body()
+                    violations.append("\(what) after a failed write was not refused")
+                } catch let error as JournalError where error.kind == .stopped {
+                } catch {
+                    violations.append("\(what) after a failed write threw \(error), not stopped")
+                }
+            }
+            expectStopped("append(_:version:)") { try journal.append(.increment, version: version) }
+            expectStopped("sync()") { try journal.sync() }
+            expectStopped("writeSnapshot(_:version:)") { try journal.writeSnapshot(Tally(), version: 0) }
+            if disk.operations != operations {
+                violations.append("a stopped journal made \(disk.operations - operations) operations on the disk")
+            }
+            return violations
         }
 
         /// Runs one schedule; returns a description of what went wrong, or `nil`, and whether it crashed.
@@ -86,6 +106,7 @@ extension PersistenceTests {
             } catch {
                 outcome = Outcome()
             }
+            if let violation = outcome.violations.first { return violation }
             disk.restart()
             let contents: JournalContents<Tally, TallyAction>
             do {
@@ -123,6 +144,35 @@ extension PersistenceTests {
             #expect(operations > 50)
             #expect(crashPoints > Self.scheduleCount / 2)
             #expect(failures.isEmpty, "\(failures.prefix(5))")
+        }
+
+        @Test("after a failed flush at any point nothing more is written, writes are refused, and a reopen and a restart hold exactly the acknowledged records")
+        func failedFlushSchedules() async throws {
+            let failures = try await onOwnThread { try Self.runFailedFlushSchedules() }
+            #expect(failures.isEmpty, "\(failures.prefix(5))")
+        }
+
+        /// Fails the flush at each operation of the workload in turn (only flushes can fail; the others
+        /// run as scheduled), with no crash or a crash a few operations later (in the reopen, or in the
+        /// writes after it): the workload checks the stop and the reopen; then the disk restarts and the
+        /// journal must load what was acknowledged, plus at most the batch in flight.
+        static func runFailedFlushSchedules() throws -> [String] {
+            let dry = SimulatedDisk(directory: Self.directory, seed: 0)
+            _ = Self.workload(try TallyJournal(directory: Self.directory, system: dry.system), dry, seed: 0)
+            var failures: [String] = []
+            var failedFlushes = 0
+            for failSyncAt in 1...dry.operations {
+                for (seed, crashAfter): (UInt64, Int?) in [(0, nil), (7, nil), (3, 4), (5, 9), (11, 14)] {
+                    let disk = SimulatedDisk(directory: Self.directory, seed: seed)
+                    disk.schedule(crashAt: crashAfter.map { failSyncAt + $0 }, failSyncAt: failSyncAt, full: 0..<0)
+                    if let failure = check(disk, seed: seed) {
+                        failures.append("flush failed at \(failSyncAt), crash \(crashAfter.map { "\($0) later" } ?? "none"), seed \(seed): \(failure)")
+                    }
+                    if disk.failedSyncs > 0 { failedFlushes += 1 }
+                }
+            }
+            if failedFlushes == 0 { failures.append("no schedule failed a flush") }
+            return failures
         }
 
         /// Runs every schedule: the workload's operation count, how many schedules crashed, and each failure.

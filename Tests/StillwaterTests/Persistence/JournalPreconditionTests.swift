@@ -77,11 +77,11 @@ extension PersistenceTests {
         }
 
         #if os(Linux)
-        /// A write that fails part-way (here: the file size limit, as a full disk would) leaves the segment
-        /// as it was after the last successful sync, drops the records it was to write, and the journal goes
-        /// on from the last durable version. The limit is set in a process of its own; a failed check exits
-        /// with a status of its own.
-        @Test("a failed sync cuts the segment back to its last synced length, and appends go on from the durable version")
+        /// A write that fails part-way (here: the file size limit, as a full disk would) stops the journal:
+        /// every later write is refused as stopped and leaves the segment as it is, until load() reopens the
+        /// journal, cutting what followed the last completed flush off as a torn write. The limit is set in
+        /// a process of its own; a failed check exits with a status of its own.
+        @Test("a failed write stops the journal until load(), which cuts the segment back to its last flushed length")
         func failedWrite() async {
             await #expect(processExitsWith: .success) {
                 signal(SIGXFSZ, SIG_IGN)
@@ -108,11 +108,25 @@ extension PersistenceTests {
                 } catch {
                     exit(15)
                 }
-                guard FileManager.default.contents(atPath: segment)?.count == synced else { exit(16) }
+                let written = FileManager.default.contents(atPath: segment)?.count ?? -1
+                guard written > synced else { exit(16) }
                 guard setrlimit(resource, &original) == 0 else { exit(17) }
-                guard (try? journal.append(.add(2), version: 2)) != nil, (try? journal.sync()) != nil else { exit(18) }
+                // Stopped: refused, and nothing written, though the disk has room again.
+                do {
+                    try journal.append(.add(2), version: 2)
+                    exit(18)
+                } catch let error as JournalError {
+                    guard error.kind == .stopped, error.reason.contains("load()") else { exit(19) }
+                } catch {
+                    exit(20)
+                }
+                guard (try? journal.sync()) == nil, FileManager.default.contents(atPath: segment)?.count == written else { exit(21) }
+                guard let reopened = try? journal.load(), reopened.records.map(\.action) == [.increment], reopened.warnings.count == 1,
+                      FileManager.default.contents(atPath: segment)?.count == synced
+                else { exit(22) }
+                guard (try? journal.append(.add(2), version: 2)) != nil, (try? journal.sync()) != nil else { exit(23) }
                 guard let contents = try? journal.load(), contents.records.map(\.action) == [.increment, .add(2)] else {
-                    exit(19)
+                    exit(24)
                 }
             }
         }

@@ -20,6 +20,11 @@ import Darwin
 ///   have happened. Every later call fails.
 /// - `failSyncAt`: that flush fails (`EIO`), having made a random prefix of the new bytes durable.
 /// - `fullFrom ..< fullUntil`: writes fail with `ENOSPC` (after writing what fits: a random prefix).
+/// - ``failNextSync()``: the next flush fails as `failSyncAt` does, whatever its number.
+///
+/// It also counts the flushes of files (``fileSyncs``), lists the threads that wrote and flushed
+/// (``writerThreads``), and can hold the next flush of a file until released (``holdNextSync()``), so
+/// that a test can queue appends behind a flush in progress.
 final class SimulatedDisk: Sendable {
     struct Inode {
         var data: [UInt8] = []
@@ -45,11 +50,23 @@ final class SimulatedDisk: Sendable {
         var random: SeededRandom
         var crashAt: Int?
         var failSyncAt: Int?
+        var failNextSync = false
         var full: Range<Int> = 0..<0
+        var fileSyncs = 0
+        var failedSyncs = 0
+        var writerThreads: Set<UInt> = []
+    }
+
+    /// A flush held until released: armed, then entered by the flush that waits.
+    private struct Hold {
+        var armed = false
+        var entered = false
     }
 
     let directory: String
     private let state: Mutex<State>
+    private let hold = Mutex(Hold())
+    private let released = DispatchSemaphore(value: 0)
 
     init(directory: String, seed: UInt64) {
         self.directory = directory
@@ -62,6 +79,33 @@ final class SimulatedDisk: Sendable {
     var crashed: Bool { state.withLock { $0.crashed } }
     /// Whether it had stopped when `restart()` was last called.
     var crashedBeforeRestart: Bool { state.withLock { $0.crashedBeforeRestart } }
+
+    /// How many flushes of files (not directories) returned successfully.
+    var fileSyncs: Int { state.withLock { $0.fileSyncs } }
+    /// How many flushes failed as scheduled (`failSyncAt`, ``failNextSync()``).
+    var failedSyncs: Int { state.withLock { $0.failedSyncs } }
+    /// The threads (`pthread_self()`) that wrote or flushed.
+    var writerThreads: Set<UInt> { state.withLock { $0.writerThreads } }
+    /// The paths of the files that exist now (flushed to the directory or not).
+    var names: [String] { state.withLock { Array($0.names.keys) } }
+    /// Whether a held flush is waiting to be released.
+    var holdingSync: Bool { hold.withLock { $0.entered } }
+
+    /// Makes the next flush fail (`EIO`), as `failSyncAt` does.
+    func failNextSync() {
+        state.withLock { $0.failNextSync = true }
+    }
+
+    /// Makes the next flush of a file wait, before it does anything, until ``releaseSync()``.
+    func holdNextSync() {
+        hold.withLock { $0 = Hold(armed: true) }
+    }
+
+    /// Lets the held flush go on.
+    func releaseSync() {
+        hold.withLock { $0 = Hold() }
+        released.signal()
+    }
 
     func schedule(crashAt: Int?, failSyncAt: Int?, full: Range<Int>) {
         state.withLock {
@@ -94,6 +138,7 @@ final class SimulatedDisk: Sendable {
             state.crashed = false
             state.crashAt = nil
             state.failSyncAt = nil
+            state.failNextSync = false
             state.full = 0..<0
         }
     }
@@ -107,7 +152,10 @@ final class SimulatedDisk: Sendable {
             state.crashed = true
             return .crash
         }
-        if isSync, state.failSyncAt == state.operations { return .failSync }
+        if isSync, state.failSyncAt == state.operations || state.failNextSync {
+            state.failNextSync = false
+            return .failSync
+        }
         if isWrite, state.full.contains(state.operations) { return .full }
         return .none
     }
@@ -161,6 +209,7 @@ final class SimulatedDisk: Sendable {
             },
             write: { [self] descriptor, bytes in
                 state.withLock { state -> Int in
+                    state.writerThreads.insert(currentThread())
                     guard !state.crashed, var open = state.descriptors[descriptor], let inode = open.inode else { return Int(Self.fail(EIO)) }
                     var count = bytes.count
                     let fault = Self.count(&state, isWrite: true)
@@ -180,11 +229,22 @@ final class SimulatedDisk: Sendable {
                 }
             },
             sync: { [self] descriptor in
-                state.withLock { state -> Int32 in
+                let isFile = state.withLock { $0.descriptors[descriptor]?.inode != nil }
+                let held = isFile && hold.withLock { hold in
+                    guard hold.armed else { return false }
+                    hold = Hold(armed: false, entered: true)
+                    return true
+                }
+                if held {
+                    released.wait()
+                }
+                return state.withLock { state -> Int32 in
+                    state.writerThreads.insert(currentThread())
                     guard !state.crashed, let open = state.descriptors[descriptor] else { return Self.fail(EIO) }
                     switch Self.count(&state, isSync: true) {
                     case .crash: return Self.fail(EIO)
                     case .failSync:
+                        state.failedSyncs += 1
                         if let inode = open.inode, let file = state.inodes[inode], file.data.starts(with: file.durable) {
                             let keep = Int.random(in: file.durable.count...file.data.count, using: &state.random)
                             state.inodes[inode]?.durable = Array(file.data[..<keep])
@@ -194,6 +254,7 @@ final class SimulatedDisk: Sendable {
                         if let inode = open.inode {
                             let data = state.inodes[inode]?.data ?? []
                             state.inodes[inode]?.durable = data
+                            state.fileSyncs += 1
                         } else {
                             state.durableNames = state.names
                         }
