@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 
 /// A command waiting for the hub's writer.
@@ -88,8 +89,10 @@ actor LiveWorker<Service: LiveService> {
     /// one call that succeeds only if the head did not move, applies them, and answers every sender in
     /// the order submitted. When another node appended first, reads its records and decides again.
     private func write(_ batch: [LiveSubmission<Service>]) async {
+        // Submissions whose action cannot be stored: refused (a numbered one's refusal recorded in its place).
+        var unstorable: [Int: String] = [:]
         for _ in 0..<Self.maxDecisions {
-            let (plans, entries) = plan(batch)
+            let (plans, entries) = plan(batch, unstorable: unstorable)
             guard !entries.isEmpty else { return answer(batch, plans, entryOutcomes: []) }
             let head = durable.version
             do {
@@ -102,14 +105,36 @@ actor LiveWorker<Service: LiveService> {
                 // Another node recorded first: the decisions above saw an old state. Catch up, decide again.
                 guard await catchUp(to: conflict.head), durable.version >= conflict.head else { break }
             } catch {
+                // An action that cannot be encoded fails the whole append: find it (only on this path, so
+                // the usual append encodes once), refuse it, and record the rest.
+                let found = Self.unencodable(entries, plans: plans)
+                if !found.isEmpty {
+                    unstorable.merge(found) { first, _ in first }
+                    continue
+                }
                 // The log's own words may name server paths: the client is told only that it failed.
                 return answer(batch, plans, entryOutcomes: Array(
                     repeating: .unavailable("the log could not record the command; try again later"), count: entries.count))
             }
         }
-        let (plans, entries) = plan(batch)
+        let (plans, entries) = plan(batch, unstorable: unstorable)
         answer(batch, plans, entryOutcomes: Array(
             repeating: .unavailable("the log is busy with other servers' commands; try again later"), count: entries.count))
+    }
+
+    /// The submissions (by index in the batch) whose entry does not encode as JSON, with why, in the
+    /// protocol's words: a NaN in the action, an `encode(to:)` that throws.
+    private static func unencodable(_ entries: [LiveEntry<Service.LiveAction>], plans: [Plan]) -> [Int: String] {
+        var found: [Int: String] = [:]
+        for (index, plan) in plans.enumerated() {
+            guard case .entry(let entry) = plan else { continue }
+            do {
+                _ = try JSONEncoder().encode(entries[entry])
+            } catch {
+                found[index] = "the command's action cannot be stored: " + LiveJSON.describe(encoding: error)
+            }
+        }
+        return found
     }
 
     /// Answers every submission of `batch` in order: `plans` says how, `entryOutcomes` holds the outcome of
@@ -133,7 +158,12 @@ actor LiveWorker<Service: LiveService> {
 
     /// What to do with each submission of `batch`, and the entries to append: each command is decided
     /// against the state as it will be with the batch's earlier entries applied.
-    private func plan(_ batch: [LiveSubmission<Service>]) -> ([Plan], [LiveEntry<Service.LiveAction>]) {
+    ///
+    /// A submission in `unstorable` is refused with its message in place of its action: a numbered one
+    /// as a recorded refusal (its number is used), any other without the log.
+    private func plan(
+        _ batch: [LiveSubmission<Service>], unstorable: [Int: String] = [:]
+    ) -> ([Plan], [LiveEntry<Service.LiveAction>]) {
         // Only the state is copied: ids are looked up in `durable` and in this batch's own tables, so the
         // tables the log remembers are not copied for every batch.
         var working = durable.state
@@ -144,7 +174,8 @@ actor LiveWorker<Service: LiveService> {
         var batchClients: [LiveClientID: (next: Int, entries: [Int: Int])] = [:]
         let time = LiveClock.milliseconds(options.now())
         plans.reserveCapacity(batch.count)
-        for submission in batch {
+        for (index, submission) in batch.enumerated() {
+            let decision = unstorable[index].map { LiveDecision<Service.LiveAction>.reject($0) }
             if let client = submission.client, let seq = submission.seq {
                 let known = durable.clients[client]
                 let numbering = batchClients[client]
@@ -168,7 +199,7 @@ actor LiveWorker<Service: LiveService> {
                     continue
                 }
                 let entry: LiveEntry<Service.LiveAction>
-                switch service.decide(submission.command, state: working, identity: submission.identity) {
+                switch decision ?? service.decide(submission.command, state: working, identity: submission.identity) {
                 case .accept(let action):
                     action.reduce(&working)
                     entry = LiveEntry(client: client, seq: seq, time: time, action: action, cid: submission.cid)
@@ -194,7 +225,7 @@ actor LiveWorker<Service: LiveService> {
                     continue
                 }
             }
-            switch service.decide(submission.command, state: working, identity: submission.identity) {
+            switch decision ?? service.decide(submission.command, state: working, identity: submission.identity) {
             case .accept(let action):
                 let entry = LiveEntry(cid: submission.cid, action: action)
                 action.reduce(&working)

@@ -245,6 +245,59 @@ struct LiveExactlyOnceTests {
     }
 }
 
+/// A total that commands scale: a NaN factor makes an action no JSON log can store.
+struct Total: Codable, Sendable { var value = 1.0 }
+struct Scale: Action, Codable, Sendable {
+    var factor: Double
+    func reduce(_ total: inout Total) { total.value *= factor }
+}
+struct TotalView: LiveView {
+    var value: Double
+    static let liveFields: [LiveField<TotalView>] = [.value("value", \.value)]
+}
+struct Scaler: LiveService {
+    func view(of state: Total) -> TotalView { TotalView(value: state.value.isFinite ? state.value : 0) }
+    func decide(_ command: Double, state: Total, identity: String) -> LiveDecision<Scale> { .accept(Scale(factor: command)) }
+    func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> { .accepted("anyone") }
+}
+
+@Suite("An action that cannot be stored", .timeLimit(.minutes(5)))
+struct LiveUnstorableActionTests {
+    @Test("is refused with where and why, in the protocol's words; the other commands of its batch are recorded; a numbered one uses its number")
+    func refused() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("unstorable-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = try FileJournal<LiveLogState<Total>, LiveEntry<Scale>>(directory: directory)
+        let hub = try await LiveHub.open(Scaler(), log: log, initial: Total())
+        let client = hub.newClient()
+        let outcomes = Mutex<[Int: LiveOutcome]>([:])
+        for (index, factor) in [2.0, .nan, 3.0].enumerated() {
+            hub.submit(factor, client: client, seq: index + 1, as: "ann") { outcome in outcomes.withLock { $0[index] = outcome } }
+        }
+        hub.submit(.infinity, as: "ann") { outcome in outcomes.withLock { $0[3] = outcome } }
+        await hub.settle()
+        let all = outcomes.withLock { $0 }
+        #expect(all[0] == .applied(version: 1))
+        guard case .rejected(let message)? = all[1] else {
+            Issue.record("expected a refusal, got \(String(describing: all[1]))")
+            return
+        }
+        #expect(message.hasPrefix("the command's action cannot be stored") && message.contains("NaN"))
+        #expect(!message.contains("Swift") && !message.contains(directory))
+        #expect(all[2] == .applied(version: 3))
+        guard case .rejected? = all[3] else {
+            Issue.record("expected a refusal, got \(String(describing: all[3]))")
+            return
+        }
+        #expect(hub.state.value.value == 6)
+        // The number was used (the refusal made version 2): sent again it is not decided again (below the
+        // client's latest, it is answered with the latest's version); the next number follows the batch.
+        #expect(await hub.perform(.nan, client: client, seq: 2, as: "ann") == .duplicate(version: 3))
+        #expect(await hub.perform(5, client: client, seq: 4, as: "ann") == .applied(version: 4))
+        await hub.close()
+    }
+}
+
 /// Options that keep clients for a day, by `clock`.
 private func dayRetention(_ clock: TestWallClock) -> LiveOptions {
     var options = LiveOptions()

@@ -129,8 +129,9 @@ public protocol ActionLog<State, Entry>: AnyObject, Sendable {
     /// Appends `entries` in order and returns once they are durable (acknowledged), with the versions
     /// the log gave them: head + 1 through head + `entries.count`.
     ///
-    /// When it throws, none of `entries` is visible to this log's readers, and the next append continues
-    /// from the last durable version. Whether a crash right after such a throw can leave them durable
+    /// When it throws, none of `entries` is visible to this log's readers; the next append continues
+    /// from the last durable version, or, for a log that stops after a failed write or flush (as
+    /// ``FileJournal`` does), is refused until the log is opened again. Whether a crash right after such a throw can leave them durable
     /// depends on where the failure was (a database commit whose reply was lost, a flush that failed
     /// after the disk took the bytes); it leaves all of them or none, never some.
     ///
