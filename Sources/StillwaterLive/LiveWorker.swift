@@ -51,6 +51,9 @@ actor LiveWorker<Service: LiveService> {
     /// The snapshot being written beside the appends, if any (at most one at a time).
     private var snapshotWrite: Task<Void, Never>?
     private var snapshotInFlight = false
+    /// The log refused a write and stopped (a file journal after a failed write or flush): it is opened
+    /// again before the next append.
+    private var logStopped = false
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
          options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View, replayed: Int) {
@@ -89,6 +92,11 @@ actor LiveWorker<Service: LiveService> {
     /// one call that succeeds only if the head did not move, applies them, and answers every sender in
     /// the order submitted. When another node appended first, reads its records and decides again.
     private func write(_ batch: [LiveSubmission<Service>]) async {
+        guard await reopenIfStopped() else {
+            let (plans, entries) = plan(batch)
+            return answer(batch, plans, entryOutcomes: Array(
+                repeating: .unavailable("the log could not record the command; try again later"), count: entries.count))
+        }
         // Submissions whose action cannot be stored: refused (a numbered one's refusal recorded in its place).
         var unstorable: [Int: String] = [:]
         for _ in 0..<Self.maxDecisions {
@@ -111,6 +119,11 @@ actor LiveWorker<Service: LiveService> {
                 if !found.isEmpty {
                     unstorable.merge(found) { first, _ in first }
                     continue
+                }
+                // A file journal stops after a failed write or flush (what reached the disk is unknown)
+                // and takes writes again only once opened again, which checks its tail as after a crash.
+                if let failure = error as? JournalError, failure.kind == .stopped || failure.kind == .unwritable {
+                    logStopped = true
                 }
                 // The log's own words may name server paths: the client is told only that it failed.
                 return answer(batch, plans, entryOutcomes: Array(
@@ -135,6 +148,20 @@ actor LiveWorker<Service: LiveService> {
             }
         }
         return found
+    }
+
+    /// Opens the log again when a write failed and stopped it: the next batch tries, so writing resumes
+    /// once the cause is gone (space on the disk). The reopened log holds what was durable, which is what
+    /// this worker applied; records it holds beyond that (none, for a log with one writer) are applied.
+    ///
+    /// - Returns: False while the log cannot be opened (the batch is answered `unavailable`).
+    private func reopenIfStopped() async -> Bool {
+        guard logStopped else { return true }
+        guard let contents = try? await log.open() else { return false }
+        logStopped = false
+        let newer = contents.records.filter { $0.version > durable.version }
+        if let first = newer.first, first.version == durable.version + 1 { await apply(newer) }
+        return true
     }
 
     /// Answers every submission of `batch` in order: `plans` says how, `entryOutcomes` holds the outcome of

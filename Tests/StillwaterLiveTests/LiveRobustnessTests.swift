@@ -41,7 +41,7 @@ struct HubTransport<Service: LiveService>: LiveClientTransport {
     }
 }
 
-@Suite("LiveConnection.nextWrite() and cancellation", .timeLimit(.minutes(2)))
+@Suite("LiveConnection.nextWrite() and cancellation", .timeLimit(.minutes(5)))
 struct LiveConnectionCancellationTests {
     typealias Write = LiveSession<BoardCommand, String>.Write
 
@@ -239,7 +239,7 @@ struct LiveClientProblemTests {
     }
 }
 
-@Suite("Error texts to clients", .timeLimit(.minutes(1)))
+@Suite("Error texts to clients", .timeLimit(.minutes(5)))
 struct LiveErrorTextTests {
     @Test("a frame that does not decode is described in the protocol's words, with no Swift type", arguments: [
         (#"{"type":"command","ref":1,"command":{"add":{"text":5}}}"#, "the command does not decode: at command.add.text: expected a string"),

@@ -106,7 +106,7 @@ func framesUntilClose<Service>(_ connection: LiveConnection<Service>) async -> (
     return (frames, nil)
 }
 
-@Suite("A view that cannot be encoded", .timeLimit(.minutes(2)))
+@Suite("A view that cannot be encoded", .timeLimit(.minutes(5)))
 struct LiveValueFailureTests {
     @Test("a NaN in a view closes the connections that need it with 1011 after a view_unavailable error, and the hub serves on",
           arguments: ["nan", "inf", "-inf"])
