@@ -1,6 +1,7 @@
 #if Postgres
 import Foundation
 import PostgresNIO
+import Stillwater
 import StillwaterPostgres
 import Synchronization
 import Testing
@@ -99,6 +100,28 @@ struct PostgresPoolTests {
         }
         #expect(try await blocked.value == [.appended(2)])
         #expect(try await journal.head(of: log) == 2)
+        await journal.close()
+    }
+
+    @Test("a conditional append on a moved head throws ActionLogConflict and keeps its pooled connection")
+    func conflictKeepsConnection() async throws {
+        let name = "t-" + UUID().uuidString.prefix(8).lowercased()
+        let journal = try NotesJournal(
+            url: setting("application_name", to: name, in: databaseURL!), prefix: "test",
+            options: PostgresJournalOptions(maximumConnections: 1))
+        try await journal.prepare()
+        let log = "conflict-" + UUID().uuidString.lowercased()
+        let appender = journal.makeAppender()
+        _ = try await journal.append([note("a"), note("b")], to: log, using: appender)
+        let before = try await withTestConnection { try await backends(named: name, on: $0) }
+        #expect(before.count == 1)
+        await #expect(throws: ActionLogConflict(head: 2)) {
+            _ = try await journal.append([note("late")], to: log, using: appender, ifHeadIs: 1)
+        }
+        #expect(try await withTestConnection { try await backends(named: name, on: $0) } == before,
+                "the connection was dropped after the conflict")
+        #expect(try await journal.append([note("c")], to: log, using: appender, ifHeadIs: 2) == [.appended(3)])
+        #expect(try await journal.records(of: log, after: 0).map(\.action.text) == ["a", "b", "c"])
         await journal.close()
     }
 
