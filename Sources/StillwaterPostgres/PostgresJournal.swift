@@ -326,8 +326,11 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     /// next sequence numbers. The channel is notified when the transaction commits; when this returns,
     /// the actions are durable (as durable as the database's commits).
     ///
-    /// - Parameter appender: A handle from ``makeAppender()`` (any one: the transaction leases its
-    ///   connection from the journal's pool).
+    /// - Parameters:
+    ///   - entries: The entries, with their command ids.
+    ///   - log: The log's name.
+    ///   - appender: A handle from ``makeAppender()`` (any one: the transaction leases its connection
+    ///     from the journal's pool).
     /// - Throws: What the database answers; then nothing of `entries` was appended — unless the
     ///   connection was lost during the commit, which cannot tell: append again with the same ids.
     public func append(
