@@ -41,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The engine article (Internal/README.md) is for contributors; it is not part of the module.
@@ -70,6 +71,7 @@ let package = Package(
                 "Stillwater",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Postgres"])),
             ]
         ),
         .executableTarget(name: "Basics", dependencies: ["Stillwater"], path: "Playgrounds/Basics"),

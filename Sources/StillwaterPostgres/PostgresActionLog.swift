@@ -1,7 +1,6 @@
 #if Postgres
 import Foundation
 import Stillwater
-import Synchronization
 
 extension PostgresJournal {
     /// The log named `name` of this journal, as the library's `ActionLog`: for code written against
@@ -17,26 +16,20 @@ extension PostgresJournal {
 /// One named log of a ``PostgresJournal``, as an `ActionLog`: many processes may append to it at once,
 /// and the database orders their appends.
 ///
-/// Each concurrent append uses a connection of its own (a transaction holds its connection until it
-/// commits): connections are made as appends need them and kept for the next ones, and closed when the
-/// handle is freed.
+/// Each append leases a connection from the journal's pool for its transaction (a transaction holds its
+/// connection until it commits); a conditional append that finds the head moved rolls back and gives the
+/// connection back to the pool.
 public final class PostgresActionLog<State: Codable & Sendable, Entry: Codable & Sendable>: ActionLog, Sendable {
     /// The journal the log is kept in.
     public let journal: PostgresJournal<State, Entry>
     /// The log's name in the journal's tables.
     public let name: String
-    /// Appenders not in use (the others are held by an append under way).
-    private let idle = Mutex<[PostgresJournal<State, Entry>.Appender]>([])
+    private let appender: PostgresJournal<State, Entry>.Appender
 
     init(journal: PostgresJournal<State, Entry>, name: String) {
         self.journal = journal
         self.name = name
-    }
-
-    deinit {
-        let appenders = idle.withLock { $0 }
-        guard !appenders.isEmpty else { return }
-        Task { for appender in appenders { await appender.close() } }
+        appender = journal.makeAppender()
     }
 
     /// The newest snapshot (none for a new log: nothing is stored by opening) and every record after it.
@@ -76,20 +69,9 @@ public final class PostgresActionLog<State: Codable & Sendable, Entry: Codable &
 
     private func append(_ entries: [Entry], ifHeadIs head: Int?) async throws -> ClosedRange<Int> {
         precondition(!entries.isEmpty, "PostgresActionLog.append(_:): entries must hold at least one entry; got an empty array")
-        let appender = idle.withLock { $0.popLast() } ?? journal.makeAppender()
-        do {
-            let results = try await journal.append(
-                entries.map { (cid: nil, action: $0) }, to: name, using: appender, ifHeadIs: head.map(Int64.init))
-            idle.withLock { $0.append(appender) }
-            return Int(results.first!.seq)...Int(results.last!.seq)
-        } catch let conflict as ActionLogConflict {
-            // The transaction was rolled back; the connection is fine for the next append.
-            idle.withLock { $0.append(appender) }
-            throw conflict
-        } catch {
-            await appender.close()
-            throw error
-        }
+        let results = try await journal.append(
+            entries.map { (cid: nil, action: $0) }, to: name, using: appender, ifHeadIs: head.map(Int64.init))
+        return Int(results.first!.seq)...Int(results.last!.seq)
     }
 
     /// The records after `version`, in order, at most `limit`.

@@ -1,5 +1,6 @@
 #if Postgres
 import Foundation
+import NIOSSL
 import PostgresNIO
 import Synchronization
 
@@ -203,11 +204,15 @@ public struct PostgresRetry: Sendable, Equatable, CustomStringConvertible {
 /// line to show, and whether the database could not be reached at all.
 public enum PostgresFailure {
     /// The error in one line: "no connection" when the database cannot be reached (refused, closed),
-    /// the server's message for an error it reported, the journal's own description for a
-    /// ``PostgresJournalError``, else the error's kind. At most 160 characters.
+    /// what failed in TLS when the connection's TLS did (a server without it under `sslmode=require`, a
+    /// certificate that is not trusted or names another host), the server's message for an error it
+    /// reported, the journal's own description for a ``PostgresJournalError``, else the error's kind. At
+    /// most 160 characters.
     public static func describe(_ error: any Error) -> String {
         let error = cause(of: error)
+        if isPoolGivingUp(error) { return "no connection" }
         guard let error = error as? PSQLError else { return String(String(describing: error).prefix(160)) }
+        if let tls = tlsFailure(error) { return String(tls.prefix(160)) }
         if isConnectionLoss(error) { return "no connection" }
         guard error.code == .server else { return "\(error.code)" }
         return String((error.serverInfo?[.message] ?? "the database reported an error").prefix(160))
@@ -215,14 +220,33 @@ public enum PostgresFailure {
 
     /// Whether `error` says the database could not be reached (no connection, a connection cut, no
     /// answer in time, or a server that is starting or shutting down), rather than that it refused the
-    /// request: trying again later may succeed.
+    /// request: trying again later may succeed. A failed TLS handshake or a server without TLS where
+    /// the URL requires it is a refusal.
     public static func isUnreachable(_ error: any Error) -> Bool {
         let error = cause(of: error)
         if let error = error as? PostgresJournalError { return error.isTimeout }
+        if isPoolGivingUp(error) { return true }
         guard let error = error as? PSQLError else { return false }
+        if tlsFailure(error) != nil { return false }
         // Class 08 (connection exception) and 57P01-57P03 (shutting down, starting up).
         let state = error.code == .server ? error.serverInfo?[.sqlState] ?? "" : ""
         return isConnectionLoss(error) || state.hasPrefix("08") || state.hasPrefix("57P")
+    }
+
+    /// What failed in TLS, when `error` is a TLS failure.
+    private static func tlsFailure(_ error: PSQLError) -> String? {
+        if error.code == .sslUnsupported { return "the server does not offer TLS, which sslmode requires" }
+        if error.code == .failedToAddSSLHandler { return "TLS could not be set up" }
+        guard let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError
+                || String(reflecting: type(of: underlying)).contains("NIOSSL") else { return nil }
+        return "TLS failed: \(underlying)"
+    }
+
+    /// Whether `error` is the pool's own refusal after its connection attempts kept failing (postgres-nio
+    /// does not re-export its pool's error type, so it is known by its name).
+    private static func isPoolGivingUp(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError")
+            && String(describing: error).contains("CircuitBreaker")
     }
 
     /// The error that made a transaction fail, or `error` itself when it is not a transaction's.

@@ -5,6 +5,17 @@ import PostgresNIO
 import Stillwater
 import Synchronization
 
+/// Why the listening connection's keep-alive closed it, once it did.
+final class LostReason: Sendable {
+    let text = Mutex<String?>(nil)
+}
+
+/// Numbers for the connections the journal makes outside its pool.
+enum ConnectionIDs {
+    private static let last = Atomic<Int>(0)
+    static func next() -> Int { last.add(1, ordering: .relaxed).newValue }
+}
+
 /// A log of actions shared by several processes, kept in PostgreSQL: for each log (a board, say) its
 /// actions in order, each command's client-chosen id kept once, and snapshots of the state.
 ///
@@ -28,9 +39,19 @@ import Synchronization
 /// from the table, and answers a command id sent again among them from the table.
 ///
 /// Every append notifies the channel `PREFIX_log` with the payload `"HEAD LOG"` when it commits, and
-/// every change of the values with the payload `"values"` (``events()`` listens to it). Reads and appends each take a connection of their own, made at first use
-/// and made again after the database closed it, so a restarted database is used again without a restart
-/// of this process; what fails meanwhile throws.
+/// every change of the values with the payload `"values"` (``events()`` listens to it).
+///
+/// **Connections.** Reads and appends lease a connection from postgres-nio's pool (`PostgresClient`),
+/// which the journal runs on a task of its own from its creation until ``close()`` (or until it is
+/// freed): there is no service to add to a `ServiceGroup`. The pool makes connections as they are needed,
+/// up to ``PostgresJournalOptions/maximumConnections``, keeps idle ones alive with `SELECT 1`, and makes
+/// new ones when the database closed the old (a restarted database is used again without a restart of
+/// this process). A caller waits for a connection while all are leased; its wait and its statements take
+/// at most ``PostgresJournalOptions/timeout`` (5 s unless set), and cancelling the calling task ends its
+/// wait. What fails meanwhile throws. ``events()`` listens on one more connection, its own.
+///
+/// **TLS.** The URL's `sslmode` and `sslrootcert` parameters say whether and how the connections use TLS,
+/// as libpq reads them (``PostgresSSLMode``; `prefer` without them).
 ///
 /// ```swift
 /// let journal = try PostgresJournal<Int, Add>(url: "postgres://app@127.0.0.1:5432/app")
@@ -81,46 +102,114 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         case valuesChanged
     }
 
-    /// The connection settings read from the URL.
+    /// The settings of one connection, read from the URL: the listening connection's
+    /// (``events()``) and ``prepare()``'s; the pool's connections are made with the same.
     public let configuration: PostgresConnection.Configuration
+    /// Whether and how the connections use TLS: the URL's `sslmode` (``PostgresSSLMode/prefer`` without it).
+    public let sslMode: PostgresSSLMode
+    /// The pool's size and the timeouts.
+    public let options: PostgresJournalOptions
     /// How many actions before a log's newest snapshot are kept when a snapshot is written (older ones
     /// are deleted).
     public let keptActions: Int
     private let prefix: String
     private let logger: Logger
-    private let reads: ConnectionSlot
+    /// The name the listening connection gives the database (`application_name`, seen in
+    /// `pg_stat_activity`): the URL's `application_name` with ` listen` after it, else `stillwater listen`.
+    public let listeningName: String
+    private let pool: ConnectionPool
 
-    /// Names the database and tables; connects at first use.
+    /// Names the database and tables; connects at first use, with the default ``PostgresJournalOptions``.
     ///
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (also `postgresql://`); TLS is not used, so
-    ///     keep the database on loopback or a private network.
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?PARAMETERS]` (also `postgresql://`). The
+    ///     parameters libpq names `sslmode` (``PostgresSSLMode``: `disable`, `prefer` — the default —,
+    ///     `require`, `verify-ca`, `verify-full`), `sslrootcert` (a PEM file of the roots to trust, or
+    ///     `system`), `hostaddr` (the IP address to connect to, while the certificate is checked against
+    ///     HOST; swift-nio-ssl also takes a certificate that names the address connected to) and `application_name` are read; any other is refused.
     ///   - prefix: The tables' prefix: lowercase letters, digits and `_`, starting with a letter.
     ///   - logger: Where postgres-nio logs its connections' events.
     ///   - keptActions: How many actions before the newest snapshot to keep (see the retention note
     ///     above); 0 keeps none of them.
-    /// - Throws: ``PostgresURLError`` naming what is wrong with `url`.
-    public init(
+    /// - Throws: ``PostgresURLError`` naming what is wrong with `url` (a parameter by its name).
+    /// - Precondition: `prefix` is as described, and `keptActions` is not negative
+    ///   (``init(url:prefix:logger:keptActions:options:)`` throws for them instead).
+    public convenience init(
         url: String, prefix: String = "stillwater", logger: Logger = Logger(label: "postgres-journal"),
         keptActions: Int = 10_000
     ) throws(PostgresURLError) {
         precondition(keptActions >= 0, "PostgresJournal(keptActions:) must not be negative (got \(keptActions))")
-        self.keptActions = keptActions
-        precondition(
-            prefix.first.map({ $0 >= "a" && $0 <= "z" }) == true
-                && prefix.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "_" }),
+        precondition(Self.isPrefix(prefix),
             "PostgresJournal(prefix:) must be lowercase letters, digits and _, starting with a letter; got \"\(prefix)\"")
-        var configuration = try PostgresURL.configuration(from: url)
-        configuration.options.connectTimeout = .seconds(3)
+        let parsed = try PostgresURL(url)
+        self.init(url: parsed, connection: try parsed.connectionConfiguration(), prefix: prefix, logger: logger,
+                  keptActions: keptActions, options: PostgresJournalOptions())
+    }
+
+    /// Names the database and tables, with the pool's size and timeouts set; connects at first use.
+    ///
+    /// - Parameters:
+    ///   - url: As ``init(url:prefix:logger:keptActions:)`` reads it.
+    ///   - prefix: The tables' prefix: lowercase letters, digits and `_`, starting with a letter.
+    ///   - logger: Where postgres-nio logs its connections' events.
+    ///   - keptActions: How many actions before the newest snapshot to keep; 0 keeps none of them.
+    ///   - options: The pool's size and the timeouts.
+    /// - Throws: ``PostgresURLError`` naming what is wrong with `url`; ``PostgresOptionsError`` naming a
+    ///   setting out of its range, a `prefix` that is not as described, or a negative `keptActions`.
+    public convenience init(
+        url: String, prefix: String = "stillwater", logger: Logger = Logger(label: "postgres-journal"),
+        keptActions: Int = 10_000, options: PostgresJournalOptions
+    ) throws {
+        if let problem = options.problem() { throw PostgresOptionsError(description: problem) }
+        guard keptActions >= 0 else { throw PostgresOptionsError(description: "keptActions must not be negative; got \(keptActions)") }
+        guard Self.isPrefix(prefix) else {
+            throw PostgresOptionsError(description: "prefix must be lowercase letters, digits and _, starting with a letter; got \"\(prefix)\"")
+        }
+        let parsed = try PostgresURL(url)
+        self.init(url: parsed, connection: try parsed.connectionConfiguration(), prefix: prefix, logger: logger,
+                  keptActions: keptActions, options: options)
+    }
+
+    private init(
+        url: PostgresURL, connection: PostgresConnection.Configuration, prefix: String, logger: Logger, keptActions: Int,
+        options: PostgresJournalOptions
+    ) {
         // An appender that stops inside its transaction (a process paused, a machine that froze) holds the
         // log's lock, and every other appender waits: after 2 s idle in a transaction the database ends
         // that session, which rolls it back and frees the lock (the stopped appender's callers get an
         // error when it resumes, and send again with their ids).
-        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "2000")]
+        var parameters = [("idle_in_transaction_session_timeout", "2000")]
+        if let name = url.applicationName { parameters.append(("application_name", name)) }
+        var configuration = connection
+        configuration.options.connectTimeout = TimeAmount.nanoseconds(Self.nanoseconds(options.connectTimeout))
+        configuration.options.additionalStartupParameters = parameters
+        var client = url.clientConfiguration()
+        client.options.connectTimeout = options.connectTimeout
+        client.options.additionalStartupParameters = parameters
+        client.options.maximumConnections = options.maximumConnections
+        client.options.minimumConnections = options.minimumConnections
+        client.options.connectionIdleTimeout = options.idleTimeout
+        client.options.keepAliveBehavior = .init(frequency: options.keepAliveInterval)
         self.configuration = configuration
+        self.sslMode = url.sslMode
+        self.options = options
+        self.keptActions = keptActions
         self.prefix = prefix
         self.logger = logger
-        reads = ConnectionSlot(configuration: configuration, logger: logger)
+        self.listeningName = (url.applicationName ?? "stillwater") + " listen"
+        pool = ConnectionPool(configuration: client, timeout: options.timeout, logger: logger)
+    }
+
+    deinit { pool.cancel() }
+
+    private static func isPrefix(_ prefix: String) -> Bool {
+        prefix.first.map({ $0 >= "a" && $0 <= "z" }) == true
+            && prefix.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "_" })
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     private var logs: String { prefix + "_logs" }
@@ -134,7 +223,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     ///
     /// - Throws: What the database answers (it cannot be reached, the user may not create tables).
     public func prepare() async throws {
-        try await oneOff { connection in
+        try await alone { connection in
             // One process at a time: concurrent CREATE TABLE IF NOT EXISTS may collide on the catalog.
             try await connection.query("SELECT pg_advisory_xact_lock(7405116)", logger: self.logger)
             try await connection.query("""
@@ -161,7 +250,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     ///
     /// - Throws: What the database answers.
     public func values() async throws -> [String: String] {
-        try await reads.use { connection in
+        try await pool.withConnection { connection in
             let rows = try await connection.query("SELECT key, value FROM \(unescaped: self.valuesTable)", logger: self.logger)
             var values: [String: String] = [:]
             for try await (key, value) in rows.decode((String, String).self) { values[key] = value }
@@ -177,7 +266,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     public func setValues(_ values: [String: String], keepingStored: Bool = false) async throws {
         guard !values.isEmpty else { return }
         let keys = Array(values.keys), texts = keys.map { values[$0]! }
-        try await oneOff { connection in
+        try await pool.transaction(logger: logger) { connection in
             if keepingStored {
                 try await connection.query("""
                     INSERT INTO \(unescaped: self.valuesTable) (key, value) SELECT * FROM unnest(\(keys)::text[], \(texts)::text[])
@@ -200,7 +289,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     /// - Throws: What the database answers, or a decoding error for a snapshot that is not `State`.
     public func open(_ log: String, initial: @autoclosure () -> State) async throws -> (seq: Int64, state: State) {
         let initialText = try Self.encode(initial())
-        let (seq, text) = try await oneOff { connection in
+        let (seq, text) = try await pool.transaction(logger: logger) { connection in
             let head = try await self.lockHead(of: log, on: connection)
             let rows = try await connection.query(
                 "SELECT seq, state FROM \(unescaped: self.snapshots) WHERE log = \(log) ORDER BY seq DESC LIMIT 1",
@@ -219,7 +308,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     ///
     /// - Throws: What the database answers, or a decoding error for a snapshot that is not `State`.
     public func newestSnapshot(of log: String) async throws -> (seq: Int64, state: State)? {
-        let row = try await reads.use { connection -> (Int64, String)? in
+        let row = try await pool.withConnection { connection -> (Int64, String)? in
             let rows = try await connection.query(
                 "SELECT seq, state FROM \(unescaped: self.snapshots) WHERE log = \(log) ORDER BY seq DESC LIMIT 1",
                 logger: self.logger)
@@ -237,7 +326,11 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     /// next sequence numbers. The channel is notified when the transaction commits; when this returns,
     /// the actions are durable (as durable as the database's commits).
     ///
-    /// - Parameter appender: The connection to use: one per concurrent appender (see ``makeAppender()``).
+    /// - Parameters:
+    ///   - entries: The entries, with their command ids.
+    ///   - log: The log's name.
+    ///   - appender: A handle from ``makeAppender()`` (any one: the transaction leases its connection
+    ///     from the journal's pool).
     /// - Throws: What the database answers; then nothing of `entries` was appended — unless the
     ///   connection was lost during the commit, which cannot tell: append again with the same ids.
     public func append(
@@ -253,7 +346,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     /// - Parameters:
     ///   - entries: The entries, with their command ids.
     ///   - log: The log's name.
-    ///   - appender: The connection to use.
+    ///   - appender: A handle from ``makeAppender()``.
     ///   - head: The sequence number the caller's decision saw; nil appends whatever the head.
     /// - Throws: `ActionLogConflict` with the log's head when it is not `head` (nothing appended), or what
     ///   ``append(_:to:using:)`` throws.
@@ -262,7 +355,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     ) async throws -> [Appended] {
         let texts = try entries.map { try Self.encode($0.action) }
         let expected = head
-        return try await appender.slot.transaction { connection in
+        return try await pool.transaction(logger: logger) { connection in
             let head = try await self.lockHead(of: log, on: connection)
             if let expected, expected != head { throw ActionLogConflict(head: Int(head)) }
             var known: [String: Int64] = [:]
@@ -303,14 +396,15 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         }
     }
 
-    /// A connection of its own for appends (a transaction holds its connection until it commits).
-    public func makeAppender() -> Appender { Appender(slot: ConnectionSlot(configuration: configuration, logger: logger)) }
+    /// A handle for ``append(_:to:using:)``. Appends lease a connection from the pool for each transaction,
+    /// so one appender may be used by any number of concurrent appends.
+    public func makeAppender() -> Appender { Appender() }
 
     /// The actions of `log` after sequence number `seq`, at most `limit` of them, in order.
     ///
     /// - Throws: What the database answers, or a decoding error for an action that is not `Entry`.
     public func records(of log: String, after seq: Int64, limit: Int = 1_000) async throws -> [Record] {
-        let rows = try await reads.use { connection in
+        let rows = try await pool.withConnection { connection in
             var rows: [(Int64, String?, String)] = []
             let sequence = try await connection.query(
                 "SELECT seq, cid, action FROM \(unescaped: self.actions) WHERE log = \(log) AND seq > \(seq) ORDER BY seq LIMIT \(limit)",
@@ -326,7 +420,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
 
     /// The sequence number of the last action of `log` (0 for a log with none).
     public func head(of log: String) async throws -> Int64 {
-        try await reads.use { connection in
+        try await pool.withConnection { connection in
             let rows = try await connection.query("SELECT head FROM \(unescaped: self.logs) WHERE log = \(log)", logger: self.logger)
             for try await head in rows.decode(Int64.self) { return head }
             return 0
@@ -339,7 +433,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     public func writeSnapshot(_ state: State, seq: Int64, of log: String) async throws {
         let text = try Self.encode(state)
         let kept = Int64(keptActions)
-        try await reads.use { connection in
+        try await pool.withConnection { connection in
             try await connection.query(
                 "INSERT INTO \(unescaped: self.snapshots) (log, seq, state) VALUES (\(log), \(seq), \(text)) ON CONFLICT DO NOTHING",
                 logger: self.logger)
@@ -356,7 +450,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
 
     /// The sequence numbers of the snapshots of `log`, oldest first.
     public func snapshotSeqs(of log: String) async throws -> [Int64] {
-        try await reads.use { connection in
+        try await pool.withConnection { connection in
             let rows = try await connection.query(
                 "SELECT seq FROM \(unescaped: self.snapshots) WHERE log = \(log) ORDER BY seq", logger: self.logger)
             var seqs: [Int64] = []
@@ -367,20 +461,48 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
 
     /// The channel's notifications, on a connection of their own, for as long as the stream is iterated.
     ///
-    /// The stream starts with ``Event/listening`` once the `LISTEN` is in place. When the connection is
-    /// lost it reports ``Event/lost(_:)`` and connects again (after 0.1 s, doubling to 2 s while it
-    /// fails, each wait drawn between half and all of that), then reports ``Event/listening`` again: read what was appended meanwhile from the table.
-    /// Ending the iteration closes the connection.
+    /// The stream starts with ``Event/listening`` once the `LISTEN` is in place. The connection is asked
+    /// `SELECT 1` every ``PostgresJournalOptions/keepAliveInterval``; when the answer does not come within
+    /// ``PostgresJournalOptions/timeout`` (a database that stopped answering without closing the
+    /// connection) the connection is closed. When the connection is lost, closed by the database or by
+    /// that check, the stream reports ``Event/lost(_:)`` and connects again (after 0.1 s, doubling to 2 s
+    /// while it fails, each wait drawn between half and all of that), then reports ``Event/listening``
+    /// again: read what was appended meanwhile from the table. The connection names itself
+    /// ``listeningName`` to the database. Ending the iteration closes the connection.
     public func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
-        let configuration = configuration, logger = logger, channel = channel
-        let task = Task {
+        var configuration = configuration
+        configuration.options.additionalStartupParameters.removeAll { $0.0 == "application_name" }
+        configuration.options.additionalStartupParameters.append(("application_name", listeningName))
+        let logger = logger, channel = channel, interval = options.keepAliveInterval, timeout = options.timeout
+        let task = Task { [configuration] in
             let firstBackoff = RetryBackoff(first: .milliseconds(100), cap: .seconds(2))
             var backoff = firstBackoff
             while !Task.isCancelled {
+                // Why the keep-alive closed the connection, if it did.
+                let silence = LostReason()
                 do {
                     let connection = try await PostgresConnection.connect(
-                        configuration: configuration, id: ConnectionSlot.nextID(), logger: logger)
+                        configuration: configuration, id: ConnectionIDs.next(), logger: logger)
+                    let keepAlive = Task {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: interval)
+                            do {
+                                try await within(
+                                    timeout, else: PostgresJournalError("no answer to SELECT 1 within \(timeout)", isTimeout: true),
+                                    onTimeout: {}
+                                ) {
+                                    for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+                                }
+                            } catch {
+                                if Task.isCancelled { return }
+                                silence.text.withLock { $0 = "the listening connection failed its keep-alive: \(PostgresFailure.describe(error))" }
+                                // Fails the notifications' iteration below, which makes the connection again.
+                                connection.close().whenComplete { _ in }
+                                return
+                            }
+                        }
+                    }
                     do {
                         try await connection.listen(on: channel) { notifications in
                             // A query after LISTEN returns once LISTEN is in effect (one connection runs its
@@ -398,15 +520,17 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                                 continuation.yield(.appended(log: String(parts[1]), head: head))
                             }
                         }
+                        keepAlive.cancel()
                         try? await connection.close()
-                        continuation.yield(.lost("the notifications ended"))
+                        continuation.yield(.lost(silence.text.withLock { $0 } ?? "the notifications ended"))
                     } catch {
+                        keepAlive.cancel()
                         try? await connection.close()
                         throw error
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    continuation.yield(.lost(String(describing: error)))
+                    continuation.yield(.lost(silence.text.withLock { $0 } ?? String(describing: error)))
                 }
                 try? await Task.sleep(for: backoff.next())
             }
@@ -416,20 +540,30 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         return stream
     }
 
-    /// Closes the connections this journal made (appenders close their own with ``Appender/close()``).
-    public func close() async { await reads.close() }
+    /// Closes the pool's connections and ends its task; uses of the journal afterwards throw. A stream of
+    /// ``events()`` has a connection of its own, closed when its iteration ends.
+    public func close() async { await pool.close() }
 
-    /// Runs `body` in a transaction on a connection of its own, closed afterwards (the shared reading
-    /// connection runs other callers' statements in between, which must stay out of a transaction).
-    private func oneOff<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
-        let slot = ConnectionSlot(configuration: configuration, logger: logger)
-        do {
-            let result = try await slot.transaction(body)
-            await slot.close()
-            return result
-        } catch {
-            await slot.close()
-            throw error
+    /// Runs `body` in a transaction on a connection of its own, not the pool's, closed afterwards: what
+    /// ``prepare()`` does, so that each attempt of ``prepare(waiting:)`` reports at once why it could not
+    /// connect (the pool keeps trying on its own).
+    private func alone<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
+        let configuration = configuration, logger = logger, timeout = options.timeout
+        let used = UsedConnection()
+        return try await within(
+            timeout, else: PostgresJournalError("the database did not answer within \(timeout)", isTimeout: true),
+            onTimeout: { used.connection.withLock { $0 }?.close().whenComplete { _ in } }
+        ) {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: ConnectionIDs.next(), logger: logger)
+            used.connection.withLock { $0 = connection }
+            do {
+                let result = try await connection.withTransaction(logger: logger) { try await body($0) }
+                try? await connection.close()
+                return result
+            } catch {
+                try? await connection.close()
+                throw error
+            }
         }
     }
 
@@ -447,13 +581,14 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
-    /// A connection used for appends only (see ``PostgresJournal/makeAppender()``).
+    /// A handle for appends (see ``PostgresJournal/makeAppender()``). It holds no connection: each append
+    /// leases one from the journal's pool for its transaction.
     public final class Appender: Sendable {
-        let slot: ConnectionSlot
-        init(slot: ConnectionSlot) { self.slot = slot }
+        init() {}
 
-        /// Closes its connection.
-        public func close() async { await slot.close() }
+        /// Does nothing: an appender holds no connection (the journal's ``PostgresJournal/close()`` closes
+        /// the pool). Kept for code written when each appender had a connection of its own.
+        public func close() async {}
     }
 }
 
@@ -472,148 +607,4 @@ public struct PostgresJournalError: Error, CustomStringConvertible {
     }
 }
 
-/// One connection, made at first use and made again when the database closed it.
-///
-/// Callers may run statements on it at once (the connection runs them in order); a transaction must have
-/// the connection to itself, so an appender's slot is used by one caller at a time.
-final class ConnectionSlot: Sendable {
-    private static let ids = Atomic<Int>(0)
-    static func nextID() -> Int { ids.add(1, ordering: .relaxed).newValue }
-
-    private let configuration: PostgresConnection.Configuration
-    private let logger: Logger
-    /// The connection, if one is open; `closed` once ``close()`` was called (nothing connects again).
-    private let current = Mutex<(connection: PostgresConnection?, closed: Bool)>((nil, false))
-
-    init(configuration: PostgresConnection.Configuration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
-    }
-
-    /// How long one use of the connection (connecting included) may take before it is given up.
-    static let timeout = Duration.seconds(5)
-
-    /// Runs `body` on the connection, connecting first when there is none.
-    ///
-    /// A use that takes longer than ``timeout`` throws, and the connection is closed (which fails what it
-    /// was waiting for) and made again at the next use: a connection cut while the database restarts
-    /// must not hold up its caller for ever.
-    func use<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
-        let used = UsedConnection()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-            let answer = Answer(continuation)
-            // Not a task group: a group waits for all its tasks, and a statement sent on a connection the
-            // database has just cut was seen never to finish.
-            let timer = Task {
-                try await Task.sleep(for: Self.timeout)
-                guard answer.resume(with: .failure(PostgresJournalError("the database did not answer within \(Self.timeout)", isTimeout: true))) else { return }
-                if let connection = used.connection.withLock({ $0 }) {
-                    self.forget(connection)
-                    connection.close().whenComplete { _ in }
-                }
-            }
-            Task {
-                do {
-                    let connection = try await self.connection()
-                    used.connection.withLock { $0 = connection }
-                    do {
-                        let value = try await body(connection)
-                        if answer.resume(with: .success(value)) { timer.cancel() }
-                    } catch {
-                        if connection.isClosed { self.forget(connection) }
-                        if answer.resume(with: .failure(error)) { timer.cancel() }
-                    }
-                } catch {
-                    if answer.resume(with: .failure(error)) { timer.cancel() }
-                }
-            }
-        }
-    }
-
-    private func forget(_ connection: PostgresConnection) {
-        current.withLock { if $0.connection === connection { $0.connection = nil } }
-    }
-
-    func transaction<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> R) async throws -> R {
-        let logger = logger
-        return try await use { connection in
-            do {
-                return try await connection.withTransaction(logger: logger) { try await body($0) }
-            } catch let error as PostgresTransactionError {
-                // A refusal the body chose (a moved head) reaches the caller as itself once rolled back.
-                if let conflict = error.closureError as? ActionLogConflict, error.rollbackError == nil { throw conflict }
-                throw error
-            }
-        }
-    }
-
-    private func connection() async throws -> PostgresConnection {
-        let (open, closed) = current.withLock { ($0.connection, $0.closed) }
-        if closed { throw PostgresJournalError("the journal was closed") }
-        if let open, !open.isClosed { return open }
-        let made = try await PostgresConnection.connect(configuration: configuration, id: Self.nextID(), logger: logger)
-        // Another caller may have connected meanwhile, or the slot been closed: then this one goes.
-        let kept: PostgresConnection? = current.withLock { current in
-            if current.closed { return nil }
-            if let other = current.connection, !other.isClosed { return other }
-            current.connection = made
-            return made
-        }
-        if kept !== made { try? await made.close() }
-        guard let kept else { throw PostgresJournalError("the journal was closed") }
-        return kept
-    }
-
-    func close() async {
-        let connection = current.withLock { current in
-            defer { current = (nil, true) }
-            return current.connection
-        }
-        try? await connection?.close()
-    }
-}
-
-/// The connection a use of a ``ConnectionSlot`` got, for closing it when the use takes too long.
-final class UsedConnection: Sendable {
-    let connection = Mutex<PostgresConnection?>(nil)
-}
-
-/// A continuation resumed once: by the use's result or by its timeout, whichever comes first.
-final class Answer<R: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<R, any Error>?>
-
-    init(_ continuation: CheckedContinuation<R, any Error>) { self.continuation = Mutex(continuation) }
-
-    /// Resumes with `result` unless resumed before; says whether this call did.
-    func resume(with result: Result<R, any Error>) -> Bool {
-        guard let continuation = continuation.withLock({ state in defer { state = nil }; return state }) else { return false }
-        continuation.resume(with: result)
-        return true
-    }
-}
-
-/// A `postgres://` URL that cannot be used.
-public struct PostgresURLError: Error, CustomStringConvertible {
-    /// What is wrong, naming the URL's part.
-    public var description: String
-}
-
-/// Reads connection settings from a URL.
-enum PostgresURL {
-    static func configuration(from text: String) throws(PostgresURLError) -> PostgresConnection.Configuration {
-        guard let url = URLComponents(string: text), let scheme = url.scheme,
-              scheme == "postgres" || scheme == "postgresql"
-        else {
-            throw PostgresURLError(description: "\"\(text)\" is not a postgres:// URL (postgres://USER@HOST:PORT/DATABASE)")
-        }
-        guard let host = url.host, !host.isEmpty else { throw PostgresURLError(description: "\"\(text)\" names no host") }
-        guard let user = url.user, !user.isEmpty else { throw PostgresURLError(description: "\"\(text)\" names no user") }
-        let port = url.port ?? 5432
-        guard (1...65_535).contains(port) else { throw PostgresURLError(description: "\"\(text)\" has port \(port), not 1 to 65535") }
-        let database = url.path.hasPrefix("/") ? String(url.path.dropFirst()) : url.path
-        return PostgresConnection.Configuration(
-            host: host, port: port, username: user, password: url.password,
-            database: database.isEmpty ? user : database, tls: .disable)
-    }
-}
 #endif
