@@ -110,6 +110,7 @@ public final class ScopedStore<State: Equatable, FeatureAction> {
     /// ``scope(state:action:)`` with an `embed` that is not `@Sendable`.
     @available(*, deprecated, message: "make `embed` @Sendable: an enum case (`FeatureAction.child`) already is; a closure must capture only Sendable values")
     @_disfavoredOverload
+    @_documentation(visibility: internal)
     public func scope<ChildState: Equatable, InnerAction>(
         state keyPath: KeyPath<State, ChildState>,
         action embed: @escaping (InnerAction) -> FeatureAction
@@ -157,6 +158,7 @@ extension Store {
     /// ``scope(state:action:)`` with an `embed` that is not `@Sendable`.
     @available(*, deprecated, message: "make `embed` @Sendable: an enum case (`ParentAction.child`) already is; a closure must capture only Sendable values")
     @_disfavoredOverload
+    @_documentation(visibility: internal)
     public func scope<ChildState: Equatable, FeatureAction, ParentAction: Action>(
         state keyPath: KeyPath<State, ChildState>,
         action embed: @escaping (FeatureAction) -> ParentAction

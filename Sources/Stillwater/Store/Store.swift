@@ -83,6 +83,10 @@ public final class Store<State> {
     /// what they captured is released (a task's once it stops), and nothing they send is reduced.
     deinit {
         effects.cancelAll()
+        // The deliverer's value may keep a spare sink (and with it the runtime: a cycle) or a group (whose
+        // completion holds the runtime). Nobody delivers for a store that is gone (its queued work holds
+        // it), so the field is emptied here directly, without `deliverer`'s check of the thread.
+        effects.owned = StoreDeliverer()
     }
 
     /// Reduces `action` now, or queues it behind the delivery in progress.

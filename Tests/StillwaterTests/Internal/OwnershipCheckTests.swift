@@ -43,7 +43,7 @@ struct OwnershipCheckTests {
                 group.addTask {
                     for index in 0..<200 {
                         store.dispatch(Step("\(task)-\(index)") {
-                            .stream(Observable.just(Step("done"))).cancellable(id: index % 7, cancelInFlight: true)
+                            .stream(Observable.just(Step("done"))).cancellable(id: index % 7)
                         })
                     }
                 }
