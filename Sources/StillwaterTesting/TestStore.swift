@@ -278,11 +278,20 @@ where TestedAction.State == State {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) rethrows {
-        try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
+        let location = (fileID, filePath, line, column)
+        let reduced = dispatchSent(action, at: location)
+        // The action was queued when another thread (an effect's) held the store: this thread sleeps
+        // until the store says it reduced it.
+        _ = reduced.wait(for: Self.sendPatience)
+        try checkSent(action, assert: assert, at: location)
     }
 
-    /// The work of both `send`s: dispatches `action` and checks the step it made.
-    private func sendNow(_ action: TestedAction, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
+    /// How long a `send` waits for its action's turn while another thread holds the store.
+    static var sendPatience: Duration { .seconds(5) }
+
+    /// The first half of both `send`s: reports what is pending, then dispatches `action`, marked so that
+    /// the recording middleware takes it as the sent step; returns what tells when the store ran it.
+    private func dispatchSent(_ action: TestedAction, at location: Location) -> ReducedSignal {
         reportEffectErrors(at: location)
         let exhaustive = exhaustivity == .on
         let pending = book.withLock { book in
@@ -302,21 +311,25 @@ where TestedAction.State == State {
                  + "\nReceive them with receive(_:), or set exhaustivity to .off.", at: location)
         }
         // The mark is set and cleared on the store's deliverer, around this action alone: an action an
-        // effect's thread has the store reduce meanwhile is recorded as received, not as this one.
+        // effect's thread has the store reduce meanwhile is recorded as received, not as this one. The
+        // deliverer signals the end of the mark: that is how the sender learns its action was run.
         let book = self.book
+        let reduced = ReducedSignal()
         store.dispatch(action) { isSending in
             book.withLock { book in
                 book.awaitingSent = isSending
                 if !isSending { book.sendDone = true }
             }
+            if !isSending { reduced.signal() }
         }
-        // The action was queued when another thread (an effect's) held the store: wait for its turn.
-        let deadline = ContinuousClock.now + .seconds(5)
-        var (done, sent) = book.withLock { ($0.sendDone, $0.sent) }
-        while !done, ContinuousClock.now < deadline {
-            sched_yield()
-            (done, sent) = book.withLock { ($0.sendDone, $0.sent) }
-        }
+        return reduced
+    }
+
+    /// The second half of both `send`s, once the store ran the action or ``sendPatience`` passed: checks
+    /// the step it made, then lets the effects' tasks run.
+    private func checkSent(_ action: TestedAction, assert: ((inout State) throws -> Void)?, at location: Location) rethrows {
+        let exhaustive = exhaustivity == .on
+        let (done, sent) = book.withLock { ($0.sendDone, $0.sent) }
         guard let sent else {
             fail(done
                  ? "\(Self.name(action)) was not reduced: a middleware dropped it."
@@ -355,7 +368,11 @@ where TestedAction.State == State {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath,
         line: UInt = #line, column: UInt = #column
     ) async rethrows {
-        try sendNow(action, assert: assert, at: (fileID, filePath, line, column))
+        let location = (fileID, filePath, line, column)
+        let reduced = dispatchSent(action, at: location)
+        // Queued behind another thread's work: the task suspends until the store resumes it.
+        _ = await reduced.wait(for: Self.sendPatience)
+        try checkSent(action, assert: assert, at: location)
         await yieldToEffects()
         reportEffectErrors(at: (fileID, filePath, line, column))
     }
@@ -689,5 +706,80 @@ final class TestEffectExecutor: TaskExecutor, Sendable {
 
     private func runOnGlobalQueue(_ job: UnownedJob) {
         DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// Tells a `send` that the store ran its action: the store's deliverer calls ``signal()`` once the action
+/// went through the middleware, and the sender waits for it, blocked (a thread: ``wait(for:)``) or
+/// suspended (a task: the `async` ``wait(for:)``), with no loop and no polling: a waiting sender uses no CPU.
+///
+/// One state under one lock: `.pending` (nobody waits yet), `.waiting` (a task's continuation, resumed
+/// once), `.signalled` or `.timedOut` (the end). The blocking wait uses a semaphore signalled beside it.
+final class ReducedSignal: Sendable {
+    private enum State {
+        case pending
+        case waiting(CheckedContinuation<Bool, Never>)
+        case signalled
+        case timedOut
+    }
+
+    private let state = Mutex(State.pending)
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// The store ran the action: wakes the sender, whichever way it waits.
+    func signal() {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            switch state {
+            case .waiting(let continuation):
+                state = .signalled
+                return continuation
+            case .pending:
+                state = .signalled
+                return nil
+            case .signalled, .timedOut:
+                return nil
+            }
+        }
+        waiter?.resume(returning: true)
+        semaphore.signal()
+    }
+
+    /// Blocks the calling thread until ``signal()`` or until `patience` passed; `true` when signalled.
+    func wait(for patience: Duration) -> Bool {
+        if state.withLock({ if case .signalled = $0 { true } else { false } }) { return true }
+        let (seconds, attoseconds) = patience.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        return semaphore.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+    }
+
+    /// Suspends the calling task until ``signal()`` or until `patience` passed; `true` when signalled.
+    func wait(for patience: Duration) async -> Bool {
+        if state.withLock({ if case .signalled = $0 { true } else { false } }) { return true }
+        return await withCheckedContinuation { continuation in
+            let signalled: Bool = state.withLock { state in
+                guard case .pending = state else { return true }
+                state = .waiting(continuation)
+                return false
+            }
+            if signalled {
+                continuation.resume(returning: true)
+                return
+            }
+            // The one timer of a wait that had to suspend (an action queued behind another thread's work).
+            Task { [self] in
+                try? await Task.sleep(for: patience)
+                timeOut()
+            }
+        }
+    }
+
+    /// The patience of a suspended wait ran out: resumes it with `false`, unless it was signalled.
+    private func timeOut() {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            guard case .waiting(let continuation) = state else { return nil }
+            state = .timedOut
+            return continuation
+        }
+        waiter?.resume(returning: false)
     }
 }

@@ -377,16 +377,22 @@ enum ReplayPolicy: Equatable {
     @inlinable
     func drainOwned() {
         repeat {
-            for item in work {
-                switch item {
-                case .event(let event): deliverOwned(event)
-                case .add(let box, let replay): addOwned(box, replay: replay ?? withRetained { replayed(from: $0) })
-                case .remove(let box): removeOwned(box)
-                case .perform(let body): body()
-                }
-            }
-            work.removeAll(keepingCapacity: true)
+            runTakenWorkOwned()
         } while releaseOrTake()
+    }
+
+    /// Runs the work ``releaseOrTake()`` moved into `work`, then empties it (keeping its capacity).
+    @inlinable
+    func runTakenWorkOwned() {
+        for item in work {
+            switch item {
+            case .event(let event): deliverOwned(event)
+            case .add(let box, let replay): addOwned(box, replay: replay ?? withRetained { replayed(from: $0) })
+            case .remove(let box): removeOwned(box)
+            case .perform(let body): body()
+            }
+        }
+        work.removeAll(keepingCapacity: true)
     }
 }
 

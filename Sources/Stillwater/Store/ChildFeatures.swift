@@ -46,11 +46,10 @@
 ///   store writes the line to standard error), as TCA reports it.
 ///
 /// When a removal is noticed: the store tests whether each child that started effects is still in its
-/// state after it reduces an ``EffectAction`` — of any type, so the parent's own actions (its removals
-/// among them, since a parent that uses `forEach` or `ifLet` returns effects), the actions effects send,
-/// and replays. A removal made by a plain ``Action`` is noticed at the store's next effect action (the
-/// plain dispatch path carries no test, so it costs what it did); until then the departed child's effects
-/// run, and an action one of them sends is dropped and reported as for a missing element.
+/// state after it reduces any action — an ``EffectAction`` or a plain ``Action``, the parent's own, one an
+/// effect sent, or a replay — so a departed child's effects are cancelled before the next action is
+/// reduced. A store none of whose children has effects running tests nothing (one check of an empty
+/// table per action).
 ///
 /// - Note: The test costs, per child that started effects, one search of its collection per level of
 ///   nesting, and for a nested child one copy of each enclosing element found (an allocation when the
@@ -63,10 +62,26 @@ public struct ChildActionForMissingElement: Error, CustomStringConvertible {
     public let description: String
 }
 
-/// The id under which a child's effects run: the parent's key path (as text) and the child's id.
+/// The id under which a child's effects run: the key path of the collection in the parent's state and
+/// the child's id in it.
 struct ChildEffectID<ID: Hashable & Sendable>: Hashable, Sendable {
-    let path: String
+    let path: ChildPath
     let id: ID
+}
+
+/// The key path of a collection of children (a `forEach`'s array, an `ifLet`'s optional) as a `Hashable`
+/// value: two are one collection only when the key paths are equal (the same root type, the same
+/// properties, the same subscript arguments), not when they merely print alike (`\.lists[0]` and
+/// `\.lists[1]` print the same text, as do `\State.rows` of two types named `State`).
+struct ChildPath: Hashable, Sendable {
+    // nonisolated(unsafe): a key path is immutable once made; what in it is not `Sendable` is a subscript's
+    // arguments, which it only hashes and compares, and ids are hashed and compared on the store's
+    // deliverer alone (its token table and its child features).
+    nonisolated(unsafe) let keyPath: AnyKeyPath
+
+    init(_ keyPath: AnyKeyPath) {
+        self.keyPath = keyPath
+    }
 }
 
 extension Effect where Output: Action {
@@ -110,7 +125,7 @@ extension Effect where Output: Action {
         }
         let effect = Effect<Child.Output>.reduceChild(changing: dependencies) { action.reduce(into: &state[keyPath: elements][index]) }
         guard !effect.isNone else { return .none }
-        let path = "\(elements)"
+        let path = ChildPath(elements)
         return effect.map(embed).asChild(
             EffectID(ChildEffectID(path: path, id: id)),
             ChildPresence(
@@ -165,7 +180,7 @@ extension Effect where Output: Action {
         }
         let effect = Effect<Child.Output>.reduceChild(changing: dependencies) { action.reduce(into: &state[keyPath: child]!) }
         guard !effect.isNone else { return .none }
-        let path = "\(child)"
+        let path = ChildPath(child)
         return effect.map(embed).asChild(
             EffectID(ChildEffectID(path: path, id: 0)),
             ChildPresence(
@@ -255,7 +270,7 @@ extension Effect {
 /// The id of the collection a child feature lives in (a `forEach`'s array, an `ifLet`'s optional): the
 /// children of one collection are tested together, in one pass over it.
 struct ChildCollectionID: Hashable, Sendable {
-    let path: String
+    let path: ChildPath
 }
 
 /// How the store tells whether a child feature is still in its state.

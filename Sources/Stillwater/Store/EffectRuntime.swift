@@ -14,12 +14,16 @@ import Darwin
 /// deliverer), inside the reduce of the action that returned them. They end on any thread (a stream's
 /// last event, a task's end). So:
 /// - `registry` (the effects still running and what stops each) is under its lock;
-/// - `tokens` (the current ``CancelToken`` of each id) is touched by the deliverer only;
+/// - ``owned`` (the ``StoreDeliverer``: the current ``CancelToken`` of each id, the groups, the child
+///   features) and the ``middleware`` are the deliverer's, reached through ``Store/deliverer``;
 /// - an effect that ends during its own start (a stream that delivers synchronously) is never
 ///   registered: its ``EffectRecord/phase`` tells the starter, so it costs no lock at all.
 ///
-/// `@unchecked Sendable`: `tokens` belongs to the store's deliverer, which the compiler cannot see, and
-/// `registry` holds records that are not `Sendable`, read and written only under its lock.
+/// The store's own fields are constants of `Sendable` types, so `Store` is checked `Sendable`; what
+/// the compiler cannot check is here, in one place.
+// @unchecked: `owned` and `middleware` belong to the store's deliverer (debug builds check every access
+// through `Store.deliverer`), which the compiler cannot see; `registry` holds records that are not
+// `Sendable`, read and written only under its lock.
 @usableFromInline final class EffectRuntime: @unchecked Sendable {
     /// What stops one running effect.
     @usableFromInline
@@ -59,49 +63,31 @@ import Darwin
     /// reads it without a lock; it is `nil` once the store is released.
     @usableFromInline
     weak var store: AnyObject?
-    /// Deliverer only: whether ``store`` was set.
-    @usableFromInline
-    @exclusivity(unchecked) var isLinked = false
     @usableFromInline
     let onError: @Sendable (any Error) -> Void
     @usableFromInline
     let registry = LockedBox(Registry())
-    /// Deliverer only: the current token of each id that effects still hold (weakly: a token nothing
-    /// holds any more is dropped, so the table does not grow with every id ever used), and the table's
-    /// size at which its dead entries are swept next.
+    /// The deliverer's state. Reach it only through ``Store/deliverer``, which checks the thread in debug
+    /// builds; nothing else names this field.
+    ///
+    /// `@exclusivity(unchecked)`, the one left on a store's own state: the deliverer alone touches it, one
+    /// short access at a time, and the runtime's check of each access costs 442 instructions per W9 round
+    /// trip (2 317 to 2 759, +19%) and 82 per W5 dispatch (357 to 439, +23%), measured with the speed
+    /// gate (see the engine article's list of these fields).
     @usableFromInline
-    @exclusivity(unchecked) var tokens: [EffectID: WeakToken] = [:]
+    @exclusivity(unchecked) var owned = StoreDeliverer()
+    /// The middleware chain ending in the reducer (a ``MiddlewareChain`` of the store's state type), or
+    /// `nil` without middleware. Set once, in `init`; run by the deliverer only. It holds the middleware,
+    /// so the store owns (and frees) what they captured.
     @usableFromInline
-    @exclusivity(unchecked) var sweepSize = 64
+    let middleware: AnyObject?
 
     @usableFromInline
-    init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void) {
+    init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void, middleware: AnyObject? = nil) {
         self.dependencies = dependencies
         context = dependencies.isEmpty ? nil : DependencyContext(dependencies)
         self.onError = onError
-    }
-
-    /// Deliverer only: makes ``store`` point at `store`, the first time an effect starts. (A weak reference
-    /// moves the store's reference counts aside, so a store that never starts an effect never forms one.)
-    @inlinable
-    func link(_ store: AnyObject) {
-        guard !isLinked else { return }
-        isLinked = true
-        self.store = store
-    }
-
-    /// Deliverer only: the token a new effect cancellable with `id` holds: the current one of `id`, or a
-    /// new one.
-    @usableFromInline
-    func token(for id: EffectID) -> CancelToken {
-        if let token = tokens[id]?.token { return token }
-        let token = CancelToken(id)
-        tokens[id] = WeakToken(token: token)
-        if tokens.count >= sweepSize {
-            tokens = tokens.filter { $0.value.token != nil }
-            sweepSize = max(64, tokens.count * 2)
-        }
-        return token
+        self.middleware = middleware
     }
 
     /// Deliverer only: whether none of `tokens` was cancelled.
@@ -176,12 +162,11 @@ import Darwin
         _ = entry   // released here, after the lock
     }
 
-    /// Deliverer only: cancels `id`'s current token (nothing holding it is reduced from now on), stops
-    /// the running effects that hold it, and returns their records, in the order they started (the
-    /// caller runs their `onFinish`, which may start what comes next).
+    /// Deliverer only: cancels `token` (taken out of the deliverer's table: nothing holding it is reduced
+    /// from now on), stops the running effects that hold it, and returns their records, in the order they
+    /// started (the caller runs their `onFinish`, which may start what comes next).
     @usableFromInline
-    func cancel(_ id: EffectID) -> [EffectRecord] {
-        guard let token = tokens.removeValue(forKey: id)?.token else { return [] }
+    func cancel(_ token: CancelToken) -> [EffectRecord] {
         token.isCancelled.store(true, ordering: .relaxed)
         let victims = registry.withLock { registry -> [(record: EffectRecord, stopper: Stopper?, order: UInt64)] in
             var victims: [(record: EffectRecord, stopper: Stopper?, order: UInt64)] = []

@@ -42,9 +42,9 @@
 public final class ScopedStore<State: Equatable, FeatureAction> {
     /// The feature's part of the parent's state, told to observers only when it changed.
     public let state: Property<State>
-    private let send: (sending FeatureAction) -> StoreTask
+    private let send: @Sendable (sending FeatureAction) -> StoreTask
 
-    init(state: Property<State>, send: @escaping (sending FeatureAction) -> StoreTask) {
+    init(state: Property<State>, send: @escaping @Sendable (sending FeatureAction) -> StoreTask) {
         self.state = state
         self.send = send
     }
@@ -96,12 +96,29 @@ public final class ScopedStore<State: Equatable, FeatureAction> {
 
     /// A scoped store of a part of this one: its state at `keyPath`, its actions embedded with `embed`
     /// in this store's actions.
+    ///
+    /// `embed` runs on whichever thread sends to the scoped store, so it is `@Sendable` (an enum case
+    /// is).
+    public func scope<ChildState: Equatable, InnerAction>(
+        state keyPath: KeyPath<State, ChildState>,
+        action embed: @escaping @Sendable (InnerAction) -> FeatureAction
+    ) -> ScopedStore<ChildState, InnerAction> {
+        let send = send
+        return ScopedStore<ChildState, InnerAction>(state: state.scope(keyPath), send: { send(embed($0)) })
+    }
+
+    /// ``scope(state:action:)`` with an `embed` that is not `@Sendable`.
+    @available(*, deprecated, message: "make `embed` @Sendable: an enum case (`FeatureAction.child`) already is; a closure must capture only Sendable values")
+    @_disfavoredOverload
+    @_documentation(visibility: internal)
     public func scope<ChildState: Equatable, InnerAction>(
         state keyPath: KeyPath<State, ChildState>,
         action embed: @escaping (InnerAction) -> FeatureAction
     ) -> ScopedStore<ChildState, InnerAction> {
-        let send = send
-        return ScopedStore<ChildState, InnerAction>(state: state.scope(keyPath), send: { send(embed($0)) })
+        // nonisolated(unsafe): the deprecated spelling keeps the old rule, `embed` a pure function of its
+        // argument, which the compiler does not check.
+        nonisolated(unsafe) let embed = embed
+        return scope(state: keyPath, action: { @Sendable in embed($0) })
     }
 }
 
@@ -129,19 +146,48 @@ extension Store {
     /// The scoped store's ``ScopedStore/dispatch(_:)`` returns the ``StoreTask`` of the parent's action
     /// when `ParentAction` is an ``EffectAction`` (decided once, here), and a finished task otherwise.
     ///
-    /// `embed` runs on whichever thread sends to the scoped store, so it must be a pure function of its
-    /// argument (an enum case is).
+    /// `embed` runs on whichever thread sends to the scoped store, so it is `@Sendable` (an enum case
+    /// is).
+    public func scope<ChildState: Equatable, FeatureAction, ParentAction: Action>(
+        state keyPath: KeyPath<State, ChildState>,
+        action embed: @escaping @Sendable (FeatureAction) -> ParentAction
+    ) -> ScopedStore<ChildState, FeatureAction> where ParentAction.State == State {
+        scopedStore(state: keyPath, action: embed)
+    }
+
+    /// ``scope(state:action:)`` with an `embed` that is not `@Sendable`.
+    @available(*, deprecated, message: "make `embed` @Sendable: an enum case (`ParentAction.child`) already is; a closure must capture only Sendable values")
+    @_disfavoredOverload
+    @_documentation(visibility: internal)
     public func scope<ChildState: Equatable, FeatureAction, ParentAction: Action>(
         state keyPath: KeyPath<State, ChildState>,
         action embed: @escaping (FeatureAction) -> ParentAction
     ) -> ScopedStore<ChildState, FeatureAction> where ParentAction.State == State {
+        // The old rule, which the compiler does not check: `embed` is a pure function of its argument.
+        scopedStore(state: keyPath, action: embed)
+    }
+
+    /// Both spellings of ``scope(state:action:)``: the public one hands over an `embed` the compiler
+    /// checked `@Sendable`, the deprecated one an `embed` it did not.
+    private func scopedStore<ChildState: Equatable, FeatureAction, ParentAction: Action>(
+        state keyPath: KeyPath<State, ChildState>,
+        action embed: @escaping (FeatureAction) -> ParentAction
+    ) -> ScopedStore<ChildState, FeatureAction> where ParentAction.State == State {
+        let send: (sending FeatureAction) -> StoreTask
         if let effectActions = ParentAction.self as? any EffectAction<State>.Type {
-            return ScopedStore(state: scope(keyPath), send: effectSend(effectActions, embed))
+            send = effectSend(effectActions, embed)
+        } else {
+            send = { [self] in
+                dispatchAny(embed($0))
+                return StoreTask(nil)
+            }
         }
-        return ScopedStore(state: scope(keyPath), send: { [self] in
-            dispatchAny(embed($0))
-            return StoreTask(nil)
-        })
+        // nonisolated(unsafe): `send` calls `embed` (`@Sendable` but for the deprecated spelling), then
+        // dispatches to the store, which is safe from any thread whatever its state (see `dispatch`): it
+        // never reads the state, the part that makes a store `Sendable` only for a `Sendable` state.
+        // What the compiler cannot see is that, and the action types' metadata the generic dispatch uses.
+        nonisolated(unsafe) let dispatch = send
+        return ScopedStore(state: scope(keyPath), send: { dispatch($0) })
     }
 
     /// The send of a scoped store whose parent actions (`ParentAction`, which is `E`) are effect actions:
@@ -153,7 +199,6 @@ extension Store {
     }
 }
 
-// @unchecked: `send` is a non-`Sendable` closure, set once in `init`, that calls the user's `embed` and
-// then the parent store's dispatch (safe from any thread) on the sending thread; `embed` is documented to be
-// a pure function of its argument (an enum case, as a rule), which makes that safe.
-extension ScopedStore: @unchecked Sendable where State: Sendable {}
+// Checked: `state` is `Sendable` for a `Sendable` state, and `send` is a `@Sendable` closure (the user's
+// `@Sendable` `embed`, then the parent store's dispatch, safe from any thread).
+extension ScopedStore: Sendable where State: Sendable {}

@@ -36,14 +36,32 @@ extension Store {
     public func dispatch<E: EffectAction>(_ action: sending E) -> StoreTask where E.State == State {
         Unmanaged.passUnretained(storage.core)._withUnsafeGuaranteedRef { core in
             guard core.queue.tryAcquire() else { return dispatchQueued(action, on: core) }
-            if chain == nil { inlineBudget = Self.inlineDepthLimit }
-            effectGroupIsRoot = true
+            if effects.middleware == nil { deliverer.inlineBudget = Self.inlineDepthLimit }
+            deliverer.effectGroupIsRoot = true
             perform(action)
-            effectGroupIsRoot = false
-            inlineBudget = 0
-            // The actions the effects sent during the dispatch are reduced here, in the group.
-            core.finishDelivering()
-            return StoreTask(rootGroup.take()?.completion)
+            deliverer.effectGroupIsRoot = false
+            deliverer.inlineBudget = 0
+            // The group is taken while this thread is still the deliverer: once it let go, the next
+            // dispatch's group may be there. The actions the effects sent during the dispatch, if queued,
+            // are reduced first, in the group.
+            let group = deliverer.rootGroup.take()
+            guard core.releaseOrTake() else { return StoreTask(group?.completion) }
+            return StoreTask(finishDispatch(on: core, group: group)?.completion)
+        }
+    }
+
+    /// The end of ``dispatch(_:)-(E)`` when work was queued meanwhile: runs it, as the deliverer, and
+    /// takes the dispatch's group (made by `group`, or later by the work) right before each try to let go
+    /// of the queue, putting it back when the try finds more work. Not inlined: the common dispatch, with
+    /// nothing queued, stays small.
+    @inlinable @inline(never)
+    func finishDispatch(on core: SourceCore<State>, group: EffectGroup?) -> EffectGroup? {
+        if let group { deliverer.rootGroup = group }
+        while true {
+            core.runTakenWorkOwned()
+            let group = deliverer.rootGroup.take()
+            guard core.releaseOrTake() else { return group }
+            if let group { deliverer.rootGroup = group }
         }
     }
 
@@ -53,9 +71,9 @@ extension Store {
     func dispatchQueued<E: EffectAction>(_ action: E, on core: SourceCore<State>) -> StoreTask where E.State == State {
         let group = EffectGroup(runtime: effects)
         if core.enqueue(.perform({ [self] in
-            effectGroup = group
+            deliverer.effectGroup = group
             perform(action)
-            effectGroup = nil
+            deliverer.effectGroup = nil
         })) {
             core.finishDelivering()
         }
@@ -67,11 +85,8 @@ extension Store {
     /// later children start after the dispatch.
     @inlinable
     func lastingGroup() -> EffectGroup? {
-        guard effectGroupIsRoot else { return effectGroup }
-        if let rootGroup { return rootGroup }
-        let group = EffectGroup(runtime: effects)
-        rootGroup = group
-        return group
+        let effects = effects
+        return deliverer.lastingGroup { EffectGroup(runtime: effects) }
     }
 
     /// Deliverer only, once the start of `record`'s effect ended: registers the record with `stopper`,
@@ -83,10 +98,10 @@ extension Store {
         if record.phase.load(ordering: .acquiring) == EffectRecord.done { return false }
         if record.groupIsRoot {
             record.groupIsRoot = false
-            let outer = effectGroupIsRoot
-            effectGroupIsRoot = true
+            let outer = deliverer.effectGroupIsRoot
+            deliverer.effectGroupIsRoot = true
             record.group = lastingGroup()
-            effectGroupIsRoot = outer
+            deliverer.effectGroupIsRoot = outer
         }
         return effects.settle(record, stopper: stopper)
     }
@@ -100,9 +115,9 @@ extension Store {
                 // Nothing was queued and no middleware waits to run after the reduce, so an action that a
                 // stream effect sends during its start may be reduced right after it (see
                 // `startStreamHoldingOne`).
-                if chain == nil { inlineBudget = Self.inlineDepthLimit }
+                if effects.middleware == nil { deliverer.inlineBudget = Self.inlineDepthLimit }
                 perform(action)
-                inlineBudget = 0
+                deliverer.inlineBudget = 0
                 core.finishDelivering()
             } else if core.enqueue(.perform({ [self] in perform(action) })) {
                 core.finishDelivering()
@@ -131,8 +146,8 @@ extension Store {
     /// because the actions its effects sent were recorded and are replayed themselves.
     package func replay<A: Action>(_ action: A) where A.State == State {
         runAsDeliverer { [self] in
-            suppressesEffects = true
-            defer { suppressesEffects = false }
+            deliverer.suppressesEffects = true
+            defer { deliverer.suppressesEffects = false }
             perform(action)
         }
     }
@@ -155,9 +170,9 @@ extension Store {
         } else {
             storage.core.modifyAndDeliverOwned { effect = action.reduce(into: &$0) }
         }
-        if !childScopes.isEmpty { cancelDepartedChildren() }
-        guard !effect.isNone, !suppressesEffects else { return }
-        if inlineBudget > 0 {
+        if deliverer.hasChildren { cancelDepartedChildren() }
+        guard !effect.isNone, !deliverer.suppressesEffects else { return }
+        if deliverer.inlineBudget > 0 {
             switch effect.kind {
             case .source(let source): return startStreamHoldingOne(source)
             case .stream(let makeSource): return startStreamHoldingOne(makeSource(effects.dependencies))
@@ -173,18 +188,19 @@ extension Store {
     /// where the queue would have reduced it: next, before anything queued later.
     @inlinable
     func startStreamHoldingOne<Output: Action>(_ source: Observable<Output>) where Output.State == State {
-        assert(effectGroup == nil, "a stream effect holding its first action started where a group is current")
+        assert(deliverer.effectGroup == nil, "a stream effect holding its first action started where a group is current")
         // The sink of the last such effect, if it can serve again, saves an allocation.
         var sink: StoreSink<State, Output>
-        if let spare = spareSink as? StoreSink<State, Output> {
-            spareSink = nil
+        // Taken out, not copied then cleared: one reference moves, none is counted. (A spare of another
+        // output type is dropped; the next such start makes one again.)
+        if let spare = deliverer.spareSink.take() as? StoreSink<State, Output> {
             sink = spare
             sink.restart(in: self)
         } else {
             sink = StoreSink<State, Output>(self, tokens: [], onFinish: nil)
         }
         defer {
-            if sink.isReusable && isKnownUniquelyReferenced(&sink) { spareSink = sink }
+            if sink.isReusable && isKnownUniquelyReferenced(&sink) { deliverer.spareSink = sink }
         }
         sink.holdsOne = true
         let subscription = source.attach(Observer(next: { [sink] in sink.send($0) }, end: { [sink] in sink.end($0) }))
@@ -193,9 +209,9 @@ extension Store {
         let stopper = subscription.map(EffectRuntime.Stopper.subscription)
         _ = settle(sink, stopper: stopper)
         if let action = held {
-            inlineBudget -= 1
+            deliverer.inlineBudget -= 1
             performStartOutput(action, from: sink)
-            inlineBudget += 1
+            deliverer.inlineBudget += 1
         }
     }
 
@@ -225,17 +241,17 @@ extension Store {
         guard effects.isLive(record) else { return }
         // The action's own effects join the group of the effect that sent it. Without groups (the
         // usual case) only a flag moves: no reference is counted.
-        let outerIsRoot = effectGroupIsRoot
-        effectGroupIsRoot = record.groupIsRoot
-        if record.group == nil && effectGroup == nil {
+        let outerIsRoot = deliverer.effectGroupIsRoot
+        deliverer.effectGroupIsRoot = record.groupIsRoot
+        if record.group == nil && deliverer.effectGroup == nil {
             perform(action)
         } else {
-            let outer = effectGroup
-            effectGroup = record.group
+            let outer = deliverer.effectGroup
+            deliverer.effectGroup = record.group
             perform(action)
-            effectGroup = outer
+            deliverer.effectGroup = outer
         }
-        effectGroupIsRoot = outerIsRoot
+        deliverer.effectGroupIsRoot = outerIsRoot
     }
 
     /// Deliverer only, right after the start of `record`'s effect, where no group is current (see
@@ -269,7 +285,7 @@ extension Store {
         case .none:
             onFinish?()
         case .send(let action):
-            dispatchEffectOutput(action, from: EffectRecord(tokens: tokens, onFinish: nil, groupIsRoot: effectGroupIsRoot, group: effectGroup))
+            dispatchEffectOutput(action, from: EffectRecord(tokens: tokens, onFinish: nil, groupIsRoot: deliverer.effectGroupIsRoot, group: deliverer.effectGroup))
             onFinish?()
         case .source(let source):
             startStream(source, tokens: tokens, onFinish: onFinish)
@@ -286,15 +302,13 @@ extension Store {
             startSequence(EffectSequence(children, tokens: tokens, onFinish: onFinish, group: lastingGroup()))
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancelEffects(id) }
-            start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
+            start(inner, tokens: tokens + [deliverer.token(for: id)], onFinish: onFinish)
         case .cancel(let id):
             cancelEffects(id)
             onFinish?()
         case .child(let id, let presence, let inner):
-            if childScopes[presence.collection]?.members[presence.element] == nil {
-                childScopes[presence.collection, default: ChildGroup(visit: presence.visit)].members[presence.element] = id
-            }
-            start(inner, tokens: tokens + [effects.token(for: id)], onFinish: onFinish)
+            deliverer.addChild(presence, under: id)
+            start(inner, tokens: tokens + [deliverer.token(for: id)], onFinish: onFinish)
         case .report(let error):
             effects.onError(error)
             onFinish?()
@@ -306,9 +320,13 @@ extension Store {
     /// its `onFinish`, so a long list of effects that end at once costs no stack and no copying.
     @inlinable
     func startSequence<Output: Action>(_ sequence: EffectSequence<Output>) where Output.State == State {
-        let (outer, outerIsRoot) = (effectGroup, effectGroupIsRoot)
-        (effectGroup, effectGroupIsRoot) = (sequence.group, false)
-        defer { (effectGroup, effectGroupIsRoot) = (outer, outerIsRoot) }
+        let (outer, outerIsRoot) = (deliverer.effectGroup, deliverer.effectGroupIsRoot)
+        deliverer.effectGroup = sequence.group
+        deliverer.effectGroupIsRoot = false
+        defer {
+            deliverer.effectGroup = outer
+            deliverer.effectGroupIsRoot = outerIsRoot
+        }
         sequence.looping = true
         while true {
             // A cancel of the concatenation's own ids stops what has not started yet.
@@ -341,25 +359,35 @@ extension Store {
     /// effects. The state is a plain copy (no user code runs under the state's lock), read in place.
     @usableFromInline
     func cancelDepartedChildren() {
-        var departed: [EffectID] = []
+        let scopes = deliverer.childScopes
+        var departed: [(collection: EffectID, elements: [AnyHashable])] = []
         withUnsafePointer(to: state.value) { root in
-            for (collection, group) in childScopes {
+            for (collection, group) in scopes {
                 let gone = group.departed(in: UnsafeRawPointer(root), of: State.self)
-                guard !gone.isEmpty else { continue }
-                for element in gone {
-                    if let id = childScopes[collection]?.members.removeValue(forKey: element) { departed.append(id) }
-                }
-                if childScopes[collection]?.members.isEmpty == true { childScopes[collection] = nil }
+                if !gone.isEmpty { departed.append((collection, gone)) }
             }
         }
-        for id in departed { cancelEffects(id) }
+        guard !departed.isEmpty else { return }
+        for id in deliverer.removeChildren(departed) { cancelEffects(id) }
     }
 
+    /// Deliverer only: cancels the effects started under `id` (see ``EffectRuntime/cancel(_:)``).
     @inlinable
     func cancelEffects(_ id: EffectID) {
-        for record in effects.cancel(id) {
+        guard let token = deliverer.tokens.removeValue(forKey: id)?.token else { return }
+        for record in effects.cancel(token) {
             record.onFinish?()
         }
+    }
+
+    /// Deliverer only: makes the runtime's weak ``EffectRuntime/store`` point at this store, the first
+    /// time an effect outlives its start. (A weak reference moves the store's reference counts aside, so
+    /// a store that never needs one never forms one.)
+    @inlinable
+    func linkEffects() {
+        guard !deliverer.isLinked else { return }
+        deliverer.isLinked = true
+        effects.store = self
     }
 
     @inlinable
@@ -382,7 +410,7 @@ extension Store {
         tokens: [CancelToken], onFinish: (() -> Void)?
     ) where Output.State == State {
         // A task sends from elsewhere, always: the weak reference it needs is formed before it starts.
-        effects.link(self)
+        linkEffects()
         let sink = StoreSink<State, Output>(self, tokens: tokens, onFinish: onFinish)
         let task = launch(sink, effects.dependencies, effects.onError)
         _ = sink.startEnded(in: self)
@@ -484,7 +512,7 @@ struct ChildGroup {
     init(_ store: Store<State>, tokens: [CancelToken], onFinish: (() -> Void)?) {
         runtime = store.effects
         starter = store
-        super.init(tokens: tokens, onFinish: onFinish, groupIsRoot: store.effectGroupIsRoot, group: store.effectGroup)
+        super.init(tokens: tokens, onFinish: onFinish, groupIsRoot: store.deliverer.effectGroupIsRoot, group: store.deliverer.effectGroup)
     }
 
     /// Whether this sink can serve another start: its effect ended during its start, nothing of it is
@@ -508,7 +536,7 @@ struct ChildGroup {
         starter = store
         // The sink holds no group (see `isReusable`), and none is current where a sink is used again
         // (see `Store.inlineBudget`).
-        groupIsRoot = store.effectGroupIsRoot
+        groupIsRoot = store.deliverer.effectGroupIsRoot
         heldCount = 0
         reducedCount = 0
     }
@@ -557,7 +585,7 @@ struct ChildGroup {
     @inlinable
     func startEnded(in store: Store<State>) -> Output? {
         if phase.load(ordering: .acquiring) != EffectRecord.done {
-            runtime.link(store)
+            store.linkEffects()
         }
         start.end()
         holdsOne = false

@@ -25,35 +25,8 @@
 /// nobody references is freed, with its middleware, whether or not its state is still observed.
 public final class Store<State> {
     @usableFromInline let storage: RootStorage<State>
-    /// The middleware chain ending in the reducer, or `nil` without middleware. Set once, in `init`. It
-    /// holds the middleware, so the store owns (and frees) what they captured.
-    @usableFromInline @exclusivity(unchecked) var chain: ((any Action<State>) -> Void)?
-    /// Whether effects are dropped: set by the deliverer around a replayed action
-    /// (``History/replay(_:into:)``), whose effects' actions were recorded themselves.
-    @usableFromInline @exclusivity(unchecked) var suppressesEffects = false
-    /// Deliverer only: how many more levels of actions sent by effects during their start may be
-    /// reduced right after that start instead of being queued; 0 (queue them) unless the action being
-    /// reduced came through ``dispatchAny(_:)`` or ``dispatch(_:)-(E)`` with nothing queued and no
-    /// middleware. So it is positive only where no ``effectGroup`` is current (none is set before the
-    /// queue's work runs, after it is reset to 0).
-    @usableFromInline @exclusivity(unchecked) var inlineBudget = 0
-    /// Deliverer only: the sink of the last stream effect that ended during its start, kept for the next
-    /// one (see `Store.startStreamHoldingOne`).
-    @usableFromInline @exclusivity(unchecked) var spareSink: EffectRecord?
-
-    /// Deliverer only: the ``StoreTask`` group of the effects started now, or whether they belong to the
-    /// dispatch in progress (whose group is ``rootGroup``, made late); `nil` and `false` outside both.
-    @usableFromInline @exclusivity(unchecked) var effectGroup: EffectGroup?
-    @usableFromInline @exclusivity(unchecked) var effectGroupIsRoot = false
-    /// Deliverer only: the group of the dispatch in progress, made when its first effect outlives its
-    /// start.
-    @usableFromInline @exclusivity(unchecked) var rootGroup: EffectGroup?
-
-    /// Deliverer only: the child features (rows of a `forEach`, an `ifLet`) that started effects, by
-    /// the collection they live in (see ``ChildPresence``).
-    @usableFromInline @exclusivity(unchecked) var childScopes: [EffectID: ChildGroup] = [:]
-
-    /// The store's running effects and its dependencies.
+    /// The store's running effects, its dependencies, and what only its deliverer touches (reached
+    /// through ``deliverer`` and ``middleware``).
     @usableFromInline let effects: EffectRuntime
 
     /// The state, as a read-only property: `state.value` is the current state; subscribing delivers it,
@@ -100,26 +73,20 @@ public final class Store<State> {
     ) {
         storage = RootStorage(initialState, policy: .storeState)
         state = Property(storage: storage)
-        effects = EffectRuntime(dependencies: dependencies, onError: onEffectError ?? writeEffectErrorToStandardError)
-        guard !middleware.isEmpty else { return }
-        var next: (any Action<State>) -> Void = { [weak self] action in
-            guard let self else { return }
-            action._reduce(in: self)
-        }
-        for layer in middleware.reversed() {
-            let inner = next
-            next = { [weak self] action in
-                guard let self else { return }
-                layer.body(self, action, inner)
-            }
-        }
-        chain = next
+        let chain = middleware.isEmpty ? nil : MiddlewareChain<State>(middleware)
+        effects = EffectRuntime(
+            dependencies: dependencies, onError: onEffectError ?? writeEffectErrorToStandardError, middleware: chain)
+        chain?.attach(self)
     }
 
     /// Cancels every effect still running: their streams are unsubscribed and their tasks cancelled, so
     /// what they captured is released (a task's once it stops), and nothing they send is reduced.
     deinit {
         effects.cancelAll()
+        // The deliverer's value may keep a spare sink (and with it the runtime: a cycle) or a group (whose
+        // completion holds the runtime). Nobody delivers for a store that is gone (its queued work holds
+        // it), so the field is emptied here directly, without `deliverer`'s check of the thread.
+        effects.owned = StoreDeliverer()
     }
 
     /// Reduces `action` now, or queues it behind the delivery in progress.
@@ -227,8 +194,8 @@ public final class Store<State> {
 
     @inlinable
     func perform<A: Action>(_ action: A) where A.State == State {
-        if let chain {
-            chain(action)
+        if effects.middleware != nil {
+            performThroughMiddleware(action)
         } else {
             // A plain action reduces (the default `_reduce(in:)` is `reduce`, inlined for a concrete type);
             // an effect action also starts its effects, whatever static type it was dispatched as.
@@ -236,14 +203,86 @@ public final class Store<State> {
         }
     }
 
+    /// ``perform(_:)`` for a store with middleware. Not inlined: what each dispatch carries inline stays
+    /// small, so the dispatch without middleware is inlined into its caller.
+    @inlinable @inline(never)
+    func performThroughMiddleware<A: Action>(_ action: A) where A.State == State {
+        // Only a store's own chain is ever set there, made for its state type in `init`.
+        unsafeDowncast(effects.middleware.unsafelyUnwrapped, to: MiddlewareChain<State>.self).run(action)
+    }
+
     @inlinable
     func reduce<A: Action>(_ action: A) where A.State == State {
         storage.core.modifyAndDeliverOwned { action.reduce(&$0) }
+        // A plain action may remove a child feature too: its effects stop before the next action.
+        if effects.owned.hasChildren { cancelDepartedChildren() }
+    }
+
+    // MARK: The deliverer's state
+
+    /// What only the deliverer touches (see ``StoreDeliverer``), reached here alone: debug builds stop a
+    /// thread that is not the state's deliverer with ``delivererRule``.
+    @inlinable
+    var deliverer: StoreDeliverer {
+        _read {
+            storage.core.queue.checkOwned(Self.delivererRule)
+            yield effects.owned
+        }
+        _modify {
+            storage.core.queue.checkOwned(Self.delivererRule)
+            yield &effects.owned
+        }
+    }
+
+    /// What a thread that touches the deliverer's state without being the deliverer is told.
+    @usableFromInline
+    static var delivererRule: StaticString {
+        "Stillwater store rule broken: a store's effect groups, cancel tokens and child features (its StoreDeliverer) are touched only by the thread reducing its actions, which won its state's queue; this thread did not. Reach them through dispatch, which queues the work for that thread."
     }
 }
 
-// @unchecked: `chain` is a `var` of a non-`Sendable` closure, set once in `init` before the store is shared.
-extension Store: @unchecked Sendable where State: Sendable {}
+/// A store's middleware, in order, ending in the reducer: what ``Store/perform(_:)`` runs for each
+/// action when the store has middleware. Made in `init`, run by the deliverer only.
+@usableFromInline
+final class MiddlewareChain<State> {
+    /// The chain. A constant, so running it checks no access (a `var` would add a runtime exclusivity
+    /// check to every dispatch, and enough code to keep the dispatch from being inlined).
+    @usableFromInline
+    let run: (any Action<State>) -> Void
+    /// Where the layers find the store.
+    private let target = StoreTarget<State>()
+
+    init(_ middleware: [Middleware<State>]) {
+        let target = target
+        var next: (any Action<State>) -> Void = { action in
+            guard let store = target.store else { return }
+            action._reduce(in: store)
+        }
+        for layer in middleware.reversed() {
+            let inner = next
+            next = { action in
+                guard let store = target.store else { return }
+                layer.body(store, action, inner)
+            }
+        }
+        run = next
+    }
+
+    /// Points the layers at `store`, once, in the store's `init`, before it is shared.
+    func attach(_ store: Store<State>) {
+        target.store = store
+    }
+}
+
+/// The store a middleware chain runs in: weak, so the middleware (which the store owns) do not keep it
+/// alive.
+final class StoreTarget<State> {
+    weak var store: Store<State>?
+}
+
+// Checked: every field is a constant of a `Sendable` type. What only the deliverer touches (its
+// `StoreDeliverer`, the middleware) is in `effects`, whose reason says why it may cross threads.
+extension Store: Sendable where State: Sendable {}
 
 extension Store: ObservableType {
     /// Registers `observer` for the current state first, then every new state (the same as subscribing to

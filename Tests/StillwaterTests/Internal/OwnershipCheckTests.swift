@@ -24,6 +24,34 @@ struct OwnershipCheckTests {
         #expect(text.contains("touched only by the thread delivering for it"), "\(text)")
     }
 
+    @Test("touching a store's deliverer state off its deliverer stops with the store's rule")
+    func storeDelivererOffTheDeliverer() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let store = Store(0)
+            store.deliverer.inlineBudget = 3
+        }
+        let text = Self.text(result)
+        #expect(text.contains("Stillwater store rule broken"), "\(text)")
+        #expect(text.contains("touched only by the thread reducing its actions"), "\(text)")
+    }
+
+    @Test("the store's deliverer passes its check: effects, groups and child features from many threads")
+    func storeDelivererPasses() async {
+        let store = Store(EffectLog())
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    for index in 0..<200 {
+                        store.dispatch(Step("\(task)-\(index)") {
+                            .stream(Observable.just(Step("done"))).cancellable(id: index % 7)
+                        })
+                    }
+                }
+            }
+        }
+        #expect(store.state.value.log.count == 1_600)
+    }
+
     @Test("adding to a scope's observers off its root's deliverer stops with the rule")
     func scopeOffTheHost() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -100,13 +100,13 @@ enum WallAction: EffectAction, Equatable, Sendable {
     }
 }
 
-/// A removal of a shelf by a plain action (no effects): noticed at the store's next effect action.
+/// A removal of a shelf by a plain action (no effects): noticed right after it is reduced.
 struct RemoveShelfPlainly: Stillwater.Action {
     let id: Int
     func reduce(_ house: inout House) { house.wall?.removeAll { $0.id == id } }
 }
 
-/// A removal of several tickers at once by a plain action: noticed at the store's next effect action.
+/// A removal of several tickers at once by a plain action: noticed right after it is reduced.
 struct RemoveTickersPlainly: Stillwater.Action {
     let ids: Set<Int>
     func reduce(_ board: inout Board) { board.tickers.removeAll { ids.contains($0.id) } }
@@ -152,7 +152,7 @@ struct ChildFeatureTests {
         #expect(store.state.value.tickers.first { $0.id == 1 }?.ticks == 0)
     }
 
-    @Test("removing some of many running rows at once, the last one among them, cancels exactly those at the next effect action")
+    @Test("removing some of many running rows at once by a plain action, the last one among them, cancels exactly those")
     func removalOfSeveralRows() {
         let (store, scheduler, _) = makeStore()
         for id in 1...6 { store.dispatch(BoardAction.add(id)) }
@@ -160,9 +160,7 @@ struct ChildFeatureTests {
         scheduler.advance(by: .seconds(1))
         #expect(store.runningEffectCount == 6)
         store.dispatch(RemoveTickersPlainly(ids: [2, 4, 6]))
-        // A plain action starts no effects, so the store has not looked yet.
-        #expect(store.runningEffectCount == 6)
-        store.dispatch(BoardAction.open(9))
+        // A plain action starts no effects, but the store looks after it all the same.
         #expect(store.runningEffectCount == 3)
         scheduler.advance(by: .seconds(1))
         #expect(store.state.value.tickers == [Ticker(id: 1, ticks: 2), Ticker(id: 3, ticks: 2), Ticker(id: 5, ticks: 2)])
@@ -247,16 +245,76 @@ struct ChildFeatureTests {
         #expect(store.state.value.wall?.map(\.detail?.ticks) == [nil, 2])
     }
 
-    @Test("a removal by a plain Action is noticed at the store's next effect action")
-    func plainRemovalNoticedAtNextEffectAction() {
+    @Test("a nested row removed by a plain Action has its effect cancelled before the next action")
+    func plainRemovalCancelsAtOnce() {
         let (store, scheduler) = makeHouse()
         store.dispatch(HouseAction.shelf(1, .ticker(1, .start)))
         store.dispatch(RemoveShelfPlainly(id: 1))
-        #expect(store.runningEffectCount == 1)
-        store.dispatch(HouseAction.nothing)
         #expect(store.runningEffectCount == 0)
         scheduler.advance(by: .seconds(1))
         #expect(store.state.value.wall?.map(\.id) == [2])
+    }
+
+    @Test("a row removed by a plain Action has its effect cancelled before the next action is reduced")
+    func plainRemovalBeforeNextAction() {
+        let subject = PublishSubject<Void>()
+        let lines = ErrorLines()
+        let store = Store(Feed(), dependencies: Dependencies(), onEffectError: { lines.append("\($0)") })
+        store.dispatch(FeedAction.add(1))
+        store.dispatch(FeedAction.row(1, .listen(subject)))
+        subject.send(())
+        #expect(store.state.value.rows == [FeedRow(id: 1, heard: 1)])
+        // The effect sends again while observers are told of the removal: that action is queued behind
+        // the removal, and by its turn the effect was cancelled, so it is dropped (neither reduced nor
+        // reported as an action for a missing row).
+        let watcher = store.state.observe { feed in
+            if feed.rows.isEmpty { subject.send(()) }
+        }
+        store.dispatch(RemoveFeedRowPlainly(id: 1))
+        #expect(store.runningEffectCount == 0)
+        subject.send(())
+        #expect(lines.all.isEmpty)
+        withExtendedLifetime(watcher) {}
+    }
+
+    @Test("two collections whose key paths print alike keep separate effects")
+    func collectionsThatPrintAlike() {
+        let first = PublishSubject<Void>()
+        let second = PublishSubject<Void>()
+        let store = Store(Feeds(), dependencies: Dependencies())
+        // The two key paths below print the same text.
+        #expect("\(\Feeds.lists[0])" == "\(\Feeds.lists[1])")
+        store.dispatch(FeedsAction.row(list: 0, id: 1, .listen(first)))
+        store.dispatch(FeedsAction.row(list: 1, id: 1, .listen(second)))
+        #expect(store.runningEffectCount == 2)
+        // Removing row 1 of the first list cancels its effect alone.
+        store.dispatch(FeedsAction.remove(list: 0, id: 1))
+        #expect(store.runningEffectCount == 1)
+        first.send(())
+        second.send(())
+        #expect(store.state.value.lists == [[], [FeedRow(id: 1, heard: 1)]])
+        // A cancel by id in one row reaches its own effect only.
+        store.dispatch(FeedsAction.add(list: 0, id: 1))
+        store.dispatch(FeedsAction.row(list: 0, id: 1, .listen(first)))
+        store.dispatch(FeedsAction.row(list: 0, id: 1, .stop))
+        first.send(())
+        second.send(())
+        #expect(store.state.value.lists == [[FeedRow(id: 1)], [FeedRow(id: 1, heard: 2)]])
+    }
+
+    @Test("an ifLet child and a forEach collection whose key paths print alike keep separate effects")
+    func optionalsThatPrintAlike() {
+        let first = PublishSubject<Void>()
+        let second = PublishSubject<Void>()
+        let store = Store(Feeds(), dependencies: Dependencies())
+        #expect("\(\Feeds.details[0])" == "\(\Feeds.details[1])")
+        store.dispatch(FeedsAction.detail(0, .listen(first)))
+        store.dispatch(FeedsAction.detail(1, .listen(second)))
+        #expect(store.runningEffectCount == 2)
+        store.dispatch(FeedsAction.closeDetail(0))
+        #expect(store.runningEffectCount == 1)
+        second.send(())
+        #expect(store.state.value.details == [nil, FeedRow(id: 0, heard: 1)])
     }
 
     @Test("a TestStore test that removes a nested element ends with no effect running, without a cancel by hand")
@@ -286,4 +344,65 @@ final class ErrorLines: Sendable {
     private let lines = Mutex<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
+}
+
+/// A row that counts what its effect heard.
+struct FeedRow: Identifiable, Equatable, Sendable {
+    var id: Int
+    var heard = 0
+}
+
+enum FeedRowAction: EffectAction, Sendable {
+    case listen(PublishSubject<Void>), heard, stop
+
+    func reduce(into row: inout FeedRow) -> Effect<FeedRowAction> {
+        switch self {
+        case .listen(let subject): return .stream(subject.map { FeedRowAction.heard }).cancellable(id: "listen")
+        case .heard: row.heard += 1; return .none
+        case .stop: return .cancel(id: "listen")
+        }
+    }
+}
+
+struct Feed: Equatable, Sendable {
+    var rows: [FeedRow] = []
+}
+
+enum FeedAction: EffectAction, Sendable {
+    case add(Int), row(Int, FeedRowAction)
+
+    func reduce(into feed: inout Feed) -> Effect<FeedAction> {
+        switch self {
+        case .add(let id): feed.rows.append(FeedRow(id: id)); return .none
+        case .row(let id, let action): return .forEach(\.rows, id: id, action, in: &feed) { .row(id, $0) }
+        }
+    }
+}
+
+struct RemoveFeedRowPlainly: Stillwater.Action {
+    let id: Int
+    func reduce(_ feed: inout Feed) { feed.rows.removeAll { $0.id == id } }
+}
+
+/// Two lists and two optional details reached through subscripts: key paths that print alike.
+struct Feeds: Equatable, Sendable {
+    var lists: [[FeedRow]] = [[FeedRow(id: 1)], [FeedRow(id: 1)]]
+    var details: [FeedRow?] = [FeedRow(id: 0), FeedRow(id: 0)]
+}
+
+enum FeedsAction: EffectAction, Sendable {
+    case add(list: Int, id: Int), remove(list: Int, id: Int), row(list: Int, id: Int, FeedRowAction)
+    case detail(Int, FeedRowAction), closeDetail(Int)
+
+    func reduce(into feeds: inout Feeds) -> Effect<FeedsAction> {
+        switch self {
+        case .add(let list, let id): feeds.lists[list].append(FeedRow(id: id)); return .none
+        case .remove(let list, let id): feeds.lists[list].removeAll { $0.id == id }; return .none
+        case .row(let list, let id, let action):
+            return .forEach(\.lists[list], id: id, action, in: &feeds) { .row(list: list, id: id, $0) }
+        case .detail(let index, let action):
+            return .ifLet(\.details[index], action, in: &feeds) { .detail(index, $0) }
+        case .closeDetail(let index): feeds.details[index] = nil; return .none
+        }
+    }
 }
