@@ -68,7 +68,8 @@ import Darwin
     @usableFromInline
     let registry = LockedBox(Registry())
     /// The deliverer's state. Reach it only through ``Store/deliverer``, which checks the thread in debug
-    /// builds; nothing else names this field.
+    /// builds; nothing else names this field but the store's `deinit`, which empties it (it may hold a
+    /// spare sink or a group, which hold this runtime).
     ///
     /// `@exclusivity(unchecked)`, the one left on a store's own state: the deliverer alone touches it, one
     /// short access at a time, and the runtime's check of each access costs 442 instructions per W9 round
