@@ -219,9 +219,12 @@ struct LiveClientProblemTests {
             backoffInitial: .milliseconds(1), backoffMax: .milliseconds(2), helloTimeout: .milliseconds(800)))
         try #require(await eventually { client.status.value == .live })
         var most = 0
-        for round in 1...40 {
+        for _ in 1...40 {
+            // A slow machine (the thread sanitizer) may pass a hello wait and connect once more: count on
+            // "a later connection, live", not on an exact number.
+            let before = transport.connectionCount
             transport.dropCurrent()
-            try #require(await eventually { transport.connectionCount == round + 1 && client.status.value == .live })
+            try #require(await eventually { transport.connectionCount > before && client.status.value == .live })
             most = max(most, await client.pendingTimers())
         }
         // One per kind at most: a hello wait, a reconnect, a retry.
