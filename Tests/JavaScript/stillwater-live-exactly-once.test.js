@@ -13,38 +13,13 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const path = require("node:path");
 const Live = require(path.join(__dirname, "../../Sources/StillwaterHummingbird/Resources/stillwater-live.js"));
+const { fakeClock, fakeStorage } = require("./fakes.js");
 
 function seeded(seed) {
   let s = seed >>> 0;
   return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 4294967296; };
 }
 
-function fakeClock() {
-  let time = 1000, nextId = 1;
-  const timers = new Map();
-  return {
-    now: () => time,
-    setTimeout(fn, ms) { const id = nextId++; timers.set(id, { at: time + Math.max(0, ms), fn }); return id; },
-    clearTimeout(id) { timers.delete(id); },
-    advance(ms) {
-      const end = time + ms;
-      for (;;) {
-        let first = null;
-        for (const [id, t] of timers) if (t.at <= end && (!first || t.at < first[1].at)) first = [id, t];
-        if (!first) break;
-        timers.delete(first[0]);
-        time = first[1].at;
-        first[1].fn();
-      }
-      time = end;
-    },
-  };
-}
-
-function fakeStorage() {
-  const items = new Map();
-  return { getItem: (k) => (items.has(k) ? items.get(k) : null), setItem: (k, v) => items.set(k, String(v)), removeItem: (k) => items.delete(k) };
-}
 
 /** The server: one log of numbered and cid-only commands, and the sockets of its clients. */
 function modelServer(random, faults) {
