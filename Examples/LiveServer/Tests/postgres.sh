@@ -19,6 +19,9 @@ dir=${2:?the folder is missing}
 # server's key readable by the postgres user only (the server refuses it otherwise).
 make_certificates() {
     local tls=$1
+    if ! command -v openssl >/dev/null; then
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssl >&2
+    fi
     mkdir -p "$tls"
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
         -subj "/CN=Stillwater test CA" -keyout "$tls/ca.key" -out "$tls/ca.pem" \
