@@ -355,7 +355,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             queue[index].ref = nil
             next += 1
         }
-        if next > expected || nextSeq > expected { nextSeq = next }
+        nextSeq = next
     }
 
     /// Sends what is due, at most `window` commands in flight; schedules a flush for the next held back.

@@ -188,11 +188,6 @@ public struct LiveClientTable: Codable, Sendable, Equatable {
         records[client] = Record(seq: seq, version: version, seen: clock, refusal: refusal)
     }
 
-    /// Sets the retention (a log made before clients were numbered takes the hub's).
-    mutating func setRetention(_ retention: Duration) {
-        self.retention = max(1_000, Self.milliseconds(retention))
-    }
-
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000 + attoseconds / 1_000_000_000_000_000

@@ -100,6 +100,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
         _ service: Service, log: Log, initial: @autoclosure () -> Service.State, options: LiveOptions = LiveOptions(),
         warn: (String) -> Void = { _ in }
     ) async throws -> LiveHub {
+        precondition(options.clientRetention >= .seconds(1),
+                     "LiveOptions.clientRetention must be at least one second (got \(options.clientRetention))")
         let contents = try await log.open()
         contents.warnings.forEach(warn)
         guard contents.snapshot == nil else {
