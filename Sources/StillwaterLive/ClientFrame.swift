@@ -9,6 +9,8 @@ public enum LiveClientFrame<Command: Sendable>: Sendable {
     case hello(LiveHello)
     /// A command for the service.
     case command(LiveCommandRequest<Command>)
+    /// New credentials for a live client, before its current ones expire.
+    case reauth(LiveReauth)
 
 }
 
@@ -77,6 +79,14 @@ extension LiveClientFrame where Command: Decodable {
                 throw LiveFrameError(.badCommand, "the command does not decode: \(Self.describe(error))", ref: ref)
             }
             return .command(LiveCommandRequest(command: command, ref: ref, cid: wire.cid, seq: wire.seq))
+        case "reauth":
+            let wire: ReauthWire
+            do {
+                wire = try JSONDecoder().decode(ReauthWire.self, from: data)
+            } catch {
+                throw LiveFrameError(.malformed, "a reauth frame: \(Self.describe(error))", ref: ref)
+            }
+            return .reauth(LiveReauth(token: wire.token, ref: ref))
         case nil:
             throw LiveFrameError(.malformed, "a frame needs a string \"type\"", ref: ref)
         case let other?:
@@ -116,6 +126,7 @@ extension LiveClientFrame where Command: Decodable {
             let allowed: Set<String> = switch type {
             case "hello": ["type", "ref", "protocol", "token", "params", "resume", "client"]
             case "command": ["type", "ref", "cid", "seq", "command"]
+            case "reauth": ["type", "ref", "token"]
             default: Self.known
             }
             unknownKey = container.allKeys.map(\.stringValue).sorted().first { !allowed.contains($0) }
@@ -133,6 +144,10 @@ extension LiveClientFrame where Command: Decodable {
         var params: [String: String]?
         var resume: Resume?
         var client: String?
+    }
+
+    private struct ReauthWire: Decodable {
+        var token: String
     }
 
     private struct CommandWire: Decodable {
@@ -195,6 +210,20 @@ public struct LiveHello: Sendable, Equatable {
         self.resume = resume
         self.ref = ref
         self.client = client
+    }
+}
+
+/// A live client's `reauth` frame: new credentials, sent before the ones it connected with expire.
+public struct LiveReauth: Sendable, Equatable {
+    /// The new token, handed to ``LiveService/authenticate(_:)`` with the hello's parameters.
+    public var token: String
+    /// The frame's reference number, echoed in the `reauthed` frame or the error that answers it.
+    public var ref: Int?
+
+    /// Creates a reauth frame's content.
+    public init(token: String, ref: Int? = nil) {
+        self.token = token
+        self.ref = ref
     }
 }
 

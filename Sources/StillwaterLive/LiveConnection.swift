@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// One client's connection to a ``LiveHub``: what an adapter feeds the client's frames to and takes the
@@ -23,6 +24,10 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         /// The adapter's write loop: waiting for something to write, or cancelled before it could wait.
         var waiter = WriteWaiter<Session.Write>.idle
         var timer: Task<Void, Never>?
+        /// Ends the session when the client's credentials expire (while it is live).
+        var expiry: Task<Void, Never>?
+        /// The audience the client was admitted to.
+        var audience: Service.Audience?
         var removed = false
         /// The end of a connection whose view cannot be sent: the frames the session held, the
         /// `view_unavailable` error, then the close (1011). Written before anything else; the session
@@ -59,12 +64,16 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
         /// What follows from the session's phase: the hello timer to stop once the client is past the
         /// hello (taken once), and whether the hub must now forget the connection (true once, when closed).
-        mutating func takeFinished() -> (remove: Bool, timer: Task<Void, Never>?) {
+        mutating func takeFinished() -> (remove: Bool, timers: [Task<Void, Never>]) {
             let phase = session.phase
-            var stopped: Task<Void, Never>?
-            if phase != .awaitingHello && phase != .authenticating {
-                stopped = timer
-                timer = nil
+            var stopped: [Task<Void, Never>] = []
+            if phase != .awaitingHello && phase != .authenticating, let timer {
+                stopped.append(timer)
+                self.timer = nil
+            }
+            if phase == .closing || phase == .closed, let expiry {
+                stopped.append(expiry)
+                self.expiry = nil
             }
             guard phase == .closed, !removed else { return (false, stopped) }
             removed = true
@@ -149,13 +158,13 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         let call = calls.wrappingAdd(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Session.Write?, Never>) in
-                let (ready, finished) = driver.withLock { driver -> (Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
+                let (ready, finished) = driver.withLock { driver -> (Session.Write??, (remove: Bool, timers: [Task<Void, Never>])) in
                     // A cancellation that came before this point is a state of the waiter, not a race.
-                    if driver.waiter.takeCancellation(of: call) { return (.some(nil), (false, nil)) }
+                    if driver.waiter.takeCancellation(of: call) { return (.some(nil), (false, [])) }
                     if let write = driver.takeWrite() { return (.some(write), endSection(&driver)) }
                     if driver.isFinished { return (.some(nil), endSection(&driver)) }
                     driver.waiter.suspend(call: call, continuation)
-                    return (nil, (false, nil))
+                    return (nil, (false, []))
                 }
                 if let ready {
                     continuation.resume(returning: ready)
@@ -192,6 +201,26 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         update { $0.shutDown() }
     }
 
+    /// Ends the session with `disconnected` and 4403 when its client is live or being admitted and,
+    /// once live, its identity matches; `matches` runs outside the lock. True when it was ended.
+    func disconnect(where matches: (Service.Identity) -> Bool, reason: String) -> Bool {
+        let (phase, identity) = driver.withLock { ($0.session.phase, $0.session.identity) }
+        switch phase {
+        case .live:
+            guard let identity, matches(identity) else { return false }
+        case .authenticating:
+            // Not admitted yet: its identity is still being decided, so the check applies once it is.
+            return false
+        case .awaitingHello, .closing, .closed:
+            return false
+        }
+        return update { session in
+            guard session.phase == .live else { return false }
+            session.disconnect(reason: reason)
+            return true
+        }
+    }
+
     // MARK: Running the session
 
     /// Runs `body` on the session under the lock, then hands a waiting writer what there is to write.
@@ -206,7 +235,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     @discardableResult
     private func updateDriver<R>(_ body: (inout Driver) -> R) -> R {
         let (result, waiter, write, finished) = driver.withLock {
-            driver -> (R, CheckedContinuation<Session.Write?, Never>?, Session.Write??, (remove: Bool, timer: Task<Void, Never>?)) in
+            driver -> (R, CheckedContinuation<Session.Write?, Never>?, Session.Write??, (remove: Bool, timers: [Task<Void, Never>])) in
             let result = body(&driver)
             guard driver.waiter.isWaiting else { return (result, nil, nil, endSection(&driver)) }
             if let write = driver.takeWrite() {
@@ -224,16 +253,20 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         return result
     }
 
-    /// Ends a section of the lock that may have changed the session: stores its sync base for the tick,
-    /// and takes what ``Driver/takeFinished()`` says is to be done outside the lock.
-    private func endSection(_ driver: inout Driver) -> (remove: Bool, timer: Task<Void, Never>?) {
-        syncBase.store(driver.session.syncBase ?? Int.min, ordering: .releasing)
+    /// Ends a section of the lock that may have changed the session: stores its sync base for the tick
+    /// (and asks for a tick when the client just took its view frame and is still behind), and takes what
+    /// ``Driver/takeFinished()`` says is to be done outside the lock.
+    private func endSection(_ driver: inout Driver) -> (remove: Bool, timers: [Task<Void, Never>]) {
+        let base = driver.session.syncBase ?? Int.min
+        if syncBase.exchange(base, ordering: .acquiringAndReleasing) == Int.min, base != Int.min {
+            hub.shared.synced(at: base)
+        }
         return driver.takeFinished()
     }
 
-    /// Stops the hello timer and forgets the connection in the hub, as ``Driver/takeFinished()`` said.
-    private func finish(_ finished: (remove: Bool, timer: Task<Void, Never>?)) {
-        finished.timer?.cancel()
+    /// Stops the timers and forgets the connection in the hub, as ``Driver/takeFinished()`` said.
+    private func finish(_ finished: (remove: Bool, timers: [Task<Void, Never>])) {
+        for timer in finished.timers { timer.cancel() }
         if finished.remove { hub.shared.remove(self) }
     }
 
@@ -242,12 +275,12 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// never takes a connection's lock while holding its own); credentials are checked in a task of
     /// their own.
     private func run(_ body: (inout Session) -> [Session.Effect]) {
-        let checks = update { session -> [(LiveHandshake, LiveResume?)] in
-            var checks: [(LiveHandshake, LiveResume?)] = []
+        let checks = update { session -> [Check] in
+            var checks: [Check] = []
             for effect in body(&session) {
                 switch effect {
                 case .authenticate(let handshake, let resume):
-                    checks.append((handshake, resume))
+                    checks.append(.hello(handshake, resume: resume))
                 case .submit(let request, let identity):
                     let submission = LiveSubmission<Service>(
                         command: request.command, cid: request.cid, client: request.client, seq: request.seq, identity: identity
@@ -257,33 +290,124 @@ public final class LiveConnection<Service: LiveService>: Sendable {
                     if !hub.shared.submit(submission) {
                         session.answered(request, with: .unavailable(LiveHub<Service>.closedMessage))
                     }
+                case .reauthenticate(let handshake, let ref):
+                    checks.append(.reauth(handshake, ref: ref))
                 }
             }
             return checks
         }
-        for (handshake, resume) in checks {
-            Task { await self.authenticate(handshake, resume: resume) }
+        for check in checks {
+            switch check {
+            case .hello(let handshake, let resume): Task { await self.authenticate(handshake, resume: resume) }
+            case .reauth(let handshake, let ref): Task { await self.reauthenticate(handshake, ref: ref) }
+            }
+        }
+    }
+
+    /// Credentials to check, outside the lock: a hello's or a `reauth`'s.
+    private enum Check {
+        case hello(LiveHandshake, resume: LiveResume?)
+        case reauth(LiveHandshake, ref: Int?)
+    }
+
+    /// What ``LiveService/authenticate(_:)`` decided, with an expiry already past counted as a refusal.
+    private func check(_ handshake: LiveHandshake) async -> Result<(Service.Identity, Date?), Refusal> {
+        switch await hub.service.authenticate(handshake) {
+        case .accepted(let identity):
+            return .success((identity, nil))
+        case .acceptedUntil(let identity, let expires):
+            guard expires > hub.options.now() else { return .failure(Refusal(message: "the credentials expired")) }
+            return .success((identity, expires))
+        case .refused(let message):
+            return .failure(Refusal(message: message))
+        }
+    }
+
+    private struct Refusal: Error {
+        var message: String
+    }
+
+    /// Ends the session when `expires` comes (by ``LiveOptions/now``), replacing the timer set before.
+    private func expire(at expires: Date?) {
+        let timer = expires.map { expires in
+            Task { [weak self, hub] in
+                let left = expires.timeIntervalSince(hub.options.now())
+                if left > 0 { try? await Task.sleep(for: .milliseconds(Int64((left * 1_000).rounded(.up)))) }
+                guard !Task.isCancelled else { return }
+                self?.update { $0.expired() }
+            }
+        }
+        let (replaced, kept) = driver.withLock { driver -> (Task<Void, Never>?, Bool) in
+            let replaced = driver.expiry
+            let live = driver.session.phase == .live
+            driver.expiry = live ? timer : nil
+            return (replaced, live)
+        }
+        replaced?.cancel()
+        if !kept { timer?.cancel() }
+    }
+
+    /// What the welcome's `you` member says about `identity`, as JSON text: nil when the service tells
+    /// nothing, or (as a failure) why it cannot be sent.
+    private func profile(of identity: Service.Identity) -> Result<String?, Refusal> {
+        guard let profile = hub.service.profile(of: identity) else { return .success(nil) }
+        do {
+            return .success(try LiveJSON.text(of: profile))
+        } catch {
+            return .failure(Refusal(message: "the welcome's \"you\" cannot be sent: \(LiveJSON.describe(encoding: error))"))
+        }
+    }
+
+    private func reauthenticate(_ handshake: LiveHandshake, ref: Int?) async {
+        switch await check(handshake) {
+        case .success(let (identity, expires)):
+            let audience = hub.service.audience(of: identity)
+            let moved = driver.withLock { driver -> Bool in
+                guard driver.session.phase == .live else { return false }
+                defer { driver.audience = audience }
+                return driver.audience != audience
+            }
+            if moved { hub.shared.admit(self, to: audience) }
+            update { session in
+                if moved { session.resync() }
+                session.reauthenticated(as: identity, expires: expires, ref: ref)
+            }
+            expire(at: expires)
+        case .failure(let refusal):
+            update { $0.refused(refusal.message, ref: ref) }
         }
     }
 
     private func authenticate(_ handshake: LiveHandshake, resume: LiveResume?) async {
-        switch await hub.service.authenticate(handshake) {
-        case .accepted(let identity):
+        switch await check(handshake) {
+        case .success(let (identity, expires)):
+            let audience = hub.service.audience(of: identity)
+            driver.withLock { $0.audience = audience }
+            // In its audience before it is live, so that no tick passes it by.
+            hub.shared.admit(self, to: audience)
+            let you: String?
+            switch profile(of: identity) {
+            case .success(let text): you = text
+            case .failure(let failure): return updateDriver { $0.viewUnavailable(failure.message) }
+            }
             let frame: (text: LiveViewText, version: Int)
-            let head = hub.version
             if let resume, resume.stream == hub.stream {
-                frame = hub.shared.syncFrame(from: resume.version, to: head, stream: hub.stream)
+                frame = hub.shared.syncFrame(for: audience, from: resume.version, to: hub.shared.head, stream: hub.stream)
             } else {
-                frame = hub.shared.snapshotFrame(stream: hub.stream)
+                frame = hub.shared.snapshotFrame(for: audience, stream: hub.stream)
             }
             guard case .frame(let sync) = frame.text else {
                 if case .unavailable(let message) = frame.text { updateDriver { $0.viewUnavailable(message) } }
                 return
             }
             let client = hub.newClient()
-            run { $0.authenticated(as: identity, client: client, stream: hub.stream, sync: sync, version: frame.version) }
-        case .refused(let message):
-            update { $0.refused(message) }
+            run {
+                $0.authenticated(as: identity, client: client, stream: hub.stream, sync: sync, version: frame.version, you: you,
+                                 expires: expires)
+            }
+            expire(at: expires)
+        case .failure(let refusal):
+            update { $0.refused(refusal.message) }
         }
     }
 }

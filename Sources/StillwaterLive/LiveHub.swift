@@ -145,11 +145,13 @@ public final class LiveHub<Service: LiveService>: Sendable {
         self.options = options
         stream = durable.stream
         store = Store(durable.state)
-        let view = service.view(of: durable.state)
-        try view.checkLiveFields()
-        shared = LiveHubShared(version: durable.version, view: view, historyCapacity: options.historyCapacity)
+        shared = LiveHubShared(service: service, version: durable.version, state: durable.state, historyCapacity: options.historyCapacity)
+        if let everyone = LiveEveryone.everyone as? Service.Audience {
+            // One view for all: its type is checked now, so that a view that can never be sent stops the open.
+            try shared.view(for: everyone, at: shared.head).checkLiveFields()
+        }
         let worker = LiveWorker(service: service, log: log, store: store, shared: shared, options: options,
-                                durable: durable, view: view, replayed: replayed)
+                                durable: durable, replayed: replayed)
         self.worker = worker
         shared.setStart { [weak worker] in
             guard let worker else { return }
@@ -158,10 +160,15 @@ public final class LiveHub<Service: LiveService>: Sendable {
     }
 
     /// The version of the newest view: the log version of the last record applied.
-    public var version: Int { shared.head.version }
+    public var version: Int { shared.version }
 
-    /// The newest view, as clients are shown it.
-    public var view: Service.View { shared.head.view }
+    /// The view of the newest state that the clients in `audience` are shown.
+    ///
+    /// - Complexity: The view is made once per version and audience (by ``LiveService/view(of:for:)``)
+    ///   and kept while a client of the audience is connected, or until the next version.
+    public func view(for audience: Service.Audience) -> Service.View {
+        shared.view(for: audience, at: shared.head)
+    }
 
     /// A new connection, waiting for its client's hello. The adapter feeds it what the client sends and
     /// writes what ``LiveConnection/nextWrite()`` returns.
@@ -265,26 +272,89 @@ public final class LiveHub<Service: LiveService>: Sendable {
 
     static var closedMessage: String { "the server is shutting down" }
 
+    /// Ends now every live session whose identity `matches`: its client gets the frames waiting for it,
+    /// an error frame (code `disconnected`) with `reason`, and the close 4403. For access taken back (a
+    /// revoked user, a removed member); a client still being admitted is left to
+    /// ``LiveService/authenticate(_:)``, which should now refuse it.
+    ///
+    /// ```swift
+    /// import StillwaterLive
+    ///
+    /// struct Room: Codable, Sendable { var lines: [String] = [] }
+    /// struct Say: Action, Codable, Sendable {
+    ///     var text: String
+    ///     func reduce(_ state: inout Room) { state.lines.append(text) }
+    /// }
+    /// struct RoomView: LiveView {
+    ///     var count: Int
+    ///     static let liveFields: [LiveField<RoomView>] = [.value("count", \.count)]
+    /// }
+    /// struct Chat: LiveService {
+    ///     func view(of state: Room) -> RoomView { RoomView(count: state.lines.count) }
+    ///     func decide(_ command: String, state: Room, identity: String) -> LiveDecision<Say> { .accept(Say(text: command)) }
+    ///     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
+    ///         .accepted(handshake.token ?? "guest")
+    ///     }
+    /// }
+    /// let hub = try await LiveHub.open(Chat(), log: MemoryJournal<LiveLogState<Room>, LiveEntry<Say>>(), initial: Room())
+    /// let ann = hub.connect(), bob = hub.connect()
+    /// ann.receive(#"{"type":"hello","protocol":1,"token":"ann"}"#)
+    /// bob.receive(#"{"type":"hello","protocol":1,"token":"bob"}"#)
+    /// _ = (await ann.nextWrite(), await bob.nextWrite())    // the welcomes and snapshots
+    /// // Ann left the team: her open sessions end; her next hello is checked again.
+    /// print(hub.disconnect(where: { $0 == "ann" }, reason: "you left the team"))
+    /// if case .frames(let frames)? = await ann.nextWrite() { print(frames[0]) }
+    /// if case .close(let code, _)? = await ann.nextWrite() { print(code.rawValue, bob.phase) }
+    /// // Prints "1",
+    /// //        "{\"type\":\"error\",\"code\":\"disconnected\",\"message\":\"you left the team\"}",
+    /// //        "4403 live"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - matches: Called once per live connection, with its identity, outside every lock of the hub.
+    ///   - reason: The error frame's message, for a person.
+    /// - Returns: How many sessions were ended.
+    /// - Complexity: O(n) in the open connections.
+    @discardableResult
+    public func disconnect(where matches: (Service.Identity) -> Bool, reason: String) -> Int {
+        var ended = 0
+        for connection in shared.connections where connection.disconnect(where: matches, reason: reason) { ended += 1 }
+        return ended
+    }
+
     /// Sends every live client that is behind the newest view one frame that brings it there: a patch
     /// from the version it has (shared by every client at that version), or a snapshot when its version
     /// is no longer kept. A client whose last patch still waits to be written is skipped until it is.
     ///
     /// ``run()`` calls this every ``LiveOptions/patchInterval``; call it yourself to drive time in a test.
+    ///
+    /// Each audience's frames are made once and shared by its clients: the view of each version once, the
+    /// patch from each version once.
     public func tick() {
-        let head = shared.head.version
-        var behind: [Int: [LiveConnection<Service>]] = [:]
-        for connection in shared.connections {
-            if let from = connection.wantsSync(head: head) { behind[from, default: []].append(connection) }
+        shared.tickStarts()
+        let head = shared.head
+        var behind: [Service.Audience: [Int: [LiveConnection<Service>]]] = [:]
+        for (connection, audience) in shared.members {
+            guard let audience, let from = connection.wantsSync(head: head.version) else { continue }
+            behind[audience, default: [:]][from, default: []].append(connection)
         }
-        for (from, connections) in behind {
-            let frame = shared.syncFrame(from: from, to: head, stream: stream)
-            for connection in connections { connection.sync(frame.text, from: from, to: frame.version) }
+        for (audience, byVersion) in behind {
+            for (from, connections) in byVersion {
+                let frame = shared.syncFrame(for: audience, from: from, to: head, stream: stream)
+                for connection in connections { connection.sync(frame.text, from: from, to: frame.version) }
+            }
         }
     }
 
-    /// Ticks every ``LiveOptions/patchInterval`` until the calling task is cancelled.
+    /// Ticks while clients are behind, at most once per ``LiveOptions/patchInterval``, until the calling
+    /// task is cancelled.
+    ///
+    /// A hub with no client, or whose clients all have the newest view, schedules no timer and uses no
+    /// CPU: the loop waits until a new version is applied while a client is connected, or a client that
+    /// was sent a patch is still behind, then waits one interval (so that the changes of that interval
+    /// go out in one patch) and ticks.
     public func run() async {
-        while !Task.isCancelled {
+        while await shared.waitForTick() {
             do {
                 try await Task.sleep(for: options.patchInterval)
             } catch {
@@ -325,6 +395,11 @@ public final class LiveHub<Service: LiveService>: Sendable {
         await worker.finish()
         for connection in connections { connection.shutDown() }
     }
+}
+
+extension LiveHub where Service.Audience == LiveEveryone {
+    /// The newest view, as every client is shown it.
+    public var view: Service.View { view(for: .everyone) }
 }
 
 /// The options of a ``LiveHub``.

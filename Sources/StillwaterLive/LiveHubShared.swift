@@ -1,8 +1,14 @@
+import Synchronization
+
 /// The parts of a hub that its connections, its writer and its tick share, behind one lock: the commands
-/// waiting for the writer, the recent views, the encoded frames, and the open connections.
+/// waiting for the writer, the newest state, each audience's recent views and encoded frames, the open
+/// connections, and the run loops waiting to tick.
 ///
 /// Only the hub's own code runs under the lock: the service's code, and the encoding of views, run
 /// outside it (frames are made outside and stored after).
+///
+/// Views are made lazily: an audience's view of a version is made the first time a connection of that
+/// audience (or the server) needs it, once.
 ///
 /// A view that does not encode (a NaN in it, an encoder that throws) never stops the hub: the frame that
 /// needed it is ``LiveViewText/unavailable(_:)``, kept like any frame, and the connections that needed it
@@ -25,23 +31,53 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var running = false
         var closed = false
         var settled: [CheckedContinuation<Void, Never>] = []
-        /// The latest views, oldest first, at most `historyCapacity`.
+        /// The newest state the writer applied, with its version.
+        var head: Head
+        /// The recent views and frames of each audience that has an admitted connection (and of those
+        /// the server read since the last version).
+        var audiences: [Service.Audience: AudienceViews] = [:]
+        /// The open connections, held weakly, with their audience once admitted: the adapter owns each,
+        /// and one it lets go of without closing is forgotten here too.
+        var connections: [ObjectIdentifier: Member] = [:]
+        /// The run loops waiting for a client to fall behind (``LiveHub/run()``).
+        var wakeups = LiveWakeups()
+    }
+
+    /// The newest state and its version.
+    struct Head {
+        var version: Int
+        var state: Service.State
+    }
+
+    /// One audience's recent views, oldest first, and the frames made from them.
+    private struct AudienceViews {
         var history: [(version: Int, view: Service.View)] = []
         var patches: [PatchKey: LiveViewText] = [:]
         var patchOrder: [PatchKey] = []
         var snapshot: (version: Int, text: LiveViewText)?
-        /// The open connections, held weakly: the adapter owns each, and one it lets go of without
-        /// closing is forgotten here too.
-        var connections: [ObjectIdentifier: WeakConnection] = [:]
+        /// Admitted connections in the audience.
+        var members = 0
     }
 
-    struct WeakConnection {
+    struct Member {
         weak var connection: LiveConnection<Service>?
+        var audience: Service.Audience?
     }
 
     private let state: LiveLock<State>
+    private let service: Service
     private let historyCapacity: Int
-    /// How many patch frames are kept for reuse.
+    /// The newest version, readable without the lock (a connection that took its patch compares it with
+    /// its own, on every frame written).
+    private let headVersion: Atomic<Int>
+    /// Whether a run loop must tick: set by ``wantTick()`` and cleared by the loop, so that a burst of
+    /// changes takes the lock once.
+    private let tickWanted = Atomic<Bool>(false)
+    private let tickCount = Atomic<Int>(0)
+    /// Whether the view type's members were checked against its ``LiveView/liveFields`` (done on the
+    /// first view the hub makes).
+    private let fieldsChecked = Atomic<Bool>(false)
+    /// How many patch frames are kept for reuse, per audience.
     static var patchCapacity: Int { 64 }
     /// Starts the writer's run loop (set once, by the hub, before any work arrives).
     private let start = LiveLock(WriterStart())
@@ -53,12 +89,13 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var run: (@Sendable () -> Void)?
     }
 
-    init(version: Int, view: Service.View, historyCapacity: Int) {
+    init(service: Service, version: Int, state: Service.State, historyCapacity: Int) {
+        self.service = service
         self.historyCapacity = historyCapacity
-        var initial = State()
-        initial.history = [(version, view)]
+        var initial = State(head: Head(version: version, state: state))
         initial.target = version
-        state = LiveLock(initial)
+        self.state = LiveLock(initial)
+        headVersion = Atomic(version)
     }
 
     /// Sets what starts the writer's run loop.
@@ -144,58 +181,107 @@ final class LiveHubShared<Service: LiveService>: Sendable {
 
     // MARK: Views and frames
 
-    /// Keeps the view at `version`, the newest, dropping the oldest beyond the capacity.
-    func publish(version: Int, view: Service.View) {
-        state.withLock { state in
-            state.history.append((version, view))
-            if state.history.count > historyCapacity { state.history.removeFirst(state.history.count - historyCapacity) }
+    /// Keeps `state` as the newest, at `version`, and wakes a run loop when a client may be behind.
+    ///
+    /// A service with one view for all (``LiveEveryone``) has its view made now, once per version, as
+    /// every hub of a cluster does: a client that resumes on another node from any of the last
+    /// ``LiveOptions/historyCapacity`` versions gets a patch. Other audiences' views are made when a
+    /// client of theirs needs one (at most once per version); an audience nobody is in is forgotten once
+    /// its newest view is that many versions old.
+    func publish(version: Int, state newState: Service.State) {
+        let head = Head(version: version, state: newState)
+        let anyone = state.withLock { state -> Bool in
+            state.head = head
+            let oldest = version - historyCapacity
+            state.audiences = state.audiences.filter { $0.value.members > 0 || ($0.value.history.last?.version ?? Int.min) >= oldest }
+            return !state.connections.isEmpty
         }
+        headVersion.store(version, ordering: .releasing)
+        if let everyone = LiveEveryone.everyone as? Service.Audience { _ = view(for: everyone, at: head) }
+        if anyone { wantTick() }
     }
 
-    /// The newest version and its view.
-    var head: (version: Int, view: Service.View) {
-        state.withLock { $0.history[$0.history.count - 1] }
+    /// The newest version and state.
+    var head: Head {
+        state.withLock { $0.head }
     }
 
-    /// The snapshot frame of the newest view, with its version (or why that view cannot be sent).
-    func snapshotFrame(stream: String) -> (text: LiveViewText, version: Int) {
-        let (head, cached) = state.withLock { state in (state.history[state.history.count - 1], state.snapshot) }
-        if let cached, cached.version == head.version { return (cached.text, head.version) }
-        // The view's `Encodable` is the app's code: it runs here, outside the lock.
-        let text = Self.snapshot(of: head.view, version: head.version, stream: stream)
+    /// The newest version.
+    var version: Int {
+        headVersion.load(ordering: .acquiring)
+    }
+
+    /// `audience`'s view of `head` (which the caller read from ``head``): the one made before, or made
+    /// now (the service's code runs outside the lock) and kept.
+    func view(for audience: Service.Audience, at head: Head) -> Service.View {
+        let kept = state.withLock { state -> Service.View? in
+            guard let last = state.audiences[audience]?.history.last, last.version >= head.version else { return nil }
+            return state.audiences[audience]?.history.last { $0.version == head.version }?.view
+        }
+        if let kept { return kept }
+        var view = service.view(of: head.state, for: audience)
+        if !fieldsChecked.exchange(true, ordering: .relaxed) {
+            // The type's fields are the same for every audience: checked once. A view that does not
+            // encode is left to the frames (view_unavailable).
+            _ = try? view.checkLiveFields()
+        }
         state.withLock { state in
-            if (state.snapshot?.version ?? Int.min) < head.version { state.snapshot = (head.version, text) }
+            var views = state.audiences[audience] ?? AudienceViews()
+            if let last = views.history.last {
+                guard last.version < head.version else { return }
+                // An equal view shares the storage of the one before.
+                if last.view == view { view = last.view }
+            }
+            views.history.append((head.version, view))
+            if views.history.count > historyCapacity { views.history.removeFirst(views.history.count - historyCapacity) }
+            state.audiences[audience] = views
+        }
+        return view
+    }
+
+    /// The snapshot frame of `audience`'s view of the newest state, with its version (or why that view
+    /// cannot be sent).
+    func snapshotFrame(for audience: Service.Audience, stream: String) -> (text: LiveViewText, version: Int) {
+        let (head, cached) = state.withLock { state in (state.head, state.audiences[audience]?.snapshot) }
+        if let cached, cached.version == head.version { return (cached.text, head.version) }
+        // The view and its `Encodable` are the app's code: they run here, outside the lock.
+        let text = Self.snapshot(of: view(for: audience, at: head), version: head.version, stream: stream)
+        state.withLock { state in
+            guard state.audiences[audience] != nil, (state.audiences[audience]?.snapshot?.version ?? Int.min) < head.version else { return }
+            state.audiences[audience]?.snapshot = (head.version, text)
         }
         return (text, head.version)
     }
 
-    /// The frame that takes a client from version `from` to `to`: a patch when the view at `from` is
-    /// still kept (and `to` too), else a snapshot of the newest view (with its version). Either may be
-    /// ``LiveViewText/unavailable(_:)``: the view it needs does not encode.
-    func syncFrame(from: Int, to: Int, stream: String) -> (text: LiveViewText, version: Int) {
-        let key = PatchKey(from: from, to: to)
-        let found = state.withLock { state -> (LiveViewText?, Service.View?, Service.View?) in
-            if let text = state.patches[key] { return (text, nil, nil) }
-            let old = state.history.last { $0.version == from }?.view
-            let new = state.history.last { $0.version == to }?.view
-            return (nil, old, new)
+    /// The frame that takes a client of `audience` from version `from` to `head`: a patch when the
+    /// audience's view at `from` is still kept, else a snapshot of the newest view (with its version).
+    /// Either may be ``LiveViewText/unavailable(_:)``: the view it needs does not encode.
+    func syncFrame(for audience: Service.Audience, from: Int, to head: Head, stream: String) -> (text: LiveViewText, version: Int) {
+        let key = PatchKey(from: from, to: head.version)
+        let found = state.withLock { state -> (LiveViewText?, Service.View?) in
+            guard let views = state.audiences[audience] else { return (nil, nil) }
+            if let text = views.patches[key] { return (text, nil) }
+            return (nil, views.history.last { $0.version == from }?.view)
         }
-        if let text = found.0 { return (text, to) }
-        guard let old = found.1, let new = found.2 else { return snapshotFrame(stream: stream) }
+        if let text = found.0 { return (text, head.version) }
+        guard let old = found.1 else { return snapshotFrame(for: audience, stream: stream) }
+        let new = view(for: audience, at: head)
         let text: LiveViewText
         do {
-            text = .frame(ServerFrame.patch(from: from, version: to, changes: try LiveViewPatch(from: old, to: new)))
+            text = .frame(ServerFrame.patch(from: from, version: head.version, changes: try LiveViewPatch(from: old, to: new)))
         } catch {
-            text = .unavailable("the view at version \(to) cannot be sent: \(LiveJSON.describe(encoding: error))")
+            text = .unavailable("the view at version \(head.version) cannot be sent: \(LiveJSON.describe(encoding: error))")
         }
         // A failure is kept like a patch: every client at `from` gets the same answer, and the view's
         // encoder is not run again for each of them.
         state.withLock { state in
-            guard state.patches.updateValue(text, forKey: key) == nil else { return }
-            state.patchOrder.append(key)
-            if state.patchOrder.count > Self.patchCapacity { state.patches[state.patchOrder.removeFirst()] = nil }
+            guard var views = state.audiences[audience] else { return }
+            guard views.patches.updateValue(text, forKey: key) == nil else { return }
+            views.patchOrder.append(key)
+            if views.patchOrder.count > Self.patchCapacity { views.patches[views.patchOrder.removeFirst()] = nil }
+            state.audiences[audience] = views
         }
-        return (text, to)
+        return (text, head.version)
     }
 
     /// The snapshot frame of `view` at `version`, or why it cannot be sent: it does not encode, or it
@@ -219,22 +305,142 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     func add(_ connection: LiveConnection<Service>) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
-            state.connections[ObjectIdentifier(connection)] = WeakConnection(connection: connection)
+            state.connections[ObjectIdentifier(connection)] = Member(connection: connection)
             return true
         }
     }
 
+    /// Places an admitted connection in `audience` (moving it from the one it was in).
+    func admit(_ connection: LiveConnection<Service>, to audience: Service.Audience) {
+        state.withLock { state in
+            let id = ObjectIdentifier(connection)
+            guard var member = state.connections[id] else { return }
+            if let old = member.audience { state.audiences[old]?.members -= 1 }
+            member.audience = audience
+            state.connections[id] = member
+            state.audiences[audience, default: AudienceViews()].members += 1
+        }
+        wantTick()
+    }
+
     func remove(_ connection: LiveConnection<Service>) {
-        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+        state.withLock { state in
+            guard let member = state.connections.removeValue(forKey: ObjectIdentifier(connection)) else { return }
+            if let audience = member.audience { state.audiences[audience]?.members -= 1 }
+        }
     }
 
     /// The open connections (forgetting those their adapters let go of).
     var connections: [LiveConnection<Service>] {
+        members.map(\.connection)
+    }
+
+    /// The open connections with their audiences (nil before admission), forgetting those their
+    /// adapters let go of.
+    var members: [(connection: LiveConnection<Service>, audience: Service.Audience?)] {
         state.withLock { state in
-            let live = state.connections.values.compactMap { $0.connection }
-            if live.count < state.connections.count { state.connections = state.connections.filter { $0.value.connection != nil } }
+            var live: [(connection: LiveConnection<Service>, audience: Service.Audience?)] = []
+            live.reserveCapacity(state.connections.count)
+            var gone: [ObjectIdentifier] = []
+            for (id, member) in state.connections {
+                if let connection = member.connection {
+                    live.append((connection, member.audience))
+                } else {
+                    gone.append(id)
+                }
+            }
+            for id in gone {
+                if let audience = state.connections.removeValue(forKey: id)?.audience { state.audiences[audience]?.members -= 1 }
+            }
             return live
         }
+    }
+
+    // MARK: Waking the tick
+
+    /// A client may be behind the newest version: wakes a run loop (``LiveHub/run()``), or leaves word
+    /// for the next one that waits. Cheap when word was left already.
+    func wantTick() {
+        guard !tickWanted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let waiting = state.withLock { $0.wakeups.wake() }
+        for continuation in waiting { continuation.resume(returning: true) }
+    }
+
+    /// A connection took its last sync frame at `version`: when that is not the newest, it needs another.
+    func synced(at version: Int) {
+        if version != headVersion.load(ordering: .acquiring) { wantTick() }
+    }
+
+    /// A tick begins: it serves every change made so far, so the word left for it is taken.
+    func tickStarts() {
+        tickWanted.store(false, ordering: .releasing)
+        tickCount.add(1, ordering: .relaxed)
+    }
+
+    /// How many ticks began (for tests of the idle hub).
+    var ticks: Int { tickCount.load(ordering: .relaxed) }
+
+    /// Waits until a client may be behind (at once when word was left since the last tick began), for a
+    /// run loop. False when the calling task is cancelled.
+    func waitForTick() async -> Bool {
+        let call = LiveWakeups.nextCall()
+        let woken = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                if tickWanted.load(ordering: .acquiring) {
+                    continuation.resume(returning: true)
+                    return
+                }
+                if state.withLock({ $0.wakeups.wait(call: call, continuation) }) {
+                    continuation.resume(returning: false)   // cancelled before it could wait
+                } else if tickWanted.load(ordering: .acquiring) {
+                    // Word left between the first look and the wait woke nobody: wake now.
+                    for waiting in state.withLock({ $0.wakeups.wake() }) { waiting.resume(returning: true) }
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.wakeups.cancel(call: call) }?.resume(returning: false)
+        }
+        // A cancellation that came after the wake is not kept for a call that will never look for it.
+        state.withLock { $0.wakeups.forget(call: call) }
+        return woken && !Task.isCancelled
+    }
+}
+
+/// The run loops of a hub waiting for a client to fall behind: each call is numbered, so that a
+/// cancellation that comes before its call waits is found by that call.
+struct LiveWakeups {
+    private var waiting: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    private var cancelledEarly: Set<UInt64> = []
+    private static let calls = Atomic<UInt64>(0)
+
+    /// A number for a new call.
+    static func nextCall() -> UInt64 {
+        calls.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Call `call` waits with `continuation`; true (and nothing kept) when it was cancelled before.
+    mutating func wait(call: UInt64, _ continuation: CheckedContinuation<Bool, Never>) -> Bool {
+        if cancelledEarly.remove(call) != nil { return true }
+        waiting[call] = continuation
+        return false
+    }
+
+    /// Call `call` was cancelled: its continuation when it waits, else the cancellation is kept.
+    mutating func cancel(call: UInt64) -> CheckedContinuation<Bool, Never>? {
+        if let continuation = waiting.removeValue(forKey: call) { return continuation }
+        cancelledEarly.insert(call)
+        return nil
+    }
+
+    /// Forgets a cancellation kept for `call`, once the call returned.
+    mutating func forget(call: UInt64) {
+        cancelledEarly.remove(call)
+    }
+
+    /// Every waiting call's continuation, to resume outside the lock.
+    mutating func wake() -> [CheckedContinuation<Bool, Never>] {
+        defer { waiting = [:] }
+        return Array(waiting.values)
     }
 }
 

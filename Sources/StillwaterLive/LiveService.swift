@@ -1,3 +1,4 @@
+import Foundation
 import Stillwater
 
 /// What a server serves live: its state and actions, the view clients are shown, the commands they send,
@@ -46,12 +47,33 @@ public protocol LiveService: Sendable {
     associatedtype Command: Decodable & Sendable
     /// Who a client is, once ``authenticate(_:)`` admitted it; handed to ``decide(_:state:identity:)``.
     associatedtype Identity: Sendable
+    /// The groups of clients that are shown the same view (members and viewers, say, or one group per
+    /// user). ``LiveEveryone`` by default: one view for all.
+    associatedtype Audience: Hashable & Sendable = LiveEveryone
+    /// What the welcome tells a client about itself (`you`): its name, its role. `Never` by default:
+    /// the welcome says nothing.
+    associatedtype Profile: Encodable & Sendable = Never
 
-    /// The view of `state` that clients are shown.
+    /// The view of `state` that clients are shown, when every client is shown the same one.
     ///
-    /// Called once for every batch of changes the hub applies (not once per client). Keep it a pure
-    /// function of the state: every replica of a log must compute the same view from the same state.
+    /// A service with audiences implements ``view(of:for:)`` instead and need not write this one.
+    /// Keep it a pure function of the state: every replica of a log must compute the same view from the
+    /// same state.
     func view(of state: State) -> View
+
+    /// The view of `state` that the clients in `audience` are shown.
+    ///
+    /// The hub calls it at most once per version and audience, and only for audiences with a connected
+    /// client (or when the server reads ``LiveHub/view(for:)``); every client of the audience shares the
+    /// encoded frames. By default it returns ``view(of:)``. Keep it a pure function of its arguments.
+    func view(of state: State, for audience: Audience) -> View
+
+    /// The audience a client belongs to: called once when it is admitted (and again after a `reauth`).
+    func audience(of identity: Identity) -> Audience
+
+    /// What the welcome tells the client about itself, in its `you` member; nil leaves the member out
+    /// (the default).
+    func profile(of identity: Identity) -> Profile?
 
     /// Turns a client's command into an action to record and apply, or refuses it.
     ///
@@ -71,6 +93,32 @@ public protocol LiveService: Sendable {
     /// Called once per connection, outside every lock of the hub; it may take its time (a database
     /// lookup). The client's commands wait until it returns.
     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<Identity>
+}
+
+/// The one audience of a service that shows every client the same view: the default ``LiveService/Audience``.
+public enum LiveEveryone: Hashable, Sendable {
+    /// Every client.
+    case everyone
+}
+
+extension LiveService where Audience == LiveEveryone {
+    /// ``view(of:)``: every client is shown the same view.
+    public func view(of state: State, for audience: LiveEveryone) -> View { view(of: state) }
+
+    /// ``LiveEveryone/everyone``: every client is in the one audience.
+    public func audience(of identity: Identity) -> LiveEveryone { .everyone }
+}
+
+extension LiveService {
+    /// Stops the process with a message naming what to implement: a service implements ``view(of:)``
+    /// (one view for all) or ``view(of:for:)`` (a view per audience). The hub calls only
+    /// ``view(of:for:)``, so a service with audiences never reaches this.
+    public func view(of state: State) -> View {
+        preconditionFailure("\(Self.self) implements neither view(of:) nor view(of:for:): a LiveService implements one of them")
+    }
+
+    /// Nil: the welcome says nothing about the client.
+    public func profile(of identity: Identity) -> Profile? { nil }
 }
 
 /// What becomes of one command: an action to record and apply, or a refusal with its reason.
@@ -103,8 +151,13 @@ public struct LiveHandshake: Sendable, Equatable {
 
 /// Whether ``LiveService/authenticate(_:)`` admitted a client.
 public enum LiveAuthentication<Identity: Sendable>: Sendable {
-    /// Admitted, as this identity.
+    /// Admitted, as this identity, for as long as the connection lasts.
     case accepted(Identity)
+    /// Admitted, as this identity, until `expires`: then the client gets an error frame (code
+    /// `token_expired`) and the connection is closed with code 4419, unless a `reauth` frame with a token
+    /// ``LiveService/authenticate(_:)`` accepts came before. An expiry already past refuses the client
+    /// (as ``refused(_:)``, with the message "the credentials expired").
+    case acceptedUntil(Identity, expires: Date)
     /// Refused: the client gets an error frame (code `unauthorized`) with this message, and the
     /// connection is closed with code 4401.
     case refused(String)

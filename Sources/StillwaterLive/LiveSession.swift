@@ -1,3 +1,4 @@
+import Foundation
 /// One client's connection as a state machine, without I/O: it is fed decoded frames, answers, patches
 /// and time, and it holds the frames waiting to be written.
 ///
@@ -49,6 +50,10 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         case authenticate(LiveHandshake, resume: LiveResume?)
         /// Submit the command, as this identity; call ``LiveSession/answered(_:with:)`` with its outcome.
         case submit(LiveCommandRequest<Command>, Identity)
+        /// Check the new credentials of a `reauth` frame (the handshake is the hello's, with the new
+        /// token), then call ``LiveSession/reauthenticated(as:expires:ref:)`` or
+        /// ``LiveSession/refused(_:ref:)``.
+        case reauthenticate(LiveHandshake, ref: Int?)
     }
 
     /// What to write next.
@@ -73,6 +78,10 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     public let limits: LiveLimits
     /// What the transport saw, passed on to ``LiveService/authenticate(_:)``.
     public let transport: [String: String]
+    /// The client's next view frame must be a snapshot (see ``resync()``).
+    private var mustSnapshot = false
+    /// The hello's parameters, handed again to ``LiveService/authenticate(_:)`` with a `reauth`'s token.
+    private var helloParams: [String: String] = [:]
     private var state = State.awaitingHello
     private var outbox: [Outgoing] = []
     /// Window places held: commands submitted or held, and answers not yet taken.
@@ -121,6 +130,13 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// How many frames wait in the outbox.
     public var queuedFrames: Int { outbox.count }
 
+    /// Who the client is, while it is live: the identity the service admitted it as (or re-admitted it
+    /// as, after a `reauth`); nil in every other phase.
+    public var identity: Identity? {
+        guard case .live(let identity, _) = state else { return nil }
+        return identity
+    }
+
     /// Takes a frame the client sent.
     ///
     /// - Returns: The work to do: credentials to check (for a hello), a command to submit.
@@ -134,6 +150,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
             }
             state = .authenticating(held: [], helloRef: hello.ref, client: hello.client)
             helloClient = hello.client
+            helloParams = hello.params
             let handshake = LiveHandshake(token: hello.token, params: hello.params, transport: transport)
             return [.authenticate(handshake, resume: hello.resume)]
         case (.awaitingHello, .command(let request)):
@@ -154,6 +171,14 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         case (.live(let identity, let client), .command(let request)):
             guard takePlace(for: request) else { return [] }
             return [.submit(numbered(request, by: client), identity)]
+        case (.live, .reauth(let reauth)):
+            let handshake = LiveHandshake(token: reauth.token, params: helloParams, transport: transport)
+            return [.reauthenticate(handshake, ref: reauth.ref)]
+        case (.awaitingHello, .reauth(let reauth)):
+            fail(.helloExpected, "the first frame must be a hello", ref: reauth.ref, closing: .protocolError)
+        case (.authenticating, .reauth(let reauth)):
+            enqueue(Outgoing(text: ServerFrame.error(
+                .malformed, "a reauth is taken once the client is admitted (after the welcome)", ref: reauth.ref)))
         case (.closing, _), (.closed, _):
             break
         }
@@ -201,14 +226,19 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     ///   - stream: The stream identity, for the welcome.
     ///   - sync: The first view frame.
     ///   - version: The version `sync` brings the client to.
+    ///   - you: What the welcome tells the client about itself, as JSON text (its `you` member); nil
+    ///     leaves the member out.
+    ///   - expires: When the client's credentials expire (the welcome's `expires`); nil for never. The
+    ///     driver calls ``expired()`` then.
     @discardableResult
     public mutating func authenticated(
-        as identity: Identity, client: LiveClientID, stream: String, sync: String, version: Int
+        as identity: Identity, client: LiveClientID, stream: String, sync: String, version: Int, you: String? = nil,
+        expires: Date? = nil
     ) -> [Effect] {
         guard case .authenticating(let held, _, let named) = state else { return [] }
         let client = named ?? client
         state = .live(identity, client: client)
-        enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window, client: client)))
+        enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window, client: client, you: you, expires: expires)))
         enqueue(Outgoing(text: sync, isSync: true))
         self.version = version
         syncWaiting = true
@@ -222,6 +252,50 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         guard case .authenticating(_, let helloRef, _) = state else { return }
         fail(.unauthorized, message, ref: helloRef, closing: .unauthorized)
     }
+
+    /// Admits a live client again after its `reauth` frame: from now on its commands are decided as
+    /// `identity`, and it gets a `reauthed` frame (with the `reauth`'s `ref`, and `expires` when the new
+    /// credentials expire). Ignored unless the session is ``Phase/live``.
+    public mutating func reauthenticated(as identity: Identity, expires: Date?, ref: Int?) {
+        guard case .live(_, let client) = state else { return }
+        state = .live(identity, client: client)
+        enqueue(Outgoing(text: ServerFrame.reauthed(ref: ref, expires: expires)))
+    }
+
+    /// Refuses a live client's `reauth`: an error frame (code `unauthorized`, with the `reauth`'s
+    /// `ref`) with `message`, then the close (4401). Ignored unless the session is ``Phase/live``.
+    public mutating func refused(_ message: String, ref: Int?) {
+        guard case .live = state else { return }
+        fail(.unauthorized, message, ref: ref, closing: .unauthorized)
+    }
+
+    /// The client's credentials expired: unless it is already closing, it gets an error frame (code
+    /// `token_expired`) and the close (4419). Frames waiting for it are written first.
+    public mutating func expired() {
+        guard case .live = state else { return }
+        fail(.tokenExpired, "the credentials expired: connect again with new ones (a reauth before the expiry keeps the connection)",
+             ref: nil, closing: .expired)
+    }
+
+    /// The server ends the session (``LiveHub/disconnect(where:reason:)``): unless it is already closing,
+    /// the client gets an error frame (code `disconnected`) with `reason`, then the close (4403). Frames
+    /// waiting for it are written first.
+    public mutating func disconnect(reason: String) {
+        switch state {
+        case .authenticating, .live: fail(.disconnected, reason, ref: nil, closing: .disconnected)
+        case .awaitingHello, .closing, .closed: break
+        }
+    }
+
+    /// The client's next view frame must be a snapshot (its audience changed, so no patch fits the copy
+    /// it has). Ignored unless the session is ``Phase/live``.
+    public mutating func resync() {
+        guard case .live = state else { return }
+        mustSnapshot = true
+    }
+
+    /// The version a client that must be sent a snapshot is taken to have: no audience keeps a view at it.
+    static var needsSnapshot: Int { Int.min + 1 }
 
     /// Takes the outcome of a submitted command: an `ack` (or an error frame) for the client when the
     /// command had a `ref` or a `cid`; the window place is given back when that frame is taken.
@@ -266,7 +340,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// live and no snapshot or patch of its waits in the outbox; else nil.
     var syncBase: Int? {
         guard case .live = state, let version, !syncWaiting else { return nil }
-        return version
+        return mustSnapshot ? Self.needsSnapshot : version
     }
 
     /// Queues `frame` (a patch from version `from`, or a snapshot) that brings the client to version
@@ -275,10 +349,11 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// - Returns: Whether the frame was queued.
     @discardableResult
     public mutating func sync(_ frame: String, from: Int, to: Int) -> Bool {
-        guard case .live = state, version == from, !syncWaiting else { return false }
+        guard syncBase == from else { return false }
         enqueue(Outgoing(text: frame, isSync: true))
         guard case .live = state else { return false }
         version = to
+        mustSnapshot = false
         syncWaiting = true
         return true
     }

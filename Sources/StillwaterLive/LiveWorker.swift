@@ -18,7 +18,7 @@ struct LiveSubmission<Service: LiveService>: Sendable {
 ///
 /// One run loop at a time uses it (``LiveHubShared`` starts it and says when to stop), so the state
 /// below changes only between that loop's awaits. The service's code (``LiveService/decide(_:state:identity:)``,
-/// `reduce`, ``LiveService/view(of:)``) runs here, on the actor, never under a lock.
+/// `reduce`) runs here, on the actor, never under a lock.
 actor LiveWorker<Service: LiveService> {
     typealias Log = any ActionLog<LiveLogState<Service.State>, LiveEntry<Service.LiveAction>>
 
@@ -44,8 +44,6 @@ actor LiveWorker<Service: LiveService> {
     private let options: LiveOptions
     /// The log's state after every record applied here: what the store holds.
     private var durable: LiveLogState<Service.State>
-    /// The view published last (kept so an equal new view can share its storage).
-    private var lastView: Service.View
     /// Records applied since the log's newest snapshot (those replayed at the open included).
     private var sinceSnapshot: Int
     /// The snapshot being written beside the appends, if any (at most one at a time).
@@ -56,7 +54,7 @@ actor LiveWorker<Service: LiveService> {
     private var logStopped = false
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
-         options: LiveOptions, durable: LiveLogState<Service.State>, view: Service.View, replayed: Int) {
+         options: LiveOptions, durable: LiveLogState<Service.State>, replayed: Int) {
         self.service = service
         sinceSnapshot = replayed
         self.log = log
@@ -64,7 +62,6 @@ actor LiveWorker<Service: LiveService> {
         self.shared = shared
         self.options = options
         self.durable = durable
-        lastView = view
     }
 
     /// Works until nothing is left: catches up with the newest head heard of, writes the waiting batch.
@@ -308,13 +305,12 @@ actor LiveWorker<Service: LiveService> {
         durable.version = snapshot.version
         sinceSnapshot = 0
         store.dispatch(LiveReset(state: durable.state))
-        lastView = service.view(of: durable.state)
-        shared.publish(version: durable.version, view: lastView)
+        shared.publish(version: durable.version, state: durable.state)
         return true
     }
 
     /// Applies `records` (those after ``durable``'s version, in order) to the state and, as one action,
-    /// to the store; publishes the new view.
+    /// to the store; publishes the new state (the views are made when clients need them).
     ///
     /// - Returns: The outcome of each record applied, in order: applied, a duplicate of an earlier
     ///   command, or (a numbered command the service refused) rejected.
@@ -345,9 +341,7 @@ actor LiveWorker<Service: LiveService> {
         case 1: store.dispatch(actions[0])
         default: store.dispatch(LiveBatch(actions: actions))
         }
-        let view = service.view(of: durable.state)
-        if view != lastView { lastView = view }
-        shared.publish(version: durable.version, view: lastView)
+        shared.publish(version: durable.version, state: durable.state)
         sinceSnapshot += outcomes.count
         if sinceSnapshot >= options.snapshotEvery, !snapshotInFlight { startSnapshot() }
         return outcomes

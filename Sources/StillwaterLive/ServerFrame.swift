@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `code` of an error frame: what went wrong, for a client to act on without reading the message.
 public enum LiveErrorCode: String, Sendable, CaseIterable {
     /// The frame is not a JSON object of a known shape (a missing or mistyped member, an unknown key, a
@@ -40,6 +42,12 @@ public enum LiveErrorCode: String, Sendable, CaseIterable {
     /// cannot tell whether the command was applied; it was not applied now. Start again without the id:
     /// the next welcome gives a new one. The command is not sent again.
     case clientExpired = "client_expired"
+    /// The client's credentials expired (the time the service gave when it admitted them) and no
+    /// `reauth` renewed them in time; the connection closes (4419). Connect again with new credentials.
+    case tokenExpired = "token_expired"
+    /// The server ended the session for a reason of its own (access withdrawn, a member removed); the
+    /// message says why, and the connection closes (4403).
+    case disconnected
 }
 
 /// The close codes a hub ends a connection with (WebSocket close codes; 4000–4999 is the range private
@@ -61,12 +69,19 @@ public enum LiveCloseCode: Int, Sendable, CaseIterable {
     /// error frame `view_unavailable` before the close says where). The hub and its other connections
     /// keep running; reconnect after a delay and resume.
     case serverError = 1011
+    /// The server ended the session (``LiveHub/disconnect(where:reason:)``): access was withdrawn, or the
+    /// client's place changed. The error frame `disconnected` before the close says why. Reconnect only
+    /// when the user asks to: the same credentials may be refused now.
+    case disconnected = 4403
+    /// The client's credentials expired (error `token_expired`). Reconnect with new credentials; a client
+    /// that sends a `reauth` frame with new ones before the expiry keeps its connection.
+    case expired = 4419
 }
 
 /// Encodes the frames a hub sends.
 enum ServerFrame {
-    static func welcome(stream: String, window: Int, client: LiveClientID) -> String {
-        var json = LiveJSONWriter()
+    static func welcome(stream: String, window: Int, client: LiveClientID, you: String? = nil, expires: Date? = nil) -> String {
+        var json = LiveJSONWriter(capacity: 128 + (you?.utf8.count ?? 0))
         json.raw(#"{"type":"welcome","protocol":"#)
         json.int(liveProtocolVersion)
         json.raw(#","stream":"#)
@@ -75,8 +90,29 @@ enum ServerFrame {
         json.int(window)
         json.raw(#","client":"#)
         json.string(client.text)
+        if let you {
+            json.key("you")
+            json.raw(you)
+        }
+        writeExpiry(expires, to: &json)
         json.raw("}")
         return json.text
+    }
+
+    static func reauthed(ref: Int?, expires: Date?) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"reauthed""#)
+        writeReference(ref: ref, cid: nil, seq: nil, to: &json)
+        writeExpiry(expires, to: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// Writes `,"expires":…` (whole milliseconds since 1970, rounded down) when there is an expiry.
+    private static func writeExpiry(_ expires: Date?, to json: inout LiveJSONWriter) {
+        guard let expires else { return }
+        json.key("expires")
+        json.int(Int((expires.timeIntervalSince1970 * 1_000).rounded(.down)))
     }
 
     static func snapshot(stream: String, version: Int, viewJSON: String) -> String {

@@ -9,7 +9,7 @@ struct LiveHubSharedTests {
         // A closure kept directly as a lock's state is re-wrapped each time it is read through the lock;
         // every wake of the writer would then call through one more layer than the last, and a long-lived
         // hub would spend more time and memory on each wake until its stack ran out.
-        let shared = LiveHubShared<BoardService>(version: 0, view: BoardView(title: "", count: 0, items: []), historyCapacity: 4)
+        let shared = LiveHubShared<BoardService>(service: BoardService(), version: 0, state: Board(), historyCapacity: 4)
         let depths = Mutex((lowest: UInt.max, highest: UInt.min, wakes: 0))
         shared.setStart {
             var local = 0

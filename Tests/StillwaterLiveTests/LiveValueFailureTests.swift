@@ -254,8 +254,10 @@ struct LiveValueFailureTests {
         var connections: [LiveConnection<MeterService>] = []
         for _ in 0..<3 { connections.append(await hub.joined().0) }
         _ = await hub.perform(.read("nan"), as: "server")
-        let first = hub.shared.syncFrame(from: 0, to: 1, stream: hub.stream)
-        let second = hub.shared.syncFrame(from: 0, to: 1, stream: hub.stream)
+        let head = hub.shared.head
+        #expect(head.version == 1)
+        let first = hub.shared.syncFrame(for: .everyone, from: 0, to: head, stream: hub.stream)
+        let second = hub.shared.syncFrame(for: .everyone, from: 0, to: head, stream: hub.stream)
         guard case .unavailable(let message) = first.text else {
             Issue.record("the NaN view encoded")
             return

@@ -1,0 +1,261 @@
+import Foundation
+import Stillwater
+import StillwaterLive
+import Synchronization
+import Testing
+@testable import StillwaterLive
+
+/// A task list whose members see who is assigned to each task and whose viewers do not; tokens name
+/// the user and their role, and may carry an expiry.
+struct Tasks: Codable, Equatable, Sendable {
+    var names: [String] = []
+    var assignees: [String] = []
+}
+
+struct AddTask: Action, Codable, Equatable, Sendable {
+    var name: String
+    var assignee: String
+    func reduce(_ state: inout Tasks) {
+        state.names.append(name)
+        state.assignees.append(assignee)
+    }
+}
+
+struct TasksView: LiveView {
+    var names: [String]
+    var assignees: [String]?
+    static let liveFields: [LiveField<TasksView>] = [.value("names", \.names), .value("assignees", \.assignees)]
+}
+
+struct TeamUser: Sendable, Equatable {
+    var name: String
+    var role: Role
+    enum Role: String, Hashable, Sendable { case member, viewer }
+}
+
+struct TeamProfile: Encodable, Sendable {
+    var name: String
+    var role: String
+}
+
+/// Counts the views a hub asked a service for, by audience.
+final class ViewCounts: Sendable {
+    private let counts = Mutex<[TeamUser.Role: Int]>([:])
+    func add(_ audience: TeamUser.Role) { counts.withLock { $0[audience, default: 0] += 1 } }
+    var current: [TeamUser.Role: Int] { counts.withLock { $0 } }
+}
+
+/// The wall clock of a test.
+final class TestClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { date.withLock { $0 } }
+}
+
+struct TeamService: LiveService {
+    let clock: TestClock
+    /// How many views the hub asked for, by audience.
+    let made = ViewCounts()
+
+    func view(of state: Tasks, for audience: TeamUser.Role) -> TasksView {
+        made.add(audience)
+        return TasksView(names: state.names, assignees: audience == .member ? state.assignees : nil)
+    }
+
+    func audience(of identity: TeamUser) -> TeamUser.Role { identity.role }
+
+    func profile(of identity: TeamUser) -> TeamProfile? { TeamProfile(name: identity.name, role: identity.role.rawValue) }
+
+    func decide(_ command: String, state: Tasks, identity: TeamUser) -> LiveDecision<AddTask> {
+        identity.role == .member ? .accept(AddTask(name: command, assignee: identity.name)) : .reject("viewers cannot add tasks")
+    }
+
+    /// Tokens are `name:role`, or `name:role:seconds` for credentials that expire that many seconds after
+    /// the test clock's now; `bad` is refused.
+    func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<TeamUser> {
+        let parts = (handshake.token ?? "").split(separator: ":").map(String.init)
+        guard parts.count >= 2, let role = TeamUser.Role(rawValue: parts[1]) else { return .refused("the token was refused") }
+        let user = TeamUser(name: parts[0], role: role)
+        guard parts.count == 3, let seconds = Double(parts[2]) else { return .accepted(user) }
+        return .acceptedUntil(user, expires: clock.now.addingTimeInterval(seconds))
+    }
+}
+
+private func hello(_ token: String) -> String {
+    #"{"type":"hello","protocol":1,"token":"\#(token)"}"#
+}
+
+@Suite("Audiences, profiles, expiry and disconnects")
+struct LiveAudienceTests {
+    let clock = TestClock()
+
+    func makeHub(options: LiveOptions = LiveOptions()) async throws -> LiveHub<TeamService> {
+        var options = options
+        options.now = { [clock] in clock.now }
+        return try await LiveHub.open(TeamService(clock: clock), log: MemoryJournal<LiveLogState<Tasks>, LiveEntry<AddTask>>(),
+                                      initial: Tasks(), options: options)
+    }
+
+    /// A connection that said `hello` with `token`, and the frames it was written first.
+    func join(_ hub: LiveHub<TeamService>, _ token: String) async -> (LiveConnection<TeamService>, [String]) {
+        let connection = hub.connect()
+        connection.receive(hello(token))
+        guard case .frames(let frames)? = await connection.nextWrite() else { return (connection, []) }
+        return (connection, frames)
+    }
+
+    func frames(_ connection: LiveConnection<TeamService>) async -> [String] {
+        var frames: [String] = []
+        while connection.queuedFrames > 0, case .frames(let texts)? = await connection.nextWrite() { frames += texts }
+        return frames
+    }
+
+    @Test("each audience is shown its own view, made once per version and shared by the audience's clients")
+    func viewPerAudience() async throws {
+        let hub = try await makeHub()
+        let (ann, annFirst) = await join(hub, "ann:member")
+        let (bob, _) = await join(hub, "bob:member")
+        let (cat, catFirst) = await join(hub, "cat:viewer")
+        let (dan, _) = await join(hub, "dan:viewer")
+        #expect(object(annFirst[1])["view"] as? [String: [String]] == ["names": [], "assignees": []])
+        #expect(object(catFirst[1])["view"] as? [String: [String]] == ["names": []])
+        let before = hub.service.made.current
+
+        #expect(await hub.perform("paint", as: TeamUser(name: "ann", role: .member)) == .applied(version: 1))
+        #expect(await hub.perform("sand", as: TeamUser(name: "bob", role: .member)) == .applied(version: 2))
+        hub.tick()
+        let members = [await frames(ann), await frames(bob)]
+        let viewers = [await frames(cat), await frames(dan)]
+        #expect(members[0] == members[1] && viewers[0] == viewers[1])
+        #expect(members[0] == [#"{"type":"patch","from":0,"version":2,"set":{"names":["paint","sand"],"assignees":["ann","bob"]}}"#])
+        #expect(viewers[0] == [#"{"type":"patch","from":0,"version":2,"set":{"names":["paint","sand"]}}"#])
+        // One view per audience for the tick's version: not one per client, nor one per version applied.
+        let after = hub.service.made.current
+        #expect(after[.member, default: 0] - before[.member, default: 0] == 1)
+        #expect(after[.viewer, default: 0] - before[.viewer, default: 0] == 1)
+        #expect(hub.view(for: .viewer).assignees == nil)
+        #expect(hub.view(for: .member).assignees == ["ann", "bob"])
+        // A viewer's command is decided as the viewer.
+        #expect(await hub.perform("peek", as: TeamUser(name: "cat", role: .viewer)) == .rejected("viewers cannot add tasks"))
+    }
+
+    @Test("the welcome tells the client who it is and when its credentials expire")
+    func welcomeSaysWhoAndUntil() async throws {
+        let hub = try await makeHub()
+        let (_, plain) = await join(hub, "ann:member")
+        #expect(object(plain[0])["you"] as? [String: String] == ["name": "ann", "role": "member"])
+        #expect(object(plain[0])["expires"] == nil)
+        let (_, expiring) = await join(hub, "bob:viewer:90")
+        let expires = try #require(object(expiring[0])["expires"] as? Int)
+        #expect(expires == Int(clock.now.timeIntervalSince1970 * 1_000) + 90_000)
+        #expect(expiring[0].contains(#""you":{"name":"bob","role":"viewer"}"#))
+    }
+
+    @Test("credentials already expired are refused; expiring ones end the session with token_expired and 4419")
+    func expiry() async throws {
+        let hub = try await makeHub()
+        let (late, lateFrames) = await join(hub, "ann:member:-1")
+        #expect(object(lateFrames[0])["code"] as? String == "unauthorized")
+        #expect(object(lateFrames[0])["message"] as? String == "the credentials expired")
+        #expect(await late.nextWrite() == .close(.unauthorized, reason: "unauthorized"))
+
+        let (soon, _) = await join(hub, "bob:member:0.2")
+        let (lasting, _) = await join(hub, "cat:member")
+        let ended = await soon.nextWrite()   // waits for the expiry
+        guard case .frames(let frames)? = ended else {
+            Issue.record("no error frame before the close: \(String(describing: ended))")
+            return
+        }
+        #expect(object(frames[0])["code"] as? String == "token_expired")
+        #expect(await soon.nextWrite() == .close(.expired, reason: "token_expired"))
+        #expect(soon.phase == .closed && lasting.phase == .live)
+    }
+
+    @Test("a reauth renews the credentials and keeps the connection; a refused one closes it with 4401")
+    func reauth() async throws {
+        let hub = try await makeHub()
+        let (ann, _) = await join(hub, "ann:member:0.3")
+        ann.receive(#"{"type":"reauth","ref":5,"token":"ann:member:3600"}"#)
+        guard case .frames(let answers)? = await ann.nextWrite(), let answer = answers.first else {
+            Issue.record("no answer to the reauth")
+            return
+        }
+        #expect(object(answer)["type"] as? String == "reauthed")
+        #expect(object(answer)["ref"] as? Int == 5)
+        #expect(object(answer)["expires"] as? Int == Int(clock.now.timeIntervalSince1970 * 1_000) + 3_600_000)
+        try await Task.sleep(for: .milliseconds(500))   // past the first expiry
+        #expect(ann.phase == .live)
+        #expect(await hub.perform("tile", as: TeamUser(name: "ann", role: .member)) == .applied(version: 1))
+
+        ann.receive(#"{"type":"reauth","ref":6,"token":"bad"}"#)
+        guard case .frames(let refused)? = await ann.nextWrite() else {
+            Issue.record("no answer to the refused reauth")
+            return
+        }
+        #expect(object(refused.last!)["code"] as? String == "unauthorized")
+        #expect(object(refused.last!)["ref"] as? Int == 6)
+        #expect(await ann.nextWrite() == .close(.unauthorized, reason: "unauthorized"))
+
+        // Before the welcome a reauth is not taken; the connection stays.
+        let early = hub.connect()
+        early.receive(#"{"type":"reauth","token":"x"}"#)
+        #expect(await early.nextWrite() == .frames([#"{"type":"error","code":"hello_expected","message":"the first frame must be a hello"}"#]))
+    }
+
+    @Test("a reauth into another audience is sent a snapshot of that audience's view")
+    func reauthMovesAudience() async throws {
+        let hub = try await makeHub()
+        _ = await hub.perform("paint", as: TeamUser(name: "ann", role: .member))
+        let (ann, first) = await join(hub, "ann:viewer")
+        #expect((object(first[1])["view"] as? [String: Any])?["assignees"] == nil)
+        ann.receive(#"{"type":"reauth","ref":1,"token":"ann:member"}"#)
+        var seen: [String] = []
+        while !seen.contains(where: { $0.contains(#""type":"reauthed""#) }) {
+            guard case .frames(let texts)? = await ann.nextWrite() else { break }
+            seen += texts
+        }
+        hub.tick()
+        let next = await frames(ann)
+        #expect(next.count == 1)
+        #expect(object(next[0])["type"] as? String == "snapshot")
+        #expect((object(next[0])["view"] as? [String: Any])?["assignees"] as? [String] == ["ann"])
+        #expect(await hub.perform("sand", as: TeamUser(name: "ann", role: .member)) == .applied(version: 2))
+    }
+
+    @Test("disconnect(where:) ends the matching live sessions with disconnected and 4403, and no other")
+    func disconnect() async throws {
+        let hub = try await makeHub()
+        let (ann, _) = await join(hub, "ann:member")
+        let (annAgain, _) = await join(hub, "ann:viewer")
+        let (bob, _) = await join(hub, "bob:member")
+        #expect(hub.disconnect(where: { $0.name == "ann" }, reason: "you left the team") == 2)
+        for connection in [ann, annAgain] {
+            #expect(await connection.nextWrite()
+                == .frames([#"{"type":"error","code":"disconnected","message":"you left the team"}"#]))
+            #expect(await connection.nextWrite() == .close(.disconnected, reason: "disconnected"))
+        }
+        #expect(bob.phase == .live)
+        #expect(hub.disconnect(where: { $0.name == "ann" }, reason: "again") == 0)
+    }
+
+    @Test("run() ticks only while a client is behind: an idle hub, with or without clients, schedules nothing")
+    func idleRunLoop() async throws {
+        let hub = try await makeHub(options: LiveOptions(patchInterval: .milliseconds(1)))
+        let runner = Task { await hub.run() }
+        defer { runner.cancel() }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(hub.shared.ticks == 0)                      // nobody connected: no tick at all
+        let (ann, _) = await join(hub, "ann:member")
+        try await Task.sleep(for: .milliseconds(100))
+        let afterJoin = hub.shared.ticks
+        #expect(afterJoin <= 2)                             // at most the tick the admission asked for
+        _ = await hub.perform("paint", as: TeamUser(name: "ann", role: .member))
+        let patch = await ann.nextWrite()                  // the run loop sends the patch
+        #expect(patch.map { if case .frames(let texts) = $0 { texts.first?.contains(#""version":1"#) == true } else { false } } == true)
+        try await Task.sleep(for: .milliseconds(100))
+        let settled = hub.shared.ticks
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(hub.shared.ticks == settled)                // up to date: no further tick in 200 intervals
+        runner.cancel()
+        await runner.value                                  // a cancelled run loop returns
+    }
+}
