@@ -11,6 +11,8 @@ public enum LiveClientFrame<Command: Sendable>: Sendable {
     case command(LiveCommandRequest<Command>)
     /// New credentials for a live client, before its current ones expire.
     case reauth(LiveReauth)
+    /// A heartbeat: the server answers `pong` at once, echoing `ref`.
+    case ping(ref: Int?)
 
 }
 
@@ -87,6 +89,8 @@ extension LiveClientFrame where Command: Decodable {
                 throw LiveFrameError(.malformed, "a reauth frame: \(Self.describe(error))", ref: ref)
             }
             return .reauth(LiveReauth(token: wire.token, ref: ref))
+        case "ping":
+            return .ping(ref: ref)
         case nil:
             throw LiveFrameError(.malformed, "a frame needs a string \"type\"", ref: ref)
         case let other?:
@@ -127,6 +131,7 @@ extension LiveClientFrame where Command: Decodable {
             case "hello": ["type", "ref", "protocol", "token", "params", "resume", "client"]
             case "command": ["type", "ref", "cid", "seq", "command"]
             case "reauth": ["type", "ref", "token"]
+            case "ping": ["type", "ref"]
             default: Self.known
             }
             unknownKey = container.allKeys.map(\.stringValue).sorted().first { !allowed.contains($0) }

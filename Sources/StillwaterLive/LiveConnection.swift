@@ -28,6 +28,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         var expiry: Task<Void, Never>?
         /// The audience the client was admitted to.
         var audience: Service.Audience?
+        /// The client id under which the connection is in the hub's presence list, once it joined.
+        var present: LiveClientID?
         var removed = false
         /// The end of a connection whose view cannot be sent: the frames the session held, the
         /// `view_unavailable` error, then the close (1011). Written before anything else; the session
@@ -108,9 +110,26 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         driver.withLock { $0.timer = timer }
     }
 
+    deinit {
+        // An adapter that let go of the connection without closing it: its entry leaves all the same.
+        if let present = driver.withLock({ $0.present }) { hub.shared.leave(present) }
+    }
+
     /// Where the connection's session is in its life.
     public var phase: LiveSession<Service.Command, Service.Identity>.Phase {
         driver.withLock { $0.phase }
+    }
+
+    /// The id the client numbers its commands under, once admitted (its hello's, or the one its welcome
+    /// gave); nil before.
+    public var client: LiveClientID? {
+        driver.withLock { $0.session.client }
+    }
+
+    /// Who the client is while it is live (as ``LiveService/authenticate(_:)`` or its last `reauth`
+    /// admitted it); nil in every other phase.
+    public var identity: Service.Identity? {
+        driver.withLock { $0.session.identity }
     }
 
     /// Whether ``nextWrite()`` would return at once (frames are waiting, or the close).
@@ -264,10 +283,43 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         return driver.takeFinished()
     }
 
-    /// Stops the timers and forgets the connection in the hub, as ``Driver/takeFinished()`` said.
+    /// Stops the timers and forgets the connection in the hub (and its presence), as
+    /// ``Driver/takeFinished()`` said.
     private func finish(_ finished: (remove: Bool, timers: [Task<Void, Never>])) {
         for timer in finished.timers { timer.cancel() }
-        if finished.remove { hub.shared.remove(self) }
+        guard finished.remove else { return }
+        hub.shared.remove(self)
+        if let present = driver.withLock({ driver -> LiveClientID? in
+            defer { driver.present = nil }
+            return driver.present
+        }) {
+            hub.shared.leave(present)
+        }
+    }
+
+    /// Queues a presence frame (see ``LiveSession/presence(changes:whole:)``).
+    func presence(changes: String, whole: String) {
+        update { $0.presence(changes: changes, whole: whole) }
+    }
+
+    /// Puts the admitted client in the hub's presence list and sends it the whole list, when the service
+    /// shows it. The entry is made outside every lock (the service's code and its `Encodable`).
+    private func joinPresence(as identity: Service.Identity) {
+        guard LiveHubShared<Service>.showsPresence, let entry = hub.service.presence(of: identity) else { return }
+        let json: String
+        do {
+            json = try LiveJSON.text(of: entry)
+        } catch {
+            return updateDriver { $0.viewUnavailable("the presence entry cannot be sent: \(LiveJSON.describe(encoding: error))") }
+        }
+        // Joined under the connection's lock (the hub's lock is taken inside it, the one order allowed),
+        // so that a close, whose removal takes the entry out, always comes after the join.
+        let whole = driver.withLock { driver -> String? in
+            guard driver.session.phase == .live, driver.present == nil, let client = driver.session.client else { return nil }
+            driver.present = client
+            return hub.shared.join(client, entry: json)
+        }
+        if let whole { update { $0.presence(changes: whole, whole: whole) } }
     }
 
     /// Runs `body` on the session and does the work it asks for. Commands are submitted to the hub
@@ -405,6 +457,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
                 $0.authenticated(as: identity, client: client, stream: hub.stream, sync: sync, version: frame.version, you: you,
                                  expires: expires)
             }
+            joinPresence(as: identity)
             expire(at: expires)
         case .failure(let refusal):
             update { $0.refused(refusal.message) }

@@ -329,7 +329,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
     /// ``run()`` calls this every ``LiveOptions/patchInterval``; call it yourself to drive time in a test.
     ///
     /// Each audience's frames are made once and shared by its clients: the view of each version once, the
-    /// patch from each version once.
+    /// patch from each version once. When the service shows presence, who joined and left since the last
+    /// tick goes to every admitted client in one `presence` frame (made once).
     public func tick() {
         shared.tickStarts()
         let head = shared.head
@@ -342,6 +343,11 @@ public final class LiveHub<Service: LiveService>: Sendable {
             for (from, connections) in byVersion {
                 let frame = shared.syncFrame(for: audience, from: from, to: head, stream: stream)
                 for connection in connections { connection.sync(frame.text, from: from, to: frame.version) }
+            }
+        }
+        if LiveHubShared<Service>.showsPresence, let presence = shared.takePresenceChanges() {
+            for (connection, audience) in shared.members where audience != nil {
+                connection.presence(changes: presence.changes, whole: presence.whole)
             }
         }
     }

@@ -41,6 +41,8 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var connections: [ObjectIdentifier: Member] = [:]
         /// The run loops waiting for a client to fall behind (``LiveHub/run()``).
         var wakeups = LiveWakeups()
+        /// Who is here, and what changed since the last tick.
+        var presence = LivePresenceList()
     }
 
     /// The newest state and its version.
@@ -356,6 +358,37 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         }
     }
 
+    // MARK: Presence
+
+    /// Whether the service shows presence (its ``LiveService/Presence`` is not `Never`).
+    static var showsPresence: Bool { Service.Presence.self != Never.self }
+
+    /// Adds `client`'s entry (its JSON text) to the list; returns the whole list's frame, for the client
+    /// that joined.
+    func join(_ client: LiveClientID, entry: String) -> String {
+        let whole = state.withLock { state in
+            state.presence.join(client.text, entry: entry)
+            return ServerFrame.presence(state: state.presence.entries)
+        }
+        wantTick()
+        return whole
+    }
+
+    /// Takes `client`'s connection out of the list (the entry leaves once its last connection did).
+    func leave(_ client: LiveClientID) {
+        let changed = state.withLock { $0.presence.leave(client.text) }
+        if changed { wantTick() }
+    }
+
+    /// The frames of what changed in the list since the last call (`changes`, and the whole list after
+    /// them), or nil when nothing did.
+    func takePresenceChanges() -> (changes: String, whole: String)? {
+        state.withLock { state in
+            guard let (joins, leaves) = state.presence.takeChanges() else { return nil }
+            return (ServerFrame.presence(joins: joins, leaves: leaves), ServerFrame.presence(state: state.presence.entries))
+        }
+    }
+
     // MARK: Waking the tick
 
     /// A client may be behind the newest version: wakes a run loop (``LiveHub/run()``), or leaves word
@@ -403,6 +436,49 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         // A cancellation that came after the wake is not kept for a call that will never look for it.
         state.withLock { $0.wakeups.forget(call: call) }
         return woken && !Task.isCancelled
+    }
+}
+
+/// Who is connected to a hub, with each client's entry as JSON text, and what changed since it was last
+/// asked. A client connected twice (a reconnect overlapping its old connection) is one entry, which
+/// leaves with its last connection.
+struct LivePresenceList {
+    private var present: [String: (entry: String, connections: Int)] = [:]
+    private var joined: [String: String] = [:]
+    private var left: Set<String> = []
+
+    /// The whole list, sorted by client id.
+    var entries: [(client: String, json: String)] {
+        present.map { ($0.key, $0.value.entry) }.sorted { $0.client < $1.client }
+    }
+
+    mutating func join(_ client: String, entry: String) {
+        present[client] = (entry, (present[client]?.connections ?? 0) + 1)
+        joined[client] = entry
+        left.remove(client)
+    }
+
+    /// True when the entry left (its last connection closed).
+    mutating func leave(_ client: String) -> Bool {
+        guard let found = present[client] else { return false }
+        guard found.connections <= 1 else {
+            present[client]?.connections -= 1
+            return false
+        }
+        present[client] = nil
+        joined[client] = nil
+        left.insert(client)
+        return true
+    }
+
+    /// What joined and left since the last call, each sorted by client id; nil when nothing did.
+    mutating func takeChanges() -> (joins: [(client: String, json: String)], leaves: [String])? {
+        guard !joined.isEmpty || !left.isEmpty else { return nil }
+        defer {
+            joined = [:]
+            left = []
+        }
+        return (joined.map { ($0.key, $0.value) }.sorted { $0.client < $1.client }, left.sorted())
     }
 }
 

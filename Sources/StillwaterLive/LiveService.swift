@@ -53,6 +53,9 @@ public protocol LiveService: Sendable {
     /// What the welcome tells a client about itself (`you`): its name, its role. `Never` by default:
     /// the welcome says nothing.
     associatedtype Profile: Encodable & Sendable = Never
+    /// What the other clients of the hub are shown of a connected client in `presence` frames (a name, a
+    /// colour). `Never` by default: the hub sends no presence frame.
+    associatedtype Presence: Encodable & Sendable = Never
 
     /// The view of `state` that clients are shown, when every client is shown the same one.
     ///
@@ -74,6 +77,11 @@ public protocol LiveService: Sendable {
     /// What the welcome tells the client about itself, in its `you` member; nil leaves the member out
     /// (the default).
     func profile(of identity: Identity) -> Profile?
+
+    /// What the hub's clients are shown of a client admitted as `identity` while it is connected (its
+    /// entry in `presence` frames, under its client id); nil keeps it out of the list. Called once when
+    /// it is admitted. The default is nil.
+    func presence(of identity: Identity) -> Presence?
 
     /// Turns a client's command into an action to record and apply, or refuses it.
     ///
@@ -119,6 +127,9 @@ extension LiveService {
 
     /// Nil: the welcome says nothing about the client.
     public func profile(of identity: Identity) -> Profile? { nil }
+
+    /// Nil: the client is not shown in presence frames.
+    public func presence(of identity: Identity) -> Presence? { nil }
 }
 
 /// What becomes of one command: an action to record and apply, or a refusal with its reason.

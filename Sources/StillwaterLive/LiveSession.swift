@@ -174,6 +174,10 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         case (.live, .reauth(let reauth)):
             let handshake = LiveHandshake(token: reauth.token, params: helloParams, transport: transport)
             return [.reauthenticate(handshake, ref: reauth.ref)]
+        case (.authenticating, .ping(let ref)), (.live, .ping(let ref)):
+            enqueue(Outgoing(text: ServerFrame.pong(ref: ref)))
+        case (.awaitingHello, .ping(let ref)):
+            fail(.helloExpected, "the first frame must be a hello", ref: ref, closing: .protocolError)
         case (.awaitingHello, .reauth(let reauth)):
             fail(.helloExpected, "the first frame must be a hello", ref: reauth.ref, closing: .protocolError)
         case (.authenticating, .reauth(let reauth)):
@@ -292,6 +296,22 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     public mutating func resync() {
         guard case .live = state else { return }
         mustSnapshot = true
+    }
+
+    /// Queues a presence frame for a live client: `changes` (joins and leaves), or, when a presence frame
+    /// of its still waits in the outbox, `whole` (the whole list) in that frame's place, so that a client
+    /// that reads slowly holds one presence frame at most. Ignored unless the session is ``Phase/live``.
+    ///
+    /// - Parameters:
+    ///   - changes: A `presence` frame with `joins` and `leaves`.
+    ///   - whole: A `presence` frame with the whole list (`state`) as it is after those changes.
+    public mutating func presence(changes: String, whole: String) {
+        guard case .live = state else { return }
+        if let waiting = outbox.firstIndex(where: { $0.isPresence }) {
+            outbox[waiting].text = whole
+        } else {
+            enqueue(Outgoing(text: changes, isPresence: true))
+        }
     }
 
     /// The version a client that must be sent a snapshot is taken to have: no audience keeps a view at it.
@@ -465,6 +485,8 @@ private struct LiveOutgoingFrame: Sendable {
     var holdsPlace = false
     /// A snapshot or patch.
     var isSync = false
+    /// A presence frame.
+    var isPresence = false
 }
 
 /// The bounds of one connection.

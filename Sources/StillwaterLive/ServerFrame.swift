@@ -99,6 +99,56 @@ enum ServerFrame {
         return json.text
     }
 
+    static func pong(ref: Int?) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"pong""#)
+        writeReference(ref: ref, cid: nil, seq: nil, to: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// A presence frame with the whole list: each entry's client id and its JSON text.
+    static func presence(state: [(client: String, json: String)]) -> String {
+        var json = LiveJSONWriter(capacity: 32 + state.reduce(0) { $0 + $1.client.utf8.count + $1.json.utf8.count + 4 })
+        json.raw(#"{"type":"presence","state":"#)
+        writeEntries(state, to: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// A presence frame with what changed: entries that joined (or changed), and client ids that left.
+    static func presence(joins: [(client: String, json: String)], leaves: [String]) -> String {
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"presence""#)
+        if !joins.isEmpty {
+            json.key("joins")
+            writeEntries(joins, to: &json)
+        }
+        if !leaves.isEmpty {
+            json.key("leaves")
+            json.raw("[")
+            for (index, client) in leaves.enumerated() {
+                if index > 0 { json.raw(",") }
+                json.string(client)
+            }
+            json.raw("]")
+        }
+        json.raw("}")
+        return json.text
+    }
+
+    /// Writes `{"id":entry,…}`.
+    private static func writeEntries(_ entries: [(client: String, json: String)], to json: inout LiveJSONWriter) {
+        json.raw("{")
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.string(entry.client)
+            json.raw(":")
+            json.raw(entry.json)
+        }
+        json.raw("}")
+    }
+
     static func reauthed(ref: Int?, expires: Date?) -> String {
         var json = LiveJSONWriter()
         json.raw(#"{"type":"reauthed""#)

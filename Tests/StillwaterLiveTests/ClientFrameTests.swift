@@ -74,9 +74,9 @@ struct ClientFrameTests {
             let length = Int.random(in: 0..<60, using: &random)
             let text = String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
             if case .success(let frame) = decode(text) {
-                // Only a well-formed hello, command or reauth may decode.
+                // Only a well-formed hello, command, reauth or ping may decode.
                 switch frame {
-                case .hello, .command, .reauth: break
+                case .hello, .command, .reauth, .ping: break
                 }
             }
         }

@@ -53,6 +53,8 @@ final class TestClock: Sendable {
 
 struct TeamService: LiveService {
     let clock: TestClock
+    /// Whether clients are shown in presence frames.
+    var showsPresence = false
     /// How many views the hub asked for, by audience.
     let made = ViewCounts()
 
@@ -64,6 +66,10 @@ struct TeamService: LiveService {
     func audience(of identity: TeamUser) -> TeamUser.Role { identity.role }
 
     func profile(of identity: TeamUser) -> TeamProfile? { TeamProfile(name: identity.name, role: identity.role.rawValue) }
+
+    func presence(of identity: TeamUser) -> TeamProfile? {
+        showsPresence ? TeamProfile(name: identity.name, role: identity.role.rawValue) : nil
+    }
 
     func decide(_ command: String, state: Tasks, identity: TeamUser) -> LiveDecision<AddTask> {
         identity.role == .member ? .accept(AddTask(name: command, assignee: identity.name)) : .reject("viewers cannot add tasks")
@@ -80,6 +86,11 @@ struct TeamService: LiveService {
     }
 }
 
+/// The client id a connection's welcome gave.
+private func clientID(_ connection: LiveConnection<TeamService>) throws -> String {
+    try #require(connection.client?.text)
+}
+
 private func hello(_ token: String) -> String {
     #"{"type":"hello","protocol":1,"token":"\#(token)"}"#
 }
@@ -88,10 +99,10 @@ private func hello(_ token: String) -> String {
 struct LiveAudienceTests {
     let clock = TestClock()
 
-    func makeHub(options: LiveOptions = LiveOptions()) async throws -> LiveHub<TeamService> {
+    func makeHub(options: LiveOptions = LiveOptions(), presence: Bool = false) async throws -> LiveHub<TeamService> {
         var options = options
         options.now = { [clock] in clock.now }
-        return try await LiveHub.open(TeamService(clock: clock), log: MemoryJournal<LiveLogState<Tasks>, LiveEntry<AddTask>>(),
+        return try await LiveHub.open(TeamService(clock: clock, showsPresence: presence), log: MemoryJournal<LiveLogState<Tasks>, LiveEntry<AddTask>>(),
                                       initial: Tasks(), options: options)
     }
 
@@ -235,6 +246,57 @@ struct LiveAudienceTests {
         }
         #expect(bob.phase == .live)
         #expect(hub.disconnect(where: { $0.name == "ann" }, reason: "again") == 0)
+    }
+
+    @Test("presence: the whole list on joining, then joins and leaves once per tick; a client connected twice is one entry")
+    func presence() async throws {
+        let hub = try await makeHub(presence: true)
+        let (ann, _) = await join(hub, "ann:member")
+        let annID = try clientID(ann)
+        #expect(await frames(ann) == [#"{"type":"presence","state":{"\#(annID)":{"name":"ann","role":"member"}}}"#])
+        hub.tick()   // her own join, which she knows of already: applying it again changes nothing
+        #expect(await frames(ann) == [#"{"type":"presence","joins":{"\#(annID)":{"name":"ann","role":"member"}}}"#])
+        let (bob, _) = await join(hub, "bob:viewer")
+        let bobID = try clientID(bob)
+        let bobFrames = await frames(bob)
+        #expect(bobFrames.count == 1 && (object(bobFrames[0])["state"] as? [String: Any])?.count == 2)
+        hub.tick()
+        #expect(await frames(ann) == [#"{"type":"presence","joins":{"\#(bobID)":{"name":"bob","role":"viewer"}}}"#])
+        _ = await frames(bob)
+        // Bob connects again under his id before the old connection closed: still one entry.
+        let again = hub.connect()
+        again.receive(#"{"type":"hello","protocol":1,"token":"bob:viewer","client":"\#(bobID)"}"#)
+        _ = await again.nextWrite()
+        _ = await frames(again)
+        bob.transportClosed()
+        hub.tick()
+        #expect(await frames(ann).allSatisfy { !$0.contains("leaves") })
+        again.transportClosed()
+        hub.tick()
+        #expect(await frames(ann) == [#"{"type":"presence","leaves":["\#(bobID)"]}"#])
+        // A client that reads slowly holds one presence frame: the whole list replaces the waiting changes.
+        let (cat, _) = await join(hub, "cat:member")
+        hub.tick()
+        let (dan, _) = await join(hub, "dan:member")
+        hub.tick()
+        let waiting = await frames(ann)
+        #expect(waiting.count == 1)
+        #expect((object(waiting[0])["state"] as? [String: Any])?.count == 3)
+        _ = (cat, dan)
+    }
+
+    @Test("a ping is answered by a pong with its ref; before the hello it is a protocol error")
+    func ping() async throws {
+        let hub = try await makeHub()
+        let (ann, _) = await join(hub, "ann:member")
+        ann.receive(#"{"type":"ping","ref":9}"#)
+        #expect(await ann.nextWrite() == .frames([#"{"type":"pong","ref":9}"#]))
+        ann.receive(#"{"type":"ping"}"#)
+        #expect(await ann.nextWrite() == .frames([#"{"type":"pong"}"#]))
+        let early = hub.connect()
+        early.receive(#"{"type":"ping"}"#)
+        #expect(await early.nextWrite() == .frames([#"{"type":"error","code":"hello_expected","message":"the first frame must be a hello"}"#]))
+        #expect(await early.nextWrite() == .close(.protocolError, reason: "hello_expected"))
     }
 
     @Test("run() ticks only while a client is behind: an idle hub, with or without clients, schedules nothing")
