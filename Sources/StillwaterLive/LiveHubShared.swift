@@ -89,6 +89,8 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     // then call through one more layer than the last (LiveHubSharedTests checks the depth stays flat).
     private struct WriterStart {
         var run: (@Sendable () -> Void)?
+        /// Told when the last connection closed (``LiveRooms``' idle watch).
+        var onEmpty: (@Sendable () -> Void)?
     }
 
     init(service: Service, version: Int, state: Service.State, historyCapacity: Int) {
@@ -98,6 +100,11 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         initial.target = version
         self.state = LiveLock(initial)
         headVersion = Atomic(version)
+    }
+
+    /// Sets what is called (outside every lock of the hub) each time the hub's last connection closes.
+    func setOnEmpty(_ body: @escaping @Sendable () -> Void) {
+        start.withLock { $0.onEmpty = body }
     }
 
     /// Sets what starts the writer's run loop.
@@ -326,10 +333,12 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     }
 
     func remove(_ connection: LiveConnection<Service>) {
-        state.withLock { state in
-            guard let member = state.connections.removeValue(forKey: ObjectIdentifier(connection)) else { return }
+        let emptied = state.withLock { state -> Bool in
+            guard let member = state.connections.removeValue(forKey: ObjectIdentifier(connection)) else { return false }
             if let audience = member.audience { state.audiences[audience]?.members -= 1 }
+            return state.connections.isEmpty
         }
+        if emptied { start.withLock { $0.onEmpty }?() }
     }
 
     /// The open connections (forgetting those their adapters let go of).
@@ -340,7 +349,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     /// The open connections with their audiences (nil before admission), forgetting those their
     /// adapters let go of.
     var members: [(connection: LiveConnection<Service>, audience: Service.Audience?)] {
-        state.withLock { state in
+        let (live, emptied) = state.withLock { state -> ([(connection: LiveConnection<Service>, audience: Service.Audience?)], Bool) in
             var live: [(connection: LiveConnection<Service>, audience: Service.Audience?)] = []
             live.reserveCapacity(state.connections.count)
             var gone: [ObjectIdentifier] = []
@@ -354,8 +363,10 @@ final class LiveHubShared<Service: LiveService>: Sendable {
             for id in gone {
                 if let audience = state.connections.removeValue(forKey: id)?.audience { state.audiences[audience]?.members -= 1 }
             }
-            return live
+            return (live, !gone.isEmpty && state.connections.isEmpty)
         }
+        if emptied { start.withLock { $0.onEmpty }?() }
+        return live
     }
 
     // MARK: Presence
