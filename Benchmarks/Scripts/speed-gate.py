@@ -24,8 +24,8 @@ three; the difference is two runs of the hot part, so what happens only once per
 run's metadata instantiation, caches warming up) cancels, and the gate divides it by two runs'
 operations (`benchmarks --operations` says how many one run has). Swift's per-process random hashing seed
 is switched off (`SWIFT_DETERMINISTIC_HASHING=1`), so two runs of the same binary agree to the
-instruction or nearly (W14 to within half a percent: its measuring thread meets the hub's writer thread
-at a lock, and starts that writer's task or finds it still running, as timing has it).
+instruction or nearly (W14 to within about 1%: its measuring thread waits for the hub's writer thread,
+meets it at locks, and starts that writer's task or finds it still running, as timing has it).
 
 Exit status: 0 when every workload is within the threshold (or after `--update`), 1 when one rose more
 than the threshold or a run failed (a message names the workload), 2 for a usage error or a missing

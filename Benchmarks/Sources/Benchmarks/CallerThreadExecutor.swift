@@ -12,7 +12,9 @@ import Synchronization
 /// on the machine. Work the library starts in unstructured tasks of its own (the hub's writer, the check
 /// of a client's credentials) still runs on the global executor: a preference is not inherited by them.
 ///
-/// Between two calls of ``run(_:)`` nothing runs: jobs enqueued meanwhile wait for the next call.
+/// Between two calls of ``run(_:)`` nothing runs: jobs enqueued meanwhile wait for the next call. A
+/// run in which no job comes for ``stallLimit`` stops the program with the workload's name, rather than
+/// hang a CI run (a task waits for something that never comes: a frame the library did not send).
 final class CallerThreadExecutor: TaskExecutor {
     private struct Queue {
         var jobs: [UnownedJob] = []
@@ -24,6 +26,15 @@ final class CallerThreadExecutor: TaskExecutor {
 
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
+    /// Who runs here, for the message of a stall.
+    let name: String
+    /// How long a run may wait without a job.
+    let stallLimit: Duration
+
+    init(name: String, stallLimit: Duration = .seconds(300)) {
+        self.name = name
+        self.stallLimit = stallLimit
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -59,7 +70,11 @@ final class CallerThreadExecutor: TaskExecutor {
             }
             if batch.isEmpty {
                 if finished { break }
-                wake.wait()
+                let limit = stallLimit.components
+                let nanoseconds = limit.seconds * 1_000_000_000 + limit.attoseconds / 1_000_000_000
+                if wake.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
+                    fatalError("\(name): nothing to run for \(stallLimit); a task waits for what never came")
+                }
                 continue
             }
             // Every job taken is run, even when the task ended meanwhile: it left the queue.

@@ -87,7 +87,7 @@ func liveFanoutWorkload(_ scale: Scale, shape: FanoutShape) -> Workload {
         operations: ticks * shape.connections, countsAllocations: true,
         contenders: [
             Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextWrite)") { stopwatch in
-                let executor = CallerThreadExecutor()
+                let executor = CallerThreadExecutor(name: "W14")
                 let fanout = executor.run { await Fanout.start(shape, on: executor) }
                 stopwatch.measure {
                     executor.run { await fanout.deliver(ticks: ticks) }
