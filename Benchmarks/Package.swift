@@ -29,6 +29,7 @@ let package = Package(
                 "MallocCounter",
                 "Callgrind",
                 .product(name: "Stillwater", package: "Stillwater"),
+                .product(name: "StillwaterLive", package: "Stillwater"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: stillwaterParts

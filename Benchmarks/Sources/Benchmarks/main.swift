@@ -20,6 +20,7 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
     ("W8", latestWorkload),
     ("W9", effectsWorkload),
     ("W12", bridgeWorkload),
+    ("W14", liveFanoutWorkload),
 ]
 
 let usage = """
@@ -28,7 +29,7 @@ let usage = """
            benchmarks --journal-group-commit [--commands N]
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
-      --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 ("W6" means both sizes)
+      --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 W14 ("W6" means both sizes)
       --library NAME   run only the libraries whose name starts with NAME (for profiling one library)
       --rounds N       rounds per library (default 5; --quick: 3)
       --markdown PATH  also write the table to PATH

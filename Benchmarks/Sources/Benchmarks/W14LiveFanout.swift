@@ -1,0 +1,239 @@
+import Stillwater
+import StillwaterLive
+import Synchronization
+
+// MARK: - The service
+
+/// One row of W14's list: an id, a text and a count that the commands change.
+struct FanoutRow: Codable, Equatable, Sendable, Diffable {
+    var id: Int
+    var text: String
+    var count: Int
+    var diffIdentifier: Int { id }
+}
+
+/// W14's state: a title and the rows.
+struct FanoutState: Codable, Sendable {
+    var title = "W14 live fan-out"
+    var rows: [FanoutRow]
+
+    init(rows: Int) {
+        self.rows = (0..<rows).map { FanoutRow(id: $0, text: "row \($0)", count: 0) }
+    }
+}
+
+/// W14's view: the whole state, the rows as a list (sent as a `ListPatch`), the title as a value.
+struct FanoutView: LiveView {
+    var title: String
+    var rows: [FanoutRow]
+    static let liveFields: [LiveField<FanoutView>] = [.value("title", \.title), .list("rows", \.rows)]
+}
+
+/// W14's command and its action: set one row's count.
+struct SetRowCount: Action, Codable, Sendable {
+    var row: Int
+    var count: Int
+    func reduce(_ state: inout FanoutState) { state.rows[row].count = count }
+}
+
+/// W14's service: every command is accepted as it is; every client is admitted.
+struct FanoutService: LiveService {
+    func view(of state: FanoutState) -> FanoutView { FanoutView(title: state.title, rows: state.rows) }
+    func decide(_ command: SetRowCount, state: FanoutState, identity: String) -> LiveDecision<SetRowCount> { .accept(command) }
+    func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> { .accepted("reader") }
+}
+
+// MARK: - The workload
+
+/// W14's shape: what stays the same at every scale (`--quick` divides only the commands).
+struct FanoutShape {
+    var connections = 1_000
+    var rows = 200
+    /// Commands applied per tick.
+    var batch = 10
+    /// How many audiences the connections are spread over, each with a view of its own. Only 1 exists:
+    /// the library has no views per audience yet. Once it has, connection `i` joins audience
+    /// `i % audiences`, and the variants of the workloads file (1, 10 and 1 000) become entries of the
+    /// registry ("W14 a10", "W14 a1000") made by `liveFanoutWorkload(_:shape:)` with this set.
+    var audiences = 1
+}
+
+/// W14 live fan-out: one `LiveHub` whose view holds a 200-row list and a title, 1 000 connections
+/// admitted over the live protocol (no sockets), each with a write loop awaiting `nextWrite()` as an
+/// adapter's does; `count` commands, each setting one row's count, submitted 10 at a time through
+/// `LiveHub.submit`, and after each 10 are applied a `tick()`, which sends every connection one patch.
+/// Measured per delivered frame: the timed part is the whole loop (submitting, waiting for the hub's
+/// writer to apply, the tick, every write loop taking its frame).
+///
+/// The write loops and the loop that submits and ticks run on the measuring thread
+/// (``CallerThreadExecutor``), so the speed gate counts them: the tick (the patch's diff and encoding,
+/// once per tick, and handing it to each connection) and the write loops' takes. The hub's writer
+/// (deciding, the journal's append, reducing, the view) runs on the global executor, in a task of the
+/// library's own: its time and allocations are in the figures, its instructions are not in the gate's count.
+///
+/// Checksum: the frames delivered, plus the version of the last frame connection 0 took (which must be
+/// `count`: the run stops otherwise). The note gives the bytes encoded per version (what the first
+/// connection took, over the versions: one patch per tick covers `batch` of them) and the bytes the write
+/// loops took in all.
+func liveFanoutWorkload(_ scale: Scale) -> Workload {
+    liveFanoutWorkload(scale, shape: FanoutShape())
+}
+
+func liveFanoutWorkload(_ scale: Scale, shape: FanoutShape) -> Workload {
+    precondition(shape.audiences == 1, "W14: views per audience do not exist yet")
+    let ticks = max(1, scale.count(10_000) / shape.batch)
+    return Workload(
+        name: "W14", title: "live fan-out ×\(shape.connections)", operation: "frame",
+        operations: ticks * shape.connections, countsAllocations: true,
+        contenders: [
+            Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextWrite)") { stopwatch in
+                let executor = CallerThreadExecutor(name: "W14")
+                let fanout = executor.run { await Fanout.start(shape, on: executor) }
+                stopwatch.measure {
+                    executor.run { await fanout.deliver(ticks: ticks) }
+                }
+                let tally = fanout.tally
+                let frames = tally.frames, version = tally.lastVersion
+                executor.run { await fanout.finish() }
+                precondition(frames == ticks * shape.connections && version == ticks * shape.batch, """
+                    W14: \(frames) frames delivered (not \(ticks * shape.connections)); connection 0 ended on \
+                    version \(version), not \(ticks * shape.batch)
+                    """)
+                stopwatch.note = "encoded \(number(Double(tally.firstBytes) / Double(version))) bytes per version "
+                    + "(\(number(Double(tally.firstBytes) / Double(ticks))) per tick's patch); written \(number(Double(tally.bytes))) "
+                    + "bytes in all, \(number(Double(tally.bytes) / Double(tally.firstBytes)))x the encoded"
+                return frames &+ version
+            },
+        ]
+    )
+}
+
+/// A hub with its connections admitted, each with its write loop.
+private final class Fanout: Sendable {
+    let shape: FanoutShape
+    let hub: LiveHub<FanoutService>
+    let tally: FanoutTally
+    let writers: [Task<Void, Never>]
+
+    private init(shape: FanoutShape, hub: LiveHub<FanoutService>, tally: FanoutTally, writers: [Task<Void, Never>]) {
+        self.shape = shape
+        self.hub = hub
+        self.tally = tally
+        self.writers = writers
+    }
+
+    /// Opens the hub, connects and admits every connection, and waits until each write loop took its
+    /// welcome and snapshot. Runs in a task of `executor`; the write loops are tasks that prefer it too.
+    static func start(_ shape: FanoutShape, on executor: CallerThreadExecutor) async -> Fanout {
+        let log = MemoryJournal<LiveLogState<FanoutState>, LiveEntry<SetRowCount>>()
+        let hub = try! await LiveHub.open(FanoutService(), log: log, initial: FanoutState(rows: shape.rows))
+        let connections = (0..<shape.connections).map { _ in hub.connect() }
+        let tally = FanoutTally(first: connections[0])
+        // An adapter's write loop: write what `nextWrite()` returns, then ask again, until nil.
+        let writers = connections.map { connection in
+            Task(executorPreference: executor) {
+                while let write = await connection.nextWrite() {
+                    guard case .frames(let frames) = write else { continue }
+                    tally.took(frames, from: connection)
+                }
+            }
+        }
+        await tally.waitForFrames(2 * shape.connections) {
+            for connection in connections { connection.receive(#"{"type":"hello","protocol":1}"#) }
+        }
+        tally.reset()
+        return Fanout(shape: shape, hub: hub, tally: tally, writers: writers)
+    }
+
+    /// The timed part: `ticks` times, submits `batch` commands and waits until they are applied, ticks,
+    /// and waits until every write loop took its patch.
+    func deliver(ticks: Int) async {
+        for tick in 1...ticks {
+            await withCheckedContinuation { (applied: CheckedContinuation<Void, Never>) in
+                let waiting = Countdown(shape.batch)
+                let first = (tick - 1) * shape.batch
+                for command in first..<first + shape.batch {
+                    let set = SetRowCount(row: command % shape.rows, count: command / shape.rows + 1)
+                    hub.submit(set, as: "driver") { _ in
+                        if waiting.tick() { applied.resume() }
+                    }
+                }
+            }
+            await tally.waitForFrames(tick * shape.connections) { hub.tick() }
+        }
+    }
+
+    /// Closes the hub and ends every write loop.
+    func finish() async {
+        await hub.close()
+        for writer in writers { await writer.value }
+    }
+}
+
+/// Counts replies down; true for the one that reaches zero.
+private final class Countdown: Sendable {
+    private let left: Atomic<Int>
+    init(_ count: Int) { left = Atomic(count) }
+    func tick() -> Bool { left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
+}
+
+/// What the write loops took: frames and bytes, and the last frame of the first connection; and the
+/// driver waiting for a number of frames.
+///
+/// Unchecked: the write loops and the driver are tasks of one ``CallerThreadExecutor``, so every access
+/// is on the measuring thread, one job after another (no lock, so the gate counts none).
+private final class FanoutTally: @unchecked Sendable {
+    private let first: LiveConnection<FanoutService>
+    private(set) var frames = 0
+    private(set) var bytes = 0
+    /// The bytes the first connection took: every frame the others took is one of them (each patch is
+    /// encoded once and shared), so this is what was encoded.
+    private(set) var firstBytes = 0
+    private var lastFrame = ""
+    private var target = Int.max
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    init(first: LiveConnection<FanoutService>) {
+        self.first = first
+    }
+
+    /// A write loop took `taken` from `connection`.
+    func took(_ taken: [String], from connection: LiveConnection<FanoutService>) {
+        frames += taken.count
+        for frame in taken { bytes += frame.utf8.count }
+        if connection === first, let last = taken.last {
+            lastFrame = last
+            for frame in taken { firstBytes += frame.utf8.count }
+        }
+        if frames >= target { release() }
+    }
+
+    /// Runs `action`, then waits until the write loops took `count` frames since the last reset.
+    func waitForFrames(_ count: Int, after action: () -> Void) async {
+        await withCheckedContinuation { continuation in
+            target = count
+            waiter = continuation
+            action()
+            if frames >= target { release() }
+        }
+    }
+
+    func reset() {
+        frames = 0
+        bytes = 0
+        firstBytes = 0
+    }
+
+    /// The version of the first connection's last frame (a patch's or a snapshot's `version`).
+    var lastVersion: Int {
+        let member = lastFrame.split(separator: ",").first { $0.hasPrefix(#""version":"#) }
+        return member.flatMap { Int($0.dropFirst(#""version":"#.count)) } ?? -1
+    }
+
+    private func release() {
+        guard let waiter else { return }
+        self.waiter = nil
+        target = .max
+        waiter.resume()
+    }
+}
