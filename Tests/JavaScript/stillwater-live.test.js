@@ -921,3 +921,88 @@ test("4419 with a reauth option: a new token, then a reconnect that resumes; a r
   assert.equal(failing.errors.at(-1).code, "token_expired");
   assert.match(failing.errors.at(-1).message, /no session/);
 });
+
+// ---- presence ----
+
+const ANN = "c018bcfe56800-0123456789abcdef", BOB = "c018bcfe56a11-00000000000000ff", CAT = "c018bcfe56c00-1111111111111111";
+
+test("presence: state replaces the list, joins and leaves change it; each change a new object and one onPresence", () => {
+  const seen = [];
+  const h = harness({ onPresence: (presence, change) => seen.push({ presence, change }) });
+  assert.deepEqual(h.client.presence, {});
+  const ws = bringLive(h);
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } } });
+  assert.deepEqual(h.client.presence, { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } });
+  assert.deepEqual(seen[0].change, { joins: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } }, leaves: [] });
+  const before = h.client.presence;
+  ws.frame({ type: "presence", joins: { [CAT]: { name: "Cat" } }, leaves: [BOB] });
+  assert.deepEqual(h.client.presence, { [ANN]: { name: "Ann" }, [CAT]: { name: "Cat" } });
+  assert.deepEqual(seen[1].change, { joins: { [CAT]: { name: "Cat" } }, leaves: [BOB] });
+  assert.notEqual(h.client.presence, before, "a new object");
+  assert.deepEqual(before, { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } }, "the old one unchanged");
+  ws.frame({ type: "presence", joins: { [ANN]: { name: "Ann", away: true } } });   // a join replaces
+  assert.deepEqual(h.client.presence[ANN], { name: "Ann", away: true });
+  assert.deepEqual(seen[2].change, { joins: { [ANN]: { name: "Ann", away: true } }, leaves: [] });
+  ws.frame({ type: "presence", state: { [CAT]: { name: "Cat" } } });   // a state replaces the whole list
+  assert.deepEqual(h.client.presence, { [CAT]: { name: "Cat" } });
+  assert.deepEqual(seen[3].change, { joins: {}, leaves: [ANN] });
+  assert.equal(seen.length, 4);
+  assert.equal(seen.at(-1).presence, h.client.presence);
+});
+
+test("presence frames are idempotent: a join of an entry held or a leave of one missing changes nothing and calls nothing", () => {
+  const seen = [];
+  const h = harness({ onPresence: (presence) => seen.push(presence) });
+  const ws = bringLive(h);
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" } } });
+  const held = h.client.presence;
+  const delta = { type: "presence", joins: { [BOB]: { name: "Bob" } }, leaves: [CAT] };
+  ws.frame(delta);
+  const after = h.client.presence;
+  ws.frame(delta);
+  ws.frame({ type: "presence", joins: { [ANN]: { name: "Ann" } } });
+  ws.frame({ type: "presence", leaves: [CAT] });
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } } });
+  assert.equal(seen.length, 2);
+  assert.notEqual(after, held);
+  assert.equal(h.client.presence, after, "the same object: nothing changed");
+  assert.deepEqual(after, { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } });
+  assert.equal(h.client.status, "live");
+});
+
+test("presence is emptied when the connection drops, and the state after the next welcome restores it", () => {
+  const seen = [];
+  const h = harness({ onPresence: (presence, change) => seen.push({ presence, change }) });
+  const ws = bringLive(h);
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } } });
+  ws.serverClose(1001);
+  assert.deepEqual(h.client.presence, {});
+  assert.deepEqual(seen.at(-1).change, { joins: {}, leaves: [ANN, BOB] });
+  h.clock.advance(h.clock.nextDelay());
+  const again = bringLive(h, { type: "patch", from: 41, version: 41 });
+  assert.deepEqual(h.client.presence, {});
+  again.frame({ type: "presence", state: { [ANN]: { name: "Ann" } } });
+  assert.deepEqual(h.client.presence, { [ANN]: { name: "Ann" } });
+  assert.equal(seen.length, 3);
+  h.client.close();
+  assert.deepEqual(h.client.presence, {}, "close empties it too");
+});
+
+test("a presence frame out of place or of the wrong shape drops the connection", () => {
+  for (const frame of [
+    { type: "presence", state: [ANN] },
+    { type: "presence", joins: [ANN] },
+    { type: "presence", leaves: ANN },
+    { type: "presence", leaves: [1] },
+  ]) {
+    const h = harness();
+    bringLive(h).frame(frame);
+    assert.equal(h.client.status, "waiting", JSON.stringify(frame));
+    assert.equal(h.errors.at(-1).code, "dropped");
+  }
+  const early = harness();
+  const ws = early.net.last();
+  ws.open();
+  ws.frame({ type: "presence", state: {} });
+  assert.equal(early.client.status, "waiting", "before the welcome");
+});

@@ -11,6 +11,7 @@
  *   reauth: () => fetchNewToken(),         // optional: a Promise of a new token, asked for before `expires`
  *   onView(view, info) { render(view, info.changes) },
  *   onStatus(status, detail) { showStatus(status) },
+ *   onPresence(presence) { showWhoIsHere(Object.values(presence)) },   // when the server's app shows presence
  *   onError(error) { console.warn(error.code, error.message) },
  * });
  * live.send({ add: { text: "Buy milk" } })
@@ -50,6 +51,11 @@
  *   role), as it came; null until a welcome has one.
  * - `expires`: when the credentials expire, in ms since 1970 (the last welcome's `expires`, or the last
  *   `reauthed`'s); null when they do not expire while connected.
+ * - `presence`: who is connected to the same stream now, as the server's presence frames say: an object
+ *   from client id (one per connection: one person with two tabs has two) to the entry the server's app
+ *   gives it (any JSON), this client's own included. A new object on each change, never changed in
+ *   place; empty until a presence `state` comes (a server whose app shows no presence sends none), and
+ *   emptied when the connection drops (the `state` after the next welcome fills it again).
  * - `reauth(token)` → `Promise<{expires}>`: sends `token` in a `reauth` frame (it is the token of every
  *   later hello from then on) and resolves when the server answers `reauthed` (`expires` is updated
  *   first); rejects with the server's error (`unauthorized`: the close 4401 follows and the client stops
@@ -70,6 +76,8 @@
  * or patch; `info` is `{version, stream, snapshot, changes}`, `changes` being the patch's `set` and
  * `lists` or null for a snapshot), `onStatus(status, detail)`, `onError(error)` (a frame the client
  * could not use, an error frame about no command, a close that stops the client),
+ * `onPresence(presence, {joins, leaves})` (after each change of `presence`: `joins` the entries that are
+ * new or changed, `leaves` the ids that left; a frame that changes nothing calls nothing),
  * `onSettled(cid, error, answer)` (every settled command, also those queued before a reload, whose
  * promises are gone; `answer` or `error` as for `send`) and `onQueue(queued)` (after every change of the
  * queue — a `send`, an answer — with the new `queued`; called after the change is stored, before
@@ -341,6 +349,7 @@
     let you = null;             // the last welcome's `you`
     let expires = null;         // when the credentials expire (the last welcome's or reauthed's), or null
     let reauthTimer = null;
+    let presence = {};          // client id → the app's entry, from this connection's presence frames
     const reauths = new Map();  // ref → {resolve, reject} for the reauth frames of this socket not answered yet
     const client = { view: null, version: null, stream: null };
     // The id the server numbers this client's commands under (from a welcome), or null, and the number
@@ -599,6 +608,7 @@
       const unanswered = Array.from(reauths.values());
       reauths.clear();
       for (const waiter of unanswered) waiter.reject(new LiveError("closed", "the connection closed before the reauth was answered"));
+      showPresence({});   // the next connection's state restores it
       if (!ws) return;
       ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
       try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
@@ -662,6 +672,7 @@
         case "ack": return receiveAck(frame);
         case "error": return receiveError(frame);
         case "reauthed": return receiveReauthed(frame);
+        case "presence": return receivePresence(frame);
         default: report("unknown_frame", "a frame of unknown type \"" + String(frame.type).slice(0, 32) + "\" was ignored");
       }
     }
@@ -811,6 +822,44 @@
       rewind(expected);
     }
 
+    // ---- presence ----
+
+    // A `state` replaces the list; `joins` add or replace entries and `leaves` remove them (leaves first,
+    // so an id in both stays), which makes a frame applied twice change nothing the second time.
+    function receivePresence(frame) {
+      const isMap = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+      const leaves = frame.leaves == null ? [] : frame.leaves;
+      const fits = frame.state != null ? isMap(frame.state)
+        : (frame.joins == null || isMap(frame.joins)) && Array.isArray(leaves) && leaves.every((id) => typeof id === "string");
+      if (!welcomed || !fits) { drop("a presence frame out of place or without state, or joins and leaves"); return; }
+      const next = {};
+      const take = (entries) => { for (const id of Object.keys(entries)) if (id !== "__proto__") next[id] = entries[id]; };
+      if (frame.state != null) take(frame.state);
+      else {
+        take(presence);
+        for (const id of leaves) delete next[id];
+        take(frame.joins || {});
+      }
+      showPresence(next);
+    }
+
+    // Makes `next` the presence list when it differs from the current one, and tells `onPresence` which
+    // entries joined (new or changed) and which left.
+    function showPresence(next) {
+      const has = (object, id) => Object.prototype.hasOwnProperty.call(object, id);
+      const joins = {}, leaves = [];
+      let changed = false;
+      for (const id of Object.keys(next)) {
+        if (has(presence, id) && JSON.stringify(presence[id]) === JSON.stringify(next[id])) continue;
+        joins[id] = next[id];
+        changed = true;
+      }
+      for (const id of Object.keys(presence)) if (!has(next, id)) { leaves.push(id); changed = true; }
+      if (!changed) return;
+      presence = next;
+      call(o.onPresence, next, { joins, leaves });
+    }
+
     // ---- credentials that expire ----
 
     // A token from the `reauth` option: a promise of a non-empty string.
@@ -883,6 +932,7 @@
     Object.defineProperty(client, "clientId", { get: () => clientId, enumerable: true });
     Object.defineProperty(client, "you", { get: () => you, enumerable: true });
     Object.defineProperty(client, "expires", { get: () => expires, enumerable: true });
+    Object.defineProperty(client, "presence", { get: () => presence, enumerable: true });
 
     client.send = function (command) {
       if (command === undefined) return Promise.reject(new TypeError("StillwaterLive send: a command is needed"));
