@@ -1,8 +1,8 @@
 // A randomized test of Sources/StillwaterHummingbird/Resources/stillwater-live.js against a model server
 // that numbers commands as Sources/StillwaterLive/StillwaterLive.docc/Protocol.md says (per client id:
 // the next expected number, duplicates, out_of_order, recorded refusals, unavailable and window_full,
-// bad_command that uses no number), with dropped connections (answers lost, commands taken or not) and
-// page reloads on the same storage. Run with `node --test Tests/JavaScript/`.
+// bad_command that uses no number; a ping answered with a pong), with dropped connections (answers lost,
+// commands taken or not) and page reloads on the same storage. Run with `node --test Tests/JavaScript/`.
 //
 // Checked: no command is applied twice; an acknowledged command was applied (or, for a duplicate, decided);
 // a refused one was not applied; and once the faults stop, every command is settled and every command
@@ -51,6 +51,7 @@ function modelServer(random, faults) {
       out({ type: "snapshot", stream: "s-1", version, view: { n: version } });
       return;
     }
+    if (frame.type === "ping") { stats.pong = (stats.pong || 0) + 1; out({ type: "pong" }); return; }
     const echo = { ref: frame.ref };
     if (frame.cid != null) echo.cid = frame.cid;
     if (frame.seq != null) echo.seq = frame.seq;

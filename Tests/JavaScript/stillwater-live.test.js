@@ -808,7 +808,7 @@ test("reauth without expires in the answer: the credentials no longer expire; a 
 
 test("automatic reauth: the option is asked 30 s before expires (at half the time left when shorter) and its token sent", async () => {
   const asked = [];
-  const h = harness({ reauth: () => { asked.push(h.clock.now()); return Promise.resolve("token" + asked.length); } });
+  const h = harness({ heartbeat: false, reauth: () => { asked.push(h.clock.now()); return Promise.resolve("token" + asked.length); } });
   const start = h.clock.now();
   const ws = arrive(h, welcomeWith({ expires: start + 120000 }));
   h.clock.advance(89999);
@@ -1005,4 +1005,72 @@ test("a presence frame out of place or of the wrong shape drops the connection",
   ws.open();
   ws.frame({ type: "presence", state: {} });
   assert.equal(early.client.status, "waiting", "before the welcome");
+});
+
+// ---- heartbeats ----
+
+test("heartbeat: a ping after 25 s without a frame; any frame puts it off; a pong is taken silently", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const pings = () => ws.sent.filter((f) => f.type === "ping").length;
+  h.clock.advance(20000);
+  ws.frame({ type: "patch", from: 41, version: 42, set: { title: "Weekend" } });
+  h.clock.advance(24999);
+  assert.equal(pings(), 0, "25 s from the last frame, not from the first");
+  h.clock.advance(1);
+  assert.equal(pings(), 1);
+  assert.deepEqual(ws.sent.at(-1), { type: "ping" });
+  h.clock.advance(3000);
+  ws.frame({ type: "pong" });
+  h.clock.advance(20000);
+  assert.equal(h.client.status, "live", "answered: no drop");
+  assert.equal(pings(), 1);
+  h.clock.advance(5000);
+  assert.equal(pings(), 2, "25 s after the pong");
+  assert.deepEqual(h.errors, []);
+  assert.equal(h.views.length, 2);
+});
+
+test("heartbeat: nothing within 10 s of the ping drops the connection, and the client reconnects and resumes", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  h.clock.advance(25000);
+  assert.deepEqual(ws.sent.at(-1), { type: "ping" });
+  h.clock.advance(9999);
+  assert.equal(ws.closedByClient, null);
+  h.clock.advance(1);
+  assert.equal(ws.closedByClient, 1000);
+  assert.equal(h.client.status, "waiting");
+  assert.equal(h.errors.at(-1).code, "dropped");
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  assert.notEqual(again, ws);
+  again.open();
+  assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+});
+
+test("heartbeat timings are options; false turns the heartbeat off", () => {
+  const h = harness({ heartbeat: { idle: 1000, timeout: 500 } });
+  const ws = bringLive(h);
+  h.clock.advance(1000);
+  assert.deepEqual(ws.sent.at(-1), { type: "ping" });
+  h.clock.advance(500);
+  assert.equal(h.client.status, "waiting");
+
+  const off = harness({ heartbeat: false });
+  const quiet = bringLive(off);
+  off.clock.advance(120000);
+  assert.deepEqual(quiet.sent.map((f) => f.type), ["hello"]);
+  assert.equal(off.client.status, "live");
+});
+
+test("a frame of an unknown type is reported (unknown_frame) and ignored: the connection goes on", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  ws.frame({ type: "weather", sunny: true });
+  assert.equal(h.errors.at(-1).code, "unknown_frame");
+  assert.equal(h.client.status, "live");
+  assert.equal(ws.closedByClient, null);
+  ws.frame({ type: "patch", from: 41, version: 42, set: { title: "Weekend" } });
+  assert.equal(h.client.view.title, "Weekend");
 });

@@ -84,7 +84,8 @@
  * `onSettled`). `storage` (default: `localStorage` when there is one; `null` keeps the id, the numbering
  * and the queue in memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
  * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); and, for tests,
- * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`.
+ * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`. `heartbeat` (`{idle: 25000, timeout: 10000}`
+ * in ms, or `false` for none): see "Heartbeats" under Guarantees.
  *
  * ## Guarantees
  *
@@ -101,6 +102,11 @@
  *   times a random factor in `[1 − jitter, 1 + jitter)`, and resumes from its stream and version; the
  *   attempt count returns to 0 once a view arrives. A connection that brings no welcome and view within
  *   `helloTimeout` is dropped and tried again.
+ * - **Heartbeats.** A connection that dies without a close is noticed: when the client has received no
+ *   frame for `heartbeat.idle` ms (25 s) it sends a `ping` (no `ref`), and when nothing at all arrives
+ *   within `heartbeat.timeout` ms (10 s) after it, it drops the connection (`onError` gets `dropped`)
+ *   and reconnects after the backoff delay, resuming. Any frame counts as an answer; `pong` does nothing
+ *   more. The timers are the `setTimeout` and `clearTimeout` options'.
  * - **Close codes** are handled as the protocol says: 1001 (server shutting down), 4408, 4429 and any
  *   other close reconnect and resume; 4401 stops (`"refused"`), 4400 stops (`"failed"`), 4403 stops
  *   (`"disconnected"`, the server's reason in the error's message) and 4419 renews the token through the
@@ -332,6 +338,7 @@
     const owner = randomCid(random);
     let superseded = false;     // another page took the stored queue over: handOver() is due
     const helloTimeout = o.helloTimeout == null ? 10000 : o.helloTimeout;
+    const heartbeat = o.heartbeat === false || o.heartbeat === null ? null : Object.assign({ idle: 25000, timeout: 10000 }, o.heartbeat || {});
     const now = o.now || Date.now;
 
     // The state of the client; every change of it happens in this closure.
@@ -342,7 +349,9 @@
     let windowSize = 1;         // commands allowed unanswered (the welcome's window)
     let attempt = 0;            // reconnect attempts since the last view
     let resumable = false;      // whether `view` may be resumed from (false after a list did not fit)
-    let reconnectTimer = null, helloTimer = null, retryTimer = null;
+    let reconnectTimer = null, helloTimer = null, retryTimer = null, heartbeatTimer = null;
+    let lastHeard = 0;          // when the current socket opened or last brought a frame
+    let pingedAt = null;        // when the heartbeat's ping unanswered yet went, or null
     let nextRef = 1;
     let closingError = null;   // an error frame a close follows (about the hello, say): the close reports it
     let token = o.token;        // the token of the next hello (a reauth replaces it)
@@ -588,8 +597,10 @@
         if (clientId !== null) hello.client = clientId;
         if (resumable && client.stream != null && Number.isInteger(client.version)) hello.resume = { stream: client.stream, version: client.version };
         ws.send(JSON.stringify(hello));
+        lastHeard = now();
+        if (heartbeat) heartbeatTimer = later(beat, heartbeat.idle);
       };
-      ws.onmessage = (event) => { if (ws === socket) receive(event.data); };
+      ws.onmessage = (event) => { if (ws === socket) { lastHeard = now(); receive(event.data); } };
       ws.onclose = (event) => { if (ws === socket) closed(event.code, event.reason); };
       ws.onerror = () => { /* a close follows */ };
       helloTimer = later(() => { helloTimer = null; if (ws === socket && !synced) drop("no welcome and view within " + helloTimeout + " ms"); }, helloTimeout);
@@ -603,6 +614,8 @@
       if (helloTimer !== null) { cancel(helloTimer); helloTimer = null; }
       if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
       if (reauthTimer !== null) { cancel(reauthTimer); reauthTimer = null; }
+      if (heartbeatTimer !== null) { cancel(heartbeatTimer); heartbeatTimer = null; }
+      pingedAt = null;
       for (const entry of queue) entry.ref = null;
       frames.clear();
       const unanswered = Array.from(reauths.values());
@@ -612,6 +625,25 @@
       if (!ws) return;
       ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
       try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
+    }
+
+    // The heartbeat, while a socket is open: after `idle` ms without a frame it sends a ping; when nothing
+    // at all arrives within `timeout` ms after that, the socket is dropped (the client reconnects, resuming).
+    function beat() {
+      heartbeatTimer = null;
+      if (socket === null) return;
+      const time = now();
+      if (pingedAt !== null && lastHeard < pingedAt) {
+        if (time - pingedAt >= heartbeat.timeout) { drop("nothing arrived within " + heartbeat.timeout + " ms of a ping"); return; }
+        heartbeatTimer = later(beat, pingedAt + heartbeat.timeout - time);
+        return;
+      }
+      pingedAt = null;
+      const quiet = time - lastHeard;
+      if (quiet < heartbeat.idle) { heartbeatTimer = later(beat, heartbeat.idle - quiet); return; }
+      pingedAt = time;
+      socket.send(JSON.stringify({ type: "ping" }));
+      heartbeatTimer = later(beat, heartbeat.timeout);
     }
 
     // Leaves the current socket (out of step, unreadable, silent) and reconnects.
@@ -673,6 +705,7 @@
         case "error": return receiveError(frame);
         case "reauthed": return receiveReauthed(frame);
         case "presence": return receivePresence(frame);
+        case "pong": return;   // it counts as a frame heard, which is all the heartbeat wants
         default: report("unknown_frame", "a frame of unknown type \"" + String(frame.type).slice(0, 32) + "\" was ignored");
       }
     }
