@@ -75,7 +75,8 @@
  * see "Credentials that expire"), the hooks `onView(view, info)` (once per applied snapshot
  * or patch; `info` is `{version, stream, snapshot, changes}`, `changes` being the patch's `set` and
  * `lists` or null for a snapshot), `onStatus(status, detail)`, `onError(error)` (a frame the client
- * could not use, an error frame about no command, a close that stops the client),
+ * could not use, a frame of an unknown type — ignored, `unknown_frame` —, an error frame about no
+ * command, a close that stops the client, a `reauth` option that gave no token),
  * `onPresence(presence, {joins, leaves})` (after each change of `presence`: `joins` the entries that are
  * new or changed, `leaves` the ids that left; a frame that changes nothing calls nothing),
  * `onSettled(cid, error, answer)` (every settled command, also those queued before a reload, whose
@@ -83,9 +84,9 @@
  * queue — a `send`, an answer — with the new `queued`; called after the change is stored, before
  * `onSettled`). `storage` (default: `localStorage` when there is one; `null` keeps the id, the numbering
  * and the queue in memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
- * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); and, for tests,
- * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`. `heartbeat` (`{idle: 25000, timeout: 10000}`
- * in ms, or `false` for none): see "Heartbeats" under Guarantees.
+ * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); `heartbeat` (`{idle:
+ * 25000, timeout: 10000}` in ms, or `false` for none: see "Heartbeats" under Guarantees); and, for
+ * tests, `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `now`, `newCid`.
  *
  * ## Guarantees
  *
@@ -106,7 +107,7 @@
  *   frame for `heartbeat.idle` ms (25 s) it sends a `ping` (no `ref`), and when nothing at all arrives
  *   within `heartbeat.timeout` ms (10 s) after it, it drops the connection (`onError` gets `dropped`)
  *   and reconnects after the backoff delay, resuming. Any frame counts as an answer; `pong` does nothing
- *   more. The timers are the `setTimeout` and `clearTimeout` options'.
+ *   more. The timers run through the `setTimeout` and `clearTimeout` options.
  * - **Close codes** are handled as the protocol says: 1001 (server shutting down), 4408, 4429 and any
  *   other close reconnect and resume; 4401 stops (`"refused"`), 4400 stops (`"failed"`), 4403 stops
  *   (`"disconnected"`, the server's reason in the error's message) and 4419 renews the token through the
