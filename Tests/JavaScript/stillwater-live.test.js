@@ -828,6 +828,30 @@ test("automatic reauth: the option is asked 30 s before expires (at half the tim
   assert.equal(h.errors.length, 0);
 });
 
+test("automatic reauth: 5 s after the welcome or reauthed at the soonest (a clock ahead of the server's), and expiries beyond a timer's range", async () => {
+  const asked = [];
+  const h = harness({ heartbeat: false, reauth: () => { asked.push(h.clock.now()); return Promise.resolve("t" + asked.length); } });
+  const ws = arrive(h, welcomeWith({ expires: h.clock.now() - 60000 }));   // past, by this client's clock
+  h.clock.advance(4999);
+  assert.equal(asked.length, 0);
+  h.clock.advance(1);
+  assert.equal(asked.length, 1);
+  await settle();
+  ws.frame({ type: "reauthed", ref: ws.sent.at(-1).ref, expires: h.clock.now() - 60000 });
+  await settle();
+  assert.equal(asked.length, 1, "not asked again at once");
+  h.clock.advance(5000);
+  assert.equal(asked.length, 2);
+  await settle();
+  const days40 = 40 * 24 * 3600 * 1000;
+  ws.frame({ type: "reauthed", ref: ws.sent.at(-1).ref, expires: h.clock.now() + days40 });
+  assert.ok(h.clock.nextDelay() <= 2147483647, "no timer longer than setTimeout takes");
+  h.clock.advance(days40 - 30000 - 1);
+  assert.equal(asked.length, 2);
+  h.clock.advance(1);
+  assert.equal(asked.length, 3);
+});
+
 test("automatic reauth that fails is reported; without a reauth option nothing is sent before expiry", async () => {
   const h = harness({ reauth: () => Promise.reject(new Error("signed out")) });
   const ws = arrive(h, welcomeWith({ expires: h.clock.now() + 10000 }));

@@ -121,7 +121,9 @@
  *
  * - A welcome (or a `reauthed`) with `expires` and a `reauth` option: the client calls `reauth()` at
  *   `expires` − 30 s, or at half the time left when that is shorter (a token that lasts 40 s is renewed
- *   after 20 s), and sends the token it gives in a `reauth` frame; each `reauthed` sets the next time.
+ *   after 20 s), 5 s after the welcome or the last `reauthed` at the soonest (so that a clock running
+ *   ahead of the server's does not make it ask again and again), and sends the token it gives in a
+ *   `reauth` frame; each `reauthed` sets the next time.
  *   A `reauth()` that fails (or gives no string) is reported to `onError` (`reauth`), and the
  *   credentials expire.
  * - Without a `reauth` option the client sends nothing: at `expires` the server closes with 4419 and the
@@ -199,6 +201,11 @@
   const OPEN = 1;
   // How long before `expires` the `reauth` option is asked for a new token (or half the time left, when shorter).
   const REAUTH_AHEAD = 30000;
+  // ... but never sooner than this after the welcome or the last reauthed: a client whose clock runs
+  // ahead of the server's finds every expiry past and would otherwise ask again and again.
+  const REAUTH_LEAST = 5000;
+  // The longest delay a timer takes (setTimeout fires at once for a longer one).
+  const LONGEST_TIMER = 2147483647;
   // Error codes the server sends just before it closes: the close reports them, once.
   const CLOSING = new Set(["unauthorized", "token_expired", "disconnected"]);
 
@@ -918,19 +925,27 @@
     }
 
     // With a `reauth` option and an expiry, asks for a new token at `expires` − min(REAUTH_AHEAD, half the
-    // time left) and sends it. Should that fail, the credentials expire and the close 4419 renews them.
+    // time left), REAUTH_LEAST from now at the soonest, and sends it. Should that fail, the credentials
+    // expire and the close 4419 renews them.
     function scheduleReauth() {
       if (reauthTimer !== null) { cancel(reauthTimer); reauthTimer = null; }
       if (typeof o.reauth !== "function" || expires === null) return;
       const left = Math.max(0, expires - now());
+      const delay = Math.max(REAUTH_LEAST, left - Math.min(REAUTH_AHEAD, left / 2));
       const ws = socket;
-      reauthTimer = later(() => {
+      const due = now() + delay;
+      const wait = () => {
+        const rest = due - now();
+        reauthTimer = rest > LONGEST_TIMER ? later(wait, LONGEST_TIMER) : later(ask, rest);
+      };
+      const ask = () => {
         reauthTimer = null;
         renewToken().then((fresh) => {
           if (socket !== ws) { token = fresh; return; }
           sendReauth(fresh).catch(() => { /* a refusal is reported by the close 4401 that follows; a drop reconnects */ });
         }, (error) => report("reauth", "the reauth option gave no token (" + (error && error.message) + "): the credentials expire", { cause: error }));
-      }, left - Math.min(REAUTH_AHEAD, left / 2));
+      };
+      wait();
     }
 
     function receiveReauthed(frame) {
