@@ -884,6 +884,37 @@ test("a refused reauth: its promise rejects with unauthorized, and the close 440
   assert.equal(h.client.reconnect(), false, "refused is final");
 });
 
+test("with a reauth option, a hello refused (credentials that expired while away) gets one new token; a second refusal stops", async () => {
+  let tokens = 0;
+  const h = harness({ reauth: () => Promise.resolve("renewed" + ++tokens) });
+  bringLive(h).serverClose(1006);
+  h.clock.advance(h.clock.nextDelay());
+  const refuse = (ws) => {
+    ws.open();
+    ws.frame({ type: "error", code: "unauthorized", message: "the credentials expired" });
+    ws.serverClose(4401);
+  };
+  refuse(h.net.last());
+  assert.equal(h.client.status, "waiting");
+  await settle();
+  assert.equal(tokens, 1);
+  h.clock.advance(h.clock.nextDelay());
+  const second = h.net.last();
+  refuse(second);
+  assert.equal(second.sent[0].token, "renewed1");
+  assert.equal(h.client.status, "refused");
+  assert.equal(tokens, 1, "not asked again for a token it has just given");
+  assert.deepEqual(h.errors.map((e) => [e.code, e.closeCode]), [["unauthorized", 4401]]);
+
+  // A refused reauth frame stops at once, option or not.
+  const other = harness({ reauth: () => Promise.resolve("never") });
+  const ws = bringLive(other);
+  other.client.reauth("revoked").catch(() => {});
+  ws.frame({ type: "error", code: "unauthorized", message: "token revoked", ref: ws.sent.at(-1).ref });
+  ws.serverClose(4401);
+  assert.equal(other.client.status, "refused");
+});
+
 // The server ends the session (4419 with no reauth option, 4403): the client stops with `status`, reports
 // the error frame once with the close code, keeps the queue, does not reconnect on its own, and
 // `reconnect(token)` connects again, resumes and sends the queue.

@@ -34,7 +34,7 @@
  *   first snapshot. Each applied frame replaces `view` with a new object (members that did not change
  *   keep their old value, so renderers can compare by reference).
  * - `status`: `"connecting"`, `"live"` (welcomed and holding a view), `"waiting"` (disconnected, a
- *   reconnect is scheduled, or a new token is being asked for after 4419), `"refused"` (credentials
+ *   reconnect is scheduled, or a new token is being asked for after 4419 or a refused hello), `"refused"` (credentials
  *   refused: close 4401), `"failed"` (a protocol error: close 4400), `"expired"` (the credentials expired
  *   and there is no new token: close 4419), `"disconnected"` (the server ended the session: close 4403)
  *   or `"closed"` (after `close()`). In the last five the client does not connect on its own and `send`
@@ -109,7 +109,8 @@
  *   and reconnects after the backoff delay, resuming. Any frame counts as an answer; `pong` does nothing
  *   more. The timers run through the `setTimeout` and `clearTimeout` options.
  * - **Close codes** are handled as the protocol says: 1001 (server shutting down), 4408, 4429 and any
- *   other close reconnect and resume; 4401 stops (`"refused"`), 4400 stops (`"failed"`), 4403 stops
+ *   other close reconnect and resume; 4401 stops (`"refused"`; with a `reauth` option, a refused hello is
+ *   first tried once more with a new token), 4400 stops (`"failed"`), 4403 stops
  *   (`"disconnected"`, the server's reason in the error's message) and 4419 renews the token through the
  *   `reauth` option and resumes, or without it stops (`"expired"`); each stop is reported through
  *   `onError` once, with the error frame that came before the close (its code; the close code as
@@ -131,8 +132,12 @@
  * - A close 4419 with a `reauth` option: the status is `"waiting"` (detail `{renewing: true}`) while
  *   `reauth()` runs, then the client reconnects with the new token after the backoff delay, resuming;
  *   when `reauth()` fails, it stops (`"expired"`).
+ * - A hello refused (close 4401) with a `reauth` option, when its token is not one the option has just
+ *   given (the credentials expired while the client was away, say): the client asks the option for a
+ *   new token and reconnects with it, as after 4419; a refusal of that one stops it (`"refused"`), as
+ *   does a refusal without the option.
  * - A refused `reauth` frame is answered `unauthorized` and closed with 4401: the client stops
- *   (`"refused"`) as for a refused hello.
+ *   (`"refused"`).
  *
  * ## Exactly once
  *
@@ -366,6 +371,7 @@
     let you = null;             // the last welcome's `you`
     let expires = null;         // when the credentials expire (the last welcome's or reauthed's), or null
     let reauthTimer = null;
+    let renewed = false;        // the token is one the `reauth` option gave after a close, not welcomed yet
     let presence = {};          // client id → the app's entry, from this connection's presence frames
     const reauths = new Map();  // ref → {resolve, reject} for the reauth frames of this socket not answered yet
     const client = { view: null, version: null, stream: null };
@@ -690,12 +696,20 @@
       const said = closingError;
       closingError = null;
       const because = (fallback) => (said ? said.message : fallback) + text;
-      if (code === 4401) stop("refused", new LiveError("unauthorized", because("the server refused the credentials"), { closeCode: code }));
-      else if (code === 4400) stop("failed", new LiveError(said ? said.code : "protocol", because("the server closed with a protocol error"), { closeCode: code }));
+      const renewable = typeof o.reauth === "function";
+      if (code === 4401) {
+        const error = new LiveError("unauthorized", because("the server refused the credentials"), { closeCode: code });
+        // A hello refused with a token the `reauth` option did not just give (one that expired while the
+        // client was away, say) is tried once more with a new one; a refused reauth frame stops.
+        if (renewable && !welcomed && !renewed) renew("refused", error);
+        else stop("refused", error);
+      } else if (code === 4400) stop("failed", new LiveError(said ? said.code : "protocol", because("the server closed with a protocol error"), { closeCode: code }));
       else if (code === 4403) stop("disconnected", new LiveError("disconnected", because("the server ended the session"), { closeCode: code }));
-      else if (code === 4419 && typeof o.reauth === "function") renew();
-      else if (code === 4419) stop("expired", new LiveError("token_expired", because("the credentials expired"), { closeCode: code }));
-      else {
+      else if (code === 4419) {
+        const error = new LiveError("token_expired", because("the credentials expired"), { closeCode: code });
+        if (renewable) renew("expired", error);
+        else stop("expired", error);
+      } else {
         if (said) call(o.onError, said);
         lost();
       }
@@ -722,6 +736,7 @@
       if (welcomed || frame.protocol !== PROTOCOL) { drop("an unexpected welcome (protocol " + frame.protocol + ")"); return; }
       welcomed = true;
       windowSize = Number.isInteger(frame.window) && frame.window > 0 ? frame.window : 1;
+      renewed = false;
       you = frame.you === undefined ? null : frame.you;
       expires = Number.isInteger(frame.expires) ? frame.expires : null;
       scheduleReauth();
@@ -956,18 +971,23 @@
       if (waiter) waiter.resolve({ expires });
     }
 
-    // The credentials expired (close 4419) and the `reauth` option renews them: a new token, then a
-    // reconnect after the backoff delay, resuming. Without a token the client stops ("expired").
-    function renew() {
+    // The credentials expired (close 4419) or a hello was refused (4401), and the `reauth` option renews
+    // them: a new token, then a reconnect after the backoff delay, resuming. When the option gives no
+    // token the client stops with `finalStatus`, reporting `error`.
+    function renew(finalStatus, error) {
       detach();
       setStatus("waiting", { renewing: true });
       const pending = () => status === "waiting" && socket === null && reconnectTimer === null;
       renewToken().then((fresh) => {
         if (!pending()) return;
         token = fresh;
+        renewed = true;
         lost();
-      }, (error) => {
-        if (pending()) stop("expired", new LiveError("token_expired", "the credentials expired and the reauth option gave no new token: " + (error && error.message), { closeCode: 4419, cause: error }));
+      }, (failure) => {
+        if (!pending()) return;
+        error.message += "; the reauth option gave no new token: " + (failure && failure.message);
+        error.cause = failure;
+        stop(finalStatus, error);
       });
     }
 
