@@ -1041,6 +1041,15 @@ test("presence is emptied when the connection drops, and the state after the nex
   assert.equal(seen.length, 3);
   h.client.close();
   assert.deepEqual(h.client.presence, {}, "close empties it too");
+
+  // A hook that closes the client when presence empties, on a 4419 with a reauth option: it stays closed.
+  let asked = 0;
+  const closing = harness({ reauth: () => { asked++; return Promise.resolve("t"); }, onPresence: (presence) => { if (Object.keys(presence).length === 0) closing.client.close(); } });
+  const live = bringLive(closing);
+  live.frame({ type: "presence", state: { [ANN]: { name: "Ann" } } });
+  live.serverClose(4419);
+  assert.equal(closing.client.status, "closed");
+  assert.equal(asked, 0);
 });
 
 test("a presence frame out of place or of the wrong shape drops the connection", () => {

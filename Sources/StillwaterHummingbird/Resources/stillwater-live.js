@@ -976,6 +976,7 @@
     // token the client stops with `finalStatus`, reporting `error`.
     function renew(finalStatus, error) {
       detach();
+      if (isFinal()) return;   // a hook closed the client
       setStatus("waiting", { renewing: true });
       const pending = () => status === "waiting" && socket === null && reconnectTimer === null;
       renewToken().then((fresh) => {
