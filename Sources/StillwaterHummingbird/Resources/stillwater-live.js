@@ -635,10 +635,11 @@
       const unanswered = Array.from(reauths.values());
       reauths.clear();
       for (const waiter of unanswered) waiter.reject(new LiveError("closed", "the connection closed before the reauth was answered"));
-      showPresence({});   // the next connection's state restores it
-      if (!ws) return;
-      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
-      try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
+      if (ws) {
+        ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+        try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
+      }
+      showPresence({});   // last, as it calls a hook; the next connection's state restores it
     }
 
     // The heartbeat, while a socket is open: after `idle` ms without a frame it sends a ping; when nothing
