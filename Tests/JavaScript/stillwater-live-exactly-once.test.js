@@ -1,7 +1,8 @@
 // A randomized test of Sources/StillwaterHummingbird/Resources/stillwater-live.js against a model server
 // that numbers commands as Sources/StillwaterLive/StillwaterLive.docc/Protocol.md says (per client id:
 // the next expected number, duplicates, out_of_order, recorded refusals, unavailable and window_full,
-// bad_command that uses no number), with dropped connections (answers lost, commands taken or not) and
+// bad_command that uses no number; a ping answered with a pong), with dropped connections (answers lost,
+// commands taken or not), sessions the server ends (4403; the page reconnects when the user asks) and
 // page reloads on the same storage. Run with `node --test Tests/JavaScript/`.
 //
 // Checked: no command is applied twice; an acknowledged command was applied (or, for a duplicate, decided);
@@ -51,6 +52,7 @@ function modelServer(random, faults) {
       out({ type: "snapshot", stream: "s-1", version, view: { n: version } });
       return;
     }
+    if (frame.type === "ping") { stats.pong = (stats.pong || 0) + 1; out({ type: "pong" }); return; }
     const echo = { ref: frame.ref };
     if (frame.cid != null) echo.cid = frame.cid;
     if (frame.seq != null) echo.seq = frame.seq;
@@ -100,6 +102,14 @@ function modelServer(random, faults) {
     open(socket) { socket.readyState = 1; socket.onopen && socket.onopen({}); },
     process(socket) { if (socket.inbox.length) handle(socket, socket.inbox.shift()); },
     deliver(socket) { if (socket.outbox.length && socket.onmessage) socket.onmessage({ data: JSON.stringify(socket.outbox.shift()) }); },
+    /** Ends the session as `hub.disconnect` does: the frames waiting go first, then the error and 4403. */
+    disconnect(socket) {
+      stats.disconnected = (stats.disconnected || 0) + 1;
+      while (socket.outbox.length && socket.onmessage) socket.onmessage({ data: JSON.stringify(socket.outbox.shift()) });
+      socket.onmessage && socket.onmessage({ data: JSON.stringify({ type: "error", code: "disconnected", message: "removed from the room" }) });
+      socket.readyState = 3;
+      socket.onclose && socket.onclose({ code: 4403, reason: "" });
+    },
     drop(socket, taken) {
       for (let i = 0; i < taken && socket.inbox.length; i++) handle(socket, socket.inbox.shift());
       socket.readyState = 3;
@@ -148,6 +158,8 @@ function run(seed, tabs) {
     else if (r < 0.8) { if (socket) server.deliver(socket); }
     else if (r < 0.84) { if (socket && faulty) server.drop(socket, Math.floor(random() * 3)); }
     else if (r < 0.842) { if (faulty) server.forget(); }
+    else if (r < 0.845) { if (socket && faulty) server.disconnect(socket); }
+    else if (r < 0.848) { for (const page of pages) if (page.status === "disconnected") page.reconnect(); }
     else if (r < 0.86) {
       if (!faulty) return;
       if (tabs && pages.length < 3 && random() < 0.5) { pages.push(connectClient()); return; }
@@ -160,6 +172,7 @@ function run(seed, tabs) {
   faulty = false;
   const pending = () => pages.reduce((sum, page) => sum + page.pending, 0);
   for (let i = 0; i < 40000 && pending() > 0; i++) {
+    for (const page of pages) if (page.status === "disconnected") page.reconnect();   // the user asks
     const socket = server.live().find((s) => s.readyState === 0 || s.inbox.length || s.outbox.length);
     if (!socket) { clock.advance(1000); continue; }
     if (socket.readyState === 0) server.open(socket);
@@ -191,7 +204,7 @@ function run(seed, tabs) {
   }
   assert.ok(commands.size > 100);
   // The run went through the paths it is for.
-  for (const what of ["duplicate", "hello_with_client", "out_of_order", "unavailable", "window_full", "rejected", "bad_command", "client_expired"]) {
+  for (const what of ["duplicate", "hello_with_client", "out_of_order", "unavailable", "window_full", "rejected", "bad_command", "client_expired", "disconnected"]) {
     assert.ok(server.stats[what] > 0, "no " + what + " in this run: " + JSON.stringify(server.stats));
   }
   if (tabs) assert.ok(superseded > 0, "no command was handed over");

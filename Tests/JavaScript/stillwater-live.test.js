@@ -74,13 +74,19 @@ function harness(extra) {
 }
 
 /** Opens the current socket and brings it to a view: hello, welcome, then `first` (a snapshot by default). */
-function bringLive(h, first, window, client) {
+function bringLive(h, first, window, client) { return arrive(h, welcome(window, client), first); }
+
+/** Opens the current socket and brings it to a view with the welcome `welcomeFrame`. */
+function arrive(h, welcomeFrame, first) {
   const ws = h.net.last();
   ws.open();
-  ws.frame(welcome(window, client));
+  ws.frame(welcomeFrame);
   ws.frame(first || snapshot41);
   return ws;
 }
+
+/** A welcome (the default one) with `members` too: `you`, `expires`. */
+const welcomeWith = (members) => Object.assign(welcome(), members);
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -747,4 +753,388 @@ test("with a stored id, a welcome that names none sends nothing numbered; the ne
   h.clock.advance(h.clock.nextDelay());
   const again = bringLive(h);
   assert.deepEqual(again.commands().map((c) => c.seq), [2]);
+});
+
+// ---- who the client is, and credentials that expire ----
+
+test("the welcome's you and expires are exposed as they came; null when a welcome has none", () => {
+  const h = harness();
+  assert.equal(h.client.you, null);
+  assert.equal(h.client.expires, null);
+  const ws = arrive(h, welcomeWith({ you: { name: "Ann", role: "member" }, expires: 1800000000000 }));
+  assert.deepEqual(h.client.you, { name: "Ann", role: "member" });
+  assert.equal(h.client.expires, 1800000000000);
+  ws.serverClose(1001);
+  h.clock.advance(h.clock.nextDelay());
+  bringLive(h);
+  assert.equal(h.client.you, null, "the next welcome has no you");
+  assert.equal(h.client.expires, null);
+});
+
+test("reauth(token) by hand: a reauth frame, resolved on reauthed with the new expiry; later hellos carry the token", async () => {
+  const h = harness();
+  await assert.rejects(h.client.reauth("n3w"), (e) => e.code === "not_live");
+  await assert.rejects(h.client.reauth(""), TypeError);
+  const ws = arrive(h, welcomeWith({ expires: h.clock.now() + 60000 }));
+  const answer = h.client.reauth("n3w-s3cret");
+  const frame = ws.sent.at(-1);
+  assert.deepEqual(frame, { type: "reauth", token: "n3w-s3cret", ref: frame.ref });
+  ws.frame({ type: "reauthed", ref: frame.ref, expires: h.clock.now() + 3600000 });
+  assert.deepEqual(await answer, { expires: h.clock.now() + 3600000 });
+  assert.equal(h.client.expires, h.clock.now() + 3600000);
+  // An answer to a command sent after the reauth is matched as usual (refs are not shared).
+  const command = h.client.send({ n: 1 });
+  ws.frame({ type: "ack", ref: ws.commands()[0].ref, seq: 1, version: 42 });
+  assert.equal((await command).version, 42);
+  ws.serverClose(1001);
+  h.clock.advance(h.clock.nextDelay());
+  h.net.last().open();
+  assert.equal(h.net.last().sent[0].token, "n3w-s3cret");
+  assert.equal(h.errors.length, 0);
+});
+
+test("reauth without expires in the answer: the credentials no longer expire; a drop before the answer rejects with closed", async () => {
+  const h = harness();
+  const ws = arrive(h, welcomeWith({ expires: h.clock.now() + 60000 }));
+  const first = h.client.reauth("a");
+  ws.frame({ type: "reauthed", ref: ws.sent.at(-1).ref });
+  assert.deepEqual(await first, { expires: null });
+  assert.equal(h.client.expires, null);
+  const second = h.client.reauth("b");
+  ws.serverClose(1006);
+  await assert.rejects(second, (e) => e.code === "closed");
+  assert.equal(h.client.status, "waiting");
+});
+
+test("automatic reauth: the option is asked 30 s before expires (at half the time left when shorter) and its token sent", async () => {
+  const asked = [];
+  const h = harness({ heartbeat: false, reauth: () => { asked.push(h.clock.now()); return Promise.resolve("token" + asked.length); } });
+  const start = h.clock.now();
+  const ws = arrive(h, welcomeWith({ expires: start + 120000 }));
+  h.clock.advance(89999);
+  assert.deepEqual(asked, []);
+  h.clock.advance(1);
+  assert.deepEqual(asked, [start + 90000]);
+  await settle();
+  const frame = ws.sent.at(-1);
+  assert.deepEqual(frame, { type: "reauth", token: "token1", ref: frame.ref });
+  ws.frame({ type: "reauthed", ref: frame.ref, expires: h.clock.now() + 40000 });   // a short one: renewed at half
+  h.clock.advance(19999);
+  assert.equal(asked.length, 1);
+  h.clock.advance(1);
+  assert.equal(asked.length, 2);
+  await settle();
+  assert.equal(ws.sent.at(-1).token, "token2");
+  assert.equal(h.errors.length, 0);
+});
+
+test("automatic reauth: 5 s after the welcome or reauthed at the soonest (a clock ahead of the server's), and expiries beyond a timer's range", async () => {
+  const asked = [];
+  const h = harness({ heartbeat: false, reauth: () => { asked.push(h.clock.now()); return Promise.resolve("t" + asked.length); } });
+  const ws = arrive(h, welcomeWith({ expires: h.clock.now() - 60000 }));   // past, by this client's clock
+  h.clock.advance(4999);
+  assert.equal(asked.length, 0);
+  h.clock.advance(1);
+  assert.equal(asked.length, 1);
+  await settle();
+  ws.frame({ type: "reauthed", ref: ws.sent.at(-1).ref, expires: h.clock.now() - 60000 });
+  await settle();
+  assert.equal(asked.length, 1, "not asked again at once");
+  h.clock.advance(5000);
+  assert.equal(asked.length, 2);
+  await settle();
+  const days40 = 40 * 24 * 3600 * 1000;
+  ws.frame({ type: "reauthed", ref: ws.sent.at(-1).ref, expires: h.clock.now() + days40 });
+  assert.ok(h.clock.nextDelay() <= 2147483647, "no timer longer than setTimeout takes");
+  h.clock.advance(days40 - 30000 - 1);
+  assert.equal(asked.length, 2);
+  h.clock.advance(1);
+  assert.equal(asked.length, 3);
+});
+
+test("automatic reauth that fails is reported; without a reauth option nothing is sent before expiry", async () => {
+  const h = harness({ reauth: () => Promise.reject(new Error("signed out")) });
+  const ws = arrive(h, welcomeWith({ expires: h.clock.now() + 10000 }));
+  h.clock.advance(5000);
+  await settle();
+  assert.equal(h.errors.at(-1).code, "reauth");
+  assert.match(h.errors.at(-1).message, /signed out/);
+
+  const plain = harness();
+  const other = arrive(plain, welcomeWith({ expires: plain.clock.now() + 10000 }));
+  plain.clock.advance(20000);
+  await settle();
+  assert.deepEqual(other.sent.map((f) => f.type), ["hello"]);
+});
+
+test("a refused reauth: its promise rejects with unauthorized, and the close 4401 stops the client, reported once", async () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const answer = h.client.reauth("stolen");
+  const ref = ws.sent.at(-1).ref;
+  ws.frame({ type: "error", code: "unauthorized", message: "token revoked", ref });
+  await assert.rejects(answer, (e) => e.code === "unauthorized" && /revoked/.test(e.message));
+  assert.equal(h.errors.length, 0, "reported with the close");
+  ws.serverClose(4401);
+  assert.equal(h.client.status, "refused");
+  assert.deepEqual(h.errors.map((e) => [e.code, e.closeCode]), [["unauthorized", 4401]]);
+  assert.match(h.errors[0].message, /token revoked/);
+  h.clock.advance(60000);
+  assert.equal(h.net.sockets.length, 1);
+  assert.equal(h.client.reconnect(), false, "refused is final");
+});
+
+test("with a reauth option, a hello refused (credentials that expired while away) gets one new token; a second refusal stops", async () => {
+  let tokens = 0;
+  const h = harness({ reauth: () => Promise.resolve("renewed" + ++tokens) });
+  bringLive(h).serverClose(1006);
+  h.clock.advance(h.clock.nextDelay());
+  const refuse = (ws) => {
+    ws.open();
+    ws.frame({ type: "error", code: "unauthorized", message: "the credentials expired" });
+    ws.serverClose(4401);
+  };
+  refuse(h.net.last());
+  assert.equal(h.client.status, "waiting");
+  await settle();
+  assert.equal(tokens, 1);
+  h.clock.advance(h.clock.nextDelay());
+  const second = h.net.last();
+  refuse(second);
+  assert.equal(second.sent[0].token, "renewed1");
+  assert.equal(h.client.status, "refused");
+  assert.equal(tokens, 1, "not asked again for a token it has just given");
+  assert.deepEqual(h.errors.map((e) => [e.code, e.closeCode]), [["unauthorized", 4401]]);
+
+  // A refused reauth frame stops at once, option or not.
+  const other = harness({ reauth: () => Promise.resolve("never") });
+  const ws = bringLive(other);
+  other.client.reauth("revoked").catch(() => {});
+  ws.frame({ type: "error", code: "unauthorized", message: "token revoked", ref: ws.sent.at(-1).ref });
+  ws.serverClose(4401);
+  assert.equal(other.client.status, "refused");
+});
+
+// The server ends the session (4419 with no reauth option, 4403): the client stops with `status`, reports
+// the error frame once with the close code, keeps the queue, does not reconnect on its own, and
+// `reconnect(token)` connects again, resumes and sends the queue.
+for (const c of [
+  { close: 4419, code: "token_expired", message: "the credentials expired", status: "expired", token: "fresh-token" },
+  { close: 4403, code: "disconnected", message: "removed from the team", status: "disconnected", token: undefined },
+]) {
+  test(c.close + ": the client stops " + c.status + ", says " + c.code + " once, keeps the queue; reconnect() resumes when asked", async () => {
+    const h = harness();
+    const ws = bringLive(h);
+    const answer = h.client.send({ n: 1 });
+    ws.frame({ type: "error", code: c.code, message: c.message });
+    ws.serverClose(c.close);
+    assert.equal(h.client.status, c.status);
+    assert.deepEqual(h.statuses, ["live", c.status]);
+    assert.deepEqual(h.errors.map((e) => [e.code, e.closeCode]), [[c.code, c.close]]);
+    assert.match(h.errors[0].message, new RegExp(c.message));
+    await assert.rejects(answer, (e) => e.code === "closed");
+    await assert.rejects(h.client.send({ n: 2 }), (e) => e.code === "closed");
+    h.clock.advance(60000);
+    assert.equal(h.net.sockets.length, 1, "no reconnect on its own");
+    assert.equal(JSON.parse(h.options.storage.getItem("queue")).queue.length, 1);
+    assert.equal(h.client.reconnect(c.token), true);
+    assert.equal(h.client.status, "connecting");
+    const again = h.net.last();
+    again.open();
+    assert.equal(again.sent[0].token, c.token || "s3cret");
+    assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+    again.frame(welcome());
+    again.frame({ type: "patch", from: 41, version: 41 });
+    assert.equal(h.client.status, "live");
+    assert.deepEqual(again.commands().map((f) => f.seq), [1]);
+    again.frame({ type: "ack", ref: again.commands()[0].ref, seq: 1, version: 42 });
+    assert.equal(h.settled.at(-1).answer.version, 42, "answered through onSettled");
+  });
+}
+
+test("4419 with a reauth option: a new token, then a reconnect that resumes; a reauth that fails stops expired", async () => {
+  let tokens = 0;
+  const h = harness({ reauth: () => Promise.resolve("renewed" + ++tokens) });
+  const ws = bringLive(h);
+  ws.frame({ type: "error", code: "token_expired", message: "the credentials expired" });
+  ws.serverClose(4419);
+  assert.equal(h.client.status, "waiting");
+  await settle();
+  assert.equal(tokens, 1);
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  assert.notEqual(again, ws);
+  again.open();
+  assert.equal(again.sent[0].token, "renewed1");
+  assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+  assert.deepEqual(h.errors, [], "renewed quietly");
+
+  const failing = harness({ reauth: () => { throw new Error("no session"); } });
+  bringLive(failing).serverClose(4419);
+  await settle();
+  assert.equal(failing.client.status, "expired");
+  assert.equal(failing.errors.at(-1).code, "token_expired");
+  assert.match(failing.errors.at(-1).message, /no session/);
+});
+
+// ---- presence ----
+
+const ANN = "c018bcfe56800-0123456789abcdef", BOB = "c018bcfe56a11-00000000000000ff", CAT = "c018bcfe56c00-1111111111111111";
+
+test("presence: state replaces the list, joins and leaves change it; each change a new object and one onPresence", () => {
+  const seen = [];
+  const h = harness({ onPresence: (presence, change) => seen.push({ presence, change }) });
+  assert.deepEqual(h.client.presence, {});
+  const ws = bringLive(h);
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } } });
+  assert.deepEqual(h.client.presence, { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } });
+  assert.deepEqual(seen[0].change, { joins: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } }, leaves: [] });
+  const before = h.client.presence;
+  ws.frame({ type: "presence", joins: { [CAT]: { name: "Cat" } }, leaves: [BOB] });
+  assert.deepEqual(h.client.presence, { [ANN]: { name: "Ann" }, [CAT]: { name: "Cat" } });
+  assert.deepEqual(seen[1].change, { joins: { [CAT]: { name: "Cat" } }, leaves: [BOB] });
+  assert.notEqual(h.client.presence, before, "a new object");
+  assert.deepEqual(before, { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } }, "the old one unchanged");
+  ws.frame({ type: "presence", joins: { [ANN]: { name: "Ann", away: true } } });   // a join replaces
+  assert.deepEqual(h.client.presence[ANN], { name: "Ann", away: true });
+  assert.deepEqual(seen[2].change, { joins: { [ANN]: { name: "Ann", away: true } }, leaves: [] });
+  ws.frame({ type: "presence", state: { [CAT]: { name: "Cat" } } });   // a state replaces the whole list
+  assert.deepEqual(h.client.presence, { [CAT]: { name: "Cat" } });
+  assert.deepEqual(seen[3].change, { joins: {}, leaves: [ANN] });
+  assert.equal(seen.length, 4);
+  assert.equal(seen.at(-1).presence, h.client.presence);
+});
+
+test("presence frames are idempotent: a join of an entry held or a leave of one missing changes nothing and calls nothing", () => {
+  const seen = [];
+  const h = harness({ onPresence: (presence) => seen.push(presence) });
+  const ws = bringLive(h);
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" } } });
+  const held = h.client.presence;
+  const delta = { type: "presence", joins: { [BOB]: { name: "Bob" } }, leaves: [CAT] };
+  ws.frame(delta);
+  const after = h.client.presence;
+  ws.frame(delta);
+  ws.frame({ type: "presence", joins: { [ANN]: { name: "Ann" } } });
+  ws.frame({ type: "presence", leaves: [CAT] });
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } } });
+  assert.equal(seen.length, 2);
+  assert.notEqual(after, held);
+  assert.equal(h.client.presence, after, "the same object: nothing changed");
+  assert.deepEqual(after, { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } });
+  assert.equal(h.client.status, "live");
+});
+
+test("presence is emptied when the connection drops, and the state after the next welcome restores it", () => {
+  const seen = [];
+  const h = harness({ onPresence: (presence, change) => seen.push({ presence, change }) });
+  const ws = bringLive(h);
+  ws.frame({ type: "presence", state: { [ANN]: { name: "Ann" }, [BOB]: { name: "Bob" } } });
+  ws.serverClose(1001);
+  assert.deepEqual(h.client.presence, {});
+  assert.deepEqual(seen.at(-1).change, { joins: {}, leaves: [ANN, BOB] });
+  h.clock.advance(h.clock.nextDelay());
+  const again = bringLive(h, { type: "patch", from: 41, version: 41 });
+  assert.deepEqual(h.client.presence, {});
+  again.frame({ type: "presence", state: { [ANN]: { name: "Ann" } } });
+  assert.deepEqual(h.client.presence, { [ANN]: { name: "Ann" } });
+  assert.equal(seen.length, 3);
+  h.client.close();
+  assert.deepEqual(h.client.presence, {}, "close empties it too");
+
+  // A hook that closes the client when presence empties, on a 4419 with a reauth option: it stays closed.
+  let asked = 0;
+  const closing = harness({ reauth: () => { asked++; return Promise.resolve("t"); }, onPresence: (presence) => { if (Object.keys(presence).length === 0) closing.client.close(); } });
+  const live = bringLive(closing);
+  live.frame({ type: "presence", state: { [ANN]: { name: "Ann" } } });
+  live.serverClose(4419);
+  assert.equal(closing.client.status, "closed");
+  assert.equal(asked, 0);
+});
+
+test("a presence frame out of place or of the wrong shape drops the connection", () => {
+  for (const frame of [
+    { type: "presence", state: [ANN] },
+    { type: "presence", joins: [ANN] },
+    { type: "presence", leaves: ANN },
+    { type: "presence", leaves: [1] },
+  ]) {
+    const h = harness();
+    bringLive(h).frame(frame);
+    assert.equal(h.client.status, "waiting", JSON.stringify(frame));
+    assert.equal(h.errors.at(-1).code, "dropped");
+  }
+  const early = harness();
+  const ws = early.net.last();
+  ws.open();
+  ws.frame({ type: "presence", state: {} });
+  assert.equal(early.client.status, "waiting", "before the welcome");
+});
+
+// ---- heartbeats ----
+
+test("heartbeat: a ping after 25 s without a frame; any frame puts it off; a pong is taken silently", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  const pings = () => ws.sent.filter((f) => f.type === "ping").length;
+  h.clock.advance(20000);
+  ws.frame({ type: "patch", from: 41, version: 42, set: { title: "Weekend" } });
+  h.clock.advance(24999);
+  assert.equal(pings(), 0, "25 s from the last frame, not from the first");
+  h.clock.advance(1);
+  assert.equal(pings(), 1);
+  assert.deepEqual(ws.sent.at(-1), { type: "ping" });
+  h.clock.advance(3000);
+  ws.frame({ type: "pong" });
+  h.clock.advance(20000);
+  assert.equal(h.client.status, "live", "answered: no drop");
+  assert.equal(pings(), 1);
+  h.clock.advance(5000);
+  assert.equal(pings(), 2, "25 s after the pong");
+  assert.deepEqual(h.errors, []);
+  assert.equal(h.views.length, 2);
+});
+
+test("heartbeat: nothing within 10 s of the ping drops the connection, and the client reconnects and resumes", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  h.clock.advance(25000);
+  assert.deepEqual(ws.sent.at(-1), { type: "ping" });
+  h.clock.advance(9999);
+  assert.equal(ws.closedByClient, null);
+  h.clock.advance(1);
+  assert.equal(ws.closedByClient, 1000);
+  assert.equal(h.client.status, "waiting");
+  assert.equal(h.errors.at(-1).code, "dropped");
+  h.clock.advance(h.clock.nextDelay());
+  const again = h.net.last();
+  assert.notEqual(again, ws);
+  again.open();
+  assert.deepEqual(again.sent[0].resume, { stream: STREAM, version: 41 });
+});
+
+test("heartbeat timings are options; false turns the heartbeat off", () => {
+  const h = harness({ heartbeat: { idle: 1000, timeout: 500 } });
+  const ws = bringLive(h);
+  h.clock.advance(1000);
+  assert.deepEqual(ws.sent.at(-1), { type: "ping" });
+  h.clock.advance(500);
+  assert.equal(h.client.status, "waiting");
+
+  const off = harness({ heartbeat: false });
+  const quiet = bringLive(off);
+  off.clock.advance(120000);
+  assert.deepEqual(quiet.sent.map((f) => f.type), ["hello"]);
+  assert.equal(off.client.status, "live");
+});
+
+test("a frame of an unknown type is reported (unknown_frame) and ignored: the connection goes on", () => {
+  const h = harness();
+  const ws = bringLive(h);
+  ws.frame({ type: "weather", sunny: true });
+  assert.equal(h.errors.at(-1).code, "unknown_frame");
+  assert.equal(h.client.status, "live");
+  assert.equal(ws.closedByClient, null);
+  ws.frame({ type: "patch", from: 41, version: 42, set: { title: "Weekend" } });
+  assert.equal(h.client.view.title, "Weekend");
 });

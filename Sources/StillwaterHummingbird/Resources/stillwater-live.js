@@ -8,8 +8,10 @@
  * const live = StillwaterLive.connect("wss://example.com/live", {
  *   token: "s3cret",                       // sent in the hello frame
  *   params: { team: "alpha" },             // strings handed to the server's check
+ *   reauth: () => fetchNewToken(),         // optional: a Promise of a new token, asked for before `expires`
  *   onView(view, info) { render(view, info.changes) },
  *   onStatus(status, detail) { showStatus(status) },
+ *   onPresence(presence) { showWhoIsHere(Object.values(presence)) },   // when the server's app shows presence
  *   onError(error) { console.warn(error.code, error.message) },
  * });
  * live.send({ add: { text: "Buy milk" } })
@@ -32,8 +34,12 @@
  *   first snapshot. Each applied frame replaces `view` with a new object (members that did not change
  *   keep their old value, so renderers can compare by reference).
  * - `status`: `"connecting"`, `"live"` (welcomed and holding a view), `"waiting"` (disconnected, a
- *   reconnect is scheduled), `"refused"` (credentials refused: close 4401), `"failed"` (a protocol
- *   error: close 4400) or `"closed"` (after `close()`); the last three are final.
+ *   reconnect is scheduled, or a new token is being asked for after 4419 or a refused hello), `"refused"` (credentials
+ *   refused: close 4401), `"failed"` (a protocol error: close 4400), `"expired"` (the credentials expired
+ *   and there is no new token: close 4419), `"disconnected"` (the server ended the session: close 4403)
+ *   or `"closed"` (after `close()`). In the last five the client does not connect on its own and `send`
+ *   rejects (`closed`); `"refused"`, `"failed"` and `"closed"` are final, and `reconnect()` starts again
+ *   from `"expired"` and `"disconnected"`.
  * - `pending`: how many commands are queued and not answered yet.
  * - `queued`: those commands, oldest first, each `{cid, seq, command}` (`seq` null for a command stored
  *   by an earlier version of this file; a new array on every read; the queue loaded from `storage` at
@@ -41,24 +47,46 @@
  *   every change after.
  * - `clientId`: the id the server numbers this client's commands under (`"c018bcfe56800-0123456789abcdef"`),
  *   from the last welcome or from `storage`; null until a welcome names one.
- * - `reconnect()`: while `"waiting"`, connects at once instead of after the rest of the backoff delay
- *   (for a "Try now" button, the browser's `online` event, a tab coming back) and returns true; in any
- *   other status it does nothing and returns false. The backoff keeps counting if this attempt fails too.
+ * - `you`: what the last welcome told the client about itself (the server's app chooses: a name, a
+ *   role), as it came; null until a welcome has one.
+ * - `expires`: when the credentials expire, in ms since 1970 (the last welcome's `expires`, or the last
+ *   `reauthed`'s); null when they do not expire while connected.
+ * - `presence`: who is connected to the same stream now, as the server's presence frames say: an object
+ *   from client id (one per connection: one person with two tabs has two) to the entry the server's app
+ *   gives it (any JSON), this client's own included. A new object on each change, never changed in
+ *   place; empty until a presence `state` comes (a server whose app shows no presence sends none), and
+ *   emptied when the connection drops (the `state` after the next welcome fills it again).
+ * - `reauth(token)` → `Promise<{expires}>`: sends `token` in a `reauth` frame (it is the token of every
+ *   later hello from then on) and resolves when the server answers `reauthed` (`expires` is updated
+ *   first); rejects with the server's error (`unauthorized`: the close 4401 follows and the client stops
+ *   `"refused"`), with `closed` when the connection ends before the answer, or with `not_live` at once
+ *   when the client is not welcomed.
+ * - `reconnect(token)`: while `"waiting"` with a reconnect scheduled, connects at once instead of after
+ *   the rest of the backoff delay (for a "Try now" button, the browser's `online` event, a tab coming
+ *   back); in `"expired"` and `"disconnected"`, connects again (when the user asks) and resumes, the
+ *   stored queue being sent after the welcome. Returns true then; in any other status it does nothing
+ *   and returns false. `token`, when given, is the token of this hello and the later ones. The backoff
+ *   keeps counting if a "waiting" attempt fails too.
  * - `close()`: closes the connection and stops reconnecting.
  *
  * ## Options
  *
- * `token`, `params` (an object of strings), the hooks `onView(view, info)` (once per applied snapshot
+ * `token`, `params` (an object of strings), `reauth` (a function returning a Promise of a new token,
+ * see "Credentials that expire"), the hooks `onView(view, info)` (once per applied snapshot
  * or patch; `info` is `{version, stream, snapshot, changes}`, `changes` being the patch's `set` and
  * `lists` or null for a snapshot), `onStatus(status, detail)`, `onError(error)` (a frame the client
- * could not use, an error frame about no command, a close that stops the client),
+ * could not use, a frame of an unknown type — ignored, `unknown_frame` —, an error frame about no
+ * command, a close that stops the client, a `reauth` option that gave no token),
+ * `onPresence(presence, {joins, leaves})` (after each change of `presence`: `joins` the entries that are
+ * new or changed, `leaves` the ids that left; a frame that changes nothing calls nothing),
  * `onSettled(cid, error, answer)` (every settled command, also those queued before a reload, whose
  * promises are gone; `answer` or `error` as for `send`) and `onQueue(queued)` (after every change of the
  * queue — a `send`, an answer — with the new `queued`; called after the change is stored, before
  * `onSettled`). `storage` (default: `localStorage` when there is one; `null` keeps the id, the numbering
  * and the queue in memory only) and `storageKey` (default `"stillwater-live.queue " + url`); `backoff`
- * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); and, for tests,
- * `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `newCid`.
+ * (`{initial: 500, max: 10000, jitter: 0.2}`, in ms); `helloTimeout` (10000 ms); `heartbeat` (`{idle:
+ * 25000, timeout: 10000}` in ms, or `false` for none: see "Heartbeats" under Guarantees); and, for
+ * tests, `WebSocket`, `random`, `setTimeout`, `clearTimeout`, `now`, `newCid`.
  *
  * ## Guarantees
  *
@@ -75,11 +103,41 @@
  *   times a random factor in `[1 − jitter, 1 + jitter)`, and resumes from its stream and version; the
  *   attempt count returns to 0 once a view arrives. A connection that brings no welcome and view within
  *   `helloTimeout` is dropped and tried again.
+ * - **Heartbeats.** A connection that dies without a close is noticed: when the client has received no
+ *   frame for `heartbeat.idle` ms (25 s) it sends a `ping` (no `ref`), and when nothing at all arrives
+ *   within `heartbeat.timeout` ms (10 s) after it, it drops the connection (`onError` gets `dropped`)
+ *   and reconnects after the backoff delay, resuming. Any frame counts as an answer; `pong` does nothing
+ *   more. The timers run through the `setTimeout` and `clearTimeout` options.
  * - **Close codes** are handled as the protocol says: 1001 (server shutting down), 4408, 4429 and any
- *   other close reconnect and resume; 4401 stops (`"refused"`), 4400 stops (`"failed"`), each reported
- *   through `onError`. The queue stays in `storage` when the client stops.
+ *   other close reconnect and resume; 4401 stops (`"refused"`; with a `reauth` option, a refused hello is
+ *   first tried once more with a new token), 4400 stops (`"failed"`), 4403 stops
+ *   (`"disconnected"`, the server's reason in the error's message) and 4419 renews the token through the
+ *   `reauth` option and resumes, or without it stops (`"expired"`); each stop is reported through
+ *   `onError` once, with the error frame that came before the close (its code; the close code as
+ *   `closeCode`). The queue stays in `storage` when the client stops.
  * - Hooks are called outside the client's own bookkeeping, once per event, and an exception thrown by a
  *   hook is reported to `onError`, never breaks the client.
+ *
+ * ## Credentials that expire
+ *
+ * - A welcome (or a `reauthed`) with `expires` and a `reauth` option: the client calls `reauth()` at
+ *   `expires` − 30 s, or at half the time left when that is shorter (a token that lasts 40 s is renewed
+ *   after 20 s), 5 s after the welcome or the last `reauthed` at the soonest (so that a clock running
+ *   ahead of the server's does not make it ask again and again), and sends the token it gives in a
+ *   `reauth` frame; each `reauthed` sets the next time.
+ *   A `reauth()` that fails (or gives no string) is reported to `onError` (`reauth`), and the
+ *   credentials expire.
+ * - Without a `reauth` option the client sends nothing: at `expires` the server closes with 4419 and the
+ *   client stops (`"expired"`, `onError` gets `token_expired`); `reconnect(token)` starts it again.
+ * - A close 4419 with a `reauth` option: the status is `"waiting"` (detail `{renewing: true}`) while
+ *   `reauth()` runs, then the client reconnects with the new token after the backoff delay, resuming;
+ *   when `reauth()` fails, it stops (`"expired"`).
+ * - A hello refused (close 4401) with a `reauth` option, when its token is not one the option has just
+ *   given (the credentials expired while the client was away, say): the client asks the option for a
+ *   new token and reconnects with it, as after 4419; a refusal of that one stops it (`"refused"`), as
+ *   does a refusal without the option.
+ * - A refused `reauth` frame is answered `unauthorized` and closed with 4401: the client stops
+ *   (`"refused"`).
  *
  * ## Exactly once
  *
@@ -146,6 +204,15 @@
 
   const PROTOCOL = 1;
   const OPEN = 1;
+  // How long before `expires` the `reauth` option is asked for a new token (or half the time left, when shorter).
+  const REAUTH_AHEAD = 30000;
+  // ... but never sooner than this after the welcome or the last reauthed: a client whose clock runs
+  // ahead of the server's finds every expiry past and would otherwise ask again and again.
+  const REAUTH_LEAST = 5000;
+  // The longest delay a timer takes (setTimeout fires at once for a longer one).
+  const LONGEST_TIMER = 2147483647;
+  // Error codes the server sends just before it closes: the close reports them, once.
+  const CLOSING = new Set(["unauthorized", "token_expired", "disconnected"]);
 
   /** An error a command or the connection ended with: a protocol error code, its message, and `retry`. */
   class LiveError extends Error {
@@ -284,6 +351,7 @@
     const owner = randomCid(random);
     let superseded = false;     // another page took the stored queue over: handOver() is due
     const helloTimeout = o.helloTimeout == null ? 10000 : o.helloTimeout;
+    const heartbeat = o.heartbeat === false || o.heartbeat === null ? null : Object.assign({ idle: 25000, timeout: 10000 }, o.heartbeat || {});
     const now = o.now || Date.now;
 
     // The state of the client; every change of it happens in this closure.
@@ -294,9 +362,18 @@
     let windowSize = 1;         // commands allowed unanswered (the welcome's window)
     let attempt = 0;            // reconnect attempts since the last view
     let resumable = false;      // whether `view` may be resumed from (false after a list did not fit)
-    let reconnectTimer = null, helloTimer = null, retryTimer = null;
+    let reconnectTimer = null, helloTimer = null, retryTimer = null, heartbeatTimer = null;
+    let lastHeard = 0;          // when the current socket opened or last brought a frame
+    let pingedAt = null;        // when the heartbeat's ping unanswered yet went, or null
     let nextRef = 1;
-    let closingError = null;   // an error frame about the hello: the close that follows reports it
+    let closingError = null;   // an error frame a close follows (about the hello, say): the close reports it
+    let token = o.token;        // the token of the next hello (a reauth replaces it)
+    let you = null;             // the last welcome's `you`
+    let expires = null;         // when the credentials expire (the last welcome's or reauthed's), or null
+    let reauthTimer = null;
+    let renewed = false;        // the token is one the `reauth` option gave after a close, not welcomed yet
+    let presence = {};          // client id → the app's entry, from this connection's presence frames
+    const reauths = new Map();  // ref → {resolve, reject} for the reauth frames of this socket not answered yet
     const client = { view: null, version: null, stream: null };
     // The id the server numbers this client's commands under (from a welcome), or null, and the number
     // the next queued command gets; both are stored with the queue.
@@ -529,13 +606,15 @@
       ws.onopen = () => {
         if (ws !== socket) return;
         const hello = { type: "hello", protocol: PROTOCOL };
-        if (o.token != null) hello.token = String(o.token);
+        if (token != null) hello.token = String(token);
         if (o.params != null) hello.params = o.params;
         if (clientId !== null) hello.client = clientId;
         if (resumable && client.stream != null && Number.isInteger(client.version)) hello.resume = { stream: client.stream, version: client.version };
         ws.send(JSON.stringify(hello));
+        lastHeard = now();
+        if (heartbeat) heartbeatTimer = later(beat, heartbeat.idle);
       };
-      ws.onmessage = (event) => { if (ws === socket) receive(event.data); };
+      ws.onmessage = (event) => { if (ws === socket) { lastHeard = now(); receive(event.data); } };
       ws.onclose = (event) => { if (ws === socket) closed(event.code, event.reason); };
       ws.onerror = () => { /* a close follows */ };
       helloTimer = later(() => { helloTimer = null; if (ws === socket && !synced) drop("no welcome and view within " + helloTimeout + " ms"); }, helloTimeout);
@@ -548,11 +627,38 @@
       welcomedAs = null;
       if (helloTimer !== null) { cancel(helloTimer); helloTimer = null; }
       if (retryTimer !== null) { cancel(retryTimer); retryTimer = null; }
+      if (reauthTimer !== null) { cancel(reauthTimer); reauthTimer = null; }
+      if (heartbeatTimer !== null) { cancel(heartbeatTimer); heartbeatTimer = null; }
+      pingedAt = null;
       for (const entry of queue) entry.ref = null;
       frames.clear();
-      if (!ws) return;
-      ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
-      try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
+      const unanswered = Array.from(reauths.values());
+      reauths.clear();
+      for (const waiter of unanswered) waiter.reject(new LiveError("closed", "the connection closed before the reauth was answered"));
+      if (ws) {
+        ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+        try { if (ws.readyState <= OPEN) ws.close(1000); } catch (e) { /* already closing */ }
+      }
+      showPresence({});   // last, as it calls a hook; the next connection's state restores it
+    }
+
+    // The heartbeat, while a socket is open: after `idle` ms without a frame it sends a ping; when nothing
+    // at all arrives within `timeout` ms after that, the socket is dropped (the client reconnects, resuming).
+    function beat() {
+      heartbeatTimer = null;
+      if (socket === null) return;
+      const time = now();
+      if (pingedAt !== null && lastHeard < pingedAt) {
+        if (time - pingedAt >= heartbeat.timeout) { drop("nothing arrived within " + heartbeat.timeout + " ms of a ping"); return; }
+        heartbeatTimer = later(beat, pingedAt + heartbeat.timeout - time);
+        return;
+      }
+      pingedAt = null;
+      const quiet = time - lastHeard;
+      if (quiet < heartbeat.idle) { heartbeatTimer = later(beat, heartbeat.idle - quiet); return; }
+      pingedAt = time;
+      socket.send(JSON.stringify({ type: "ping" }));
+      heartbeatTimer = later(beat, heartbeat.timeout);
     }
 
     // Leaves the current socket (out of step, unreadable, silent) and reconnects.
@@ -580,16 +686,31 @@
       if (error) call(o.onError, error);
     }
 
-    function isFinal() { return status === "refused" || status === "failed" || status === "closed"; }
+    // The statuses in which the client does not connect on its own (from "expired" and "disconnected",
+    // `reconnect()` does).
+    function isFinal() {
+      return status === "refused" || status === "failed" || status === "closed" || status === "expired" || status === "disconnected";
+    }
 
     function closed(code, reason) {
       const text = reason ? ": " + reason : "";
       const said = closingError;
       closingError = null;
       const because = (fallback) => (said ? said.message : fallback) + text;
-      if (code === 4401) stop("refused", new LiveError("unauthorized", because("the server refused the credentials"), { closeCode: code }));
-      else if (code === 4400) stop("failed", new LiveError(said ? said.code : "protocol", because("the server closed with a protocol error"), { closeCode: code }));
-      else {
+      const renewable = typeof o.reauth === "function";
+      if (code === 4401) {
+        const error = new LiveError("unauthorized", because("the server refused the credentials"), { closeCode: code });
+        // A hello refused with a token the `reauth` option did not just give (one that expired while the
+        // client was away, say) is tried once more with a new one; a refused reauth frame stops.
+        if (renewable && !welcomed && !renewed) renew("refused", error);
+        else stop("refused", error);
+      } else if (code === 4400) stop("failed", new LiveError(said ? said.code : "protocol", because("the server closed with a protocol error"), { closeCode: code }));
+      else if (code === 4403) stop("disconnected", new LiveError("disconnected", because("the server ended the session"), { closeCode: code }));
+      else if (code === 4419) {
+        const error = new LiveError("token_expired", because("the credentials expired"), { closeCode: code });
+        if (renewable) renew("expired", error);
+        else stop("expired", error);
+      } else {
         if (said) call(o.onError, said);
         lost();
       }
@@ -605,6 +726,9 @@
         case "patch": return receivePatch(frame);
         case "ack": return receiveAck(frame);
         case "error": return receiveError(frame);
+        case "reauthed": return receiveReauthed(frame);
+        case "presence": return receivePresence(frame);
+        case "pong": return;   // it counts as a frame heard, which is all the heartbeat wants
         default: report("unknown_frame", "a frame of unknown type \"" + String(frame.type).slice(0, 32) + "\" was ignored");
       }
     }
@@ -613,6 +737,10 @@
       if (welcomed || frame.protocol !== PROTOCOL) { drop("an unexpected welcome (protocol " + frame.protocol + ")"); return; }
       welcomed = true;
       windowSize = Number.isInteger(frame.window) && frame.window > 0 ? frame.window : 1;
+      renewed = false;
+      you = frame.you === undefined ? null : frame.you;
+      expires = Number.isInteger(frame.expires) ? frame.expires : null;
+      scheduleReauth();
       if (typeof frame.stream === "string" && frame.stream !== client.stream) resumable = false;
       if (isClientId(frame.client)) {
         welcomedAs = frame.client;
@@ -697,10 +825,14 @@
       const error = new LiveError(String(frame.code), String(frame.message || frame.code), details);
       if (!found) {
         if (frame.code === "client_expired" && welcomed) { expire(frame); return; }
+        const reauth = Number.isInteger(frame.ref) ? reauths.get(frame.ref) : undefined;
+        if (reauth) { reauths.delete(frame.ref); reauth.reject(error); }
+        // Before the welcome it is about the hello, and a close follows; so it does after these codes:
+        // the close reports it.
+        if (!welcomed || CLOSING.has(frame.code)) { closingError = error; return; }
+        if (reauth) return;
         if (frame.ref != null && Number.isInteger(frame.ref) && frame.ref < nextRef) { flush(); return; }   // about a command answered before
-        // Before the welcome it is about the hello, and a close follows: the close reports it.
-        if (!welcomed) closingError = error;
-        else call(o.onError, error);
+        call(o.onError, error);
         return;
       }
       const entry = found.entry;
@@ -747,6 +879,120 @@
       rewind(expected);
     }
 
+    // ---- presence ----
+
+    // A `state` replaces the list; `joins` add or replace entries and `leaves` remove them (leaves first,
+    // so an id in both stays), which makes a frame applied twice change nothing the second time.
+    function receivePresence(frame) {
+      const isMap = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+      const leaves = frame.leaves == null ? [] : frame.leaves;
+      const fits = frame.state != null ? isMap(frame.state)
+        : (frame.joins == null || isMap(frame.joins)) && Array.isArray(leaves) && leaves.every((id) => typeof id === "string");
+      if (!welcomed || !fits) { drop("a presence frame out of place or without state, or joins and leaves"); return; }
+      const next = {};
+      const take = (entries) => { for (const id of Object.keys(entries)) if (id !== "__proto__") next[id] = entries[id]; };
+      if (frame.state != null) take(frame.state);
+      else {
+        take(presence);
+        for (const id of leaves) delete next[id];
+        take(frame.joins || {});
+      }
+      showPresence(next);
+    }
+
+    // Makes `next` the presence list when it differs from the current one, and tells `onPresence` which
+    // entries joined (new or changed) and which left.
+    function showPresence(next) {
+      const has = (object, id) => Object.prototype.hasOwnProperty.call(object, id);
+      const joins = {}, leaves = [];
+      let changed = false;
+      for (const id of Object.keys(next)) {
+        if (has(presence, id) && JSON.stringify(presence[id]) === JSON.stringify(next[id])) continue;
+        joins[id] = next[id];
+        changed = true;
+      }
+      for (const id of Object.keys(presence)) if (!has(next, id)) { leaves.push(id); changed = true; }
+      if (!changed) return;
+      presence = next;
+      call(o.onPresence, next, { joins, leaves });
+    }
+
+    // ---- credentials that expire ----
+
+    // A token from the `reauth` option: a promise of a non-empty string.
+    function renewToken() {
+      return new Promise((resolve) => resolve(o.reauth())).then((fresh) => {
+        if (typeof fresh !== "string" || fresh === "") throw new TypeError("the reauth option gave " + typeof fresh + ", not a token");
+        return fresh;
+      });
+    }
+
+    // Sends `fresh` in a reauth frame (it is the token of later hellos from now on): a promise resolved
+    // with {expires} on `reauthed`, rejected with the error that answers it or when the connection closes.
+    function sendReauth(fresh) {
+      if (socket === null || !welcomed) {
+        return Promise.reject(new LiveError("not_live", "a reauth needs a welcomed connection (the client is " + status + ")"));
+      }
+      const ref = nextRef++;
+      token = fresh;
+      const answer = new Promise((resolve, reject) => reauths.set(ref, { resolve, reject }));
+      socket.send(JSON.stringify({ type: "reauth", token: fresh, ref }));
+      return answer;
+    }
+
+    // With a `reauth` option and an expiry, asks for a new token at `expires` − min(REAUTH_AHEAD, half the
+    // time left), REAUTH_LEAST from now at the soonest, and sends it. Should that fail, the credentials
+    // expire and the close 4419 renews them.
+    function scheduleReauth() {
+      if (reauthTimer !== null) { cancel(reauthTimer); reauthTimer = null; }
+      if (typeof o.reauth !== "function" || expires === null) return;
+      const left = Math.max(0, expires - now());
+      const delay = Math.max(REAUTH_LEAST, left - Math.min(REAUTH_AHEAD, left / 2));
+      const ws = socket;
+      const due = now() + delay;
+      const wait = () => {
+        const rest = due - now();
+        reauthTimer = rest > LONGEST_TIMER ? later(wait, LONGEST_TIMER) : later(ask, rest);
+      };
+      const ask = () => {
+        reauthTimer = null;
+        renewToken().then((fresh) => {
+          if (socket !== ws) { token = fresh; return; }
+          sendReauth(fresh).catch(() => { /* a refusal is reported by the close 4401 that follows; a drop reconnects */ });
+        }, (error) => report("reauth", "the reauth option gave no token (" + (error && error.message) + "): the credentials expire", { cause: error }));
+      };
+      wait();
+    }
+
+    function receiveReauthed(frame) {
+      const waiter = Number.isInteger(frame.ref) ? reauths.get(frame.ref) : undefined;
+      if (waiter) reauths.delete(frame.ref);
+      expires = Number.isInteger(frame.expires) ? frame.expires : null;
+      scheduleReauth();
+      if (waiter) waiter.resolve({ expires });
+    }
+
+    // The credentials expired (close 4419) or a hello was refused (4401), and the `reauth` option renews
+    // them: a new token, then a reconnect after the backoff delay, resuming. When the option gives no
+    // token the client stops with `finalStatus`, reporting `error`.
+    function renew(finalStatus, error) {
+      detach();
+      if (isFinal()) return;   // a hook closed the client
+      setStatus("waiting", { renewing: true });
+      const pending = () => status === "waiting" && socket === null && reconnectTimer === null;
+      renewToken().then((fresh) => {
+        if (!pending()) return;
+        token = fresh;
+        renewed = true;
+        lost();
+      }, (failure) => {
+        if (!pending()) return;
+        error.message += "; the reauth option gave no new token: " + (failure && failure.message);
+        error.cause = failure;
+        stop(finalStatus, error);
+      });
+    }
+
     // ---- the public face ----
 
     load();
@@ -755,6 +1001,9 @@
     Object.defineProperty(client, "pending", { get: () => queue.length, enumerable: true });
     Object.defineProperty(client, "queued", { get: queued, enumerable: true });
     Object.defineProperty(client, "clientId", { get: () => clientId, enumerable: true });
+    Object.defineProperty(client, "you", { get: () => you, enumerable: true });
+    Object.defineProperty(client, "expires", { get: () => expires, enumerable: true });
+    Object.defineProperty(client, "presence", { get: () => presence, enumerable: true });
 
     client.send = function (command) {
       if (command === undefined) return Promise.reject(new TypeError("StillwaterLive send: a command is needed"));
@@ -769,9 +1018,17 @@
       return promise;
     };
 
-    client.reconnect = function () {
-      if (status !== "waiting" || reconnectTimer === null) return false;
-      cancel(reconnectTimer);
+    client.reauth = function (fresh) {
+      if (typeof fresh !== "string" || fresh === "") return Promise.reject(new TypeError("StillwaterLive reauth: a token (a non-empty string) is needed"));
+      return sendReauth(fresh);
+    };
+
+    client.reconnect = function (fresh) {
+      const stopped = status === "expired" || status === "disconnected";
+      if (!stopped && (status !== "waiting" || reconnectTimer === null)) return false;
+      if (fresh != null) token = String(fresh);
+      if (reconnectTimer !== null) cancel(reconnectTimer);
+      if (stopped) { status = "waiting"; attempt = 0; }   // open() reports "connecting"
       open();
       return true;
     };
