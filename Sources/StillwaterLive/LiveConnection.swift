@@ -368,15 +368,17 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         case .accepted(let identity):
             return .success((identity, nil))
         case .acceptedUntil(let identity, let expires):
-            guard expires > hub.options.now() else { return .failure(Refusal(message: "the credentials expired")) }
+            guard expires > hub.options.now() else { return .failure(Refusal(message: nil)) }
             return .success((identity, expires))
         case .refused(let message):
             return .failure(Refusal(message: message))
         }
     }
 
+    /// Why credentials were not accepted: the service's message, or nil for credentials that had
+    /// expired already (answered `token_expired`, 4419).
     private struct Refusal: Error {
-        var message: String
+        var message: String?
     }
 
     /// Ends the session when `expires` comes (by ``LiveOptions/now``), replacing the timer set before.
@@ -426,7 +428,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             }
             expire(at: expires)
         case .failure(let refusal):
-            update { $0.refused(refusal.message, ref: ref) }
+            update { session in
+                if let message = refusal.message { session.refused(message, ref: ref) } else { session.expired() }
+            }
         }
     }
 
@@ -440,7 +444,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             let you: String?
             switch profile(of: identity) {
             case .success(let text): you = text
-            case .failure(let failure): return updateDriver { $0.viewUnavailable(failure.message) }
+            case .failure(let failure): return updateDriver { $0.viewUnavailable(failure.message ?? "the welcome cannot be sent") }
             }
             let frame: (text: LiveViewText, version: Int)
             if let resume, resume.stream == hub.stream {
@@ -460,7 +464,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             joinPresence(as: identity)
             expire(at: expires)
         case .failure(let refusal):
-            update { $0.refused(refusal.message) }
+            update { session in
+                if let message = refusal.message { session.refused(message) } else { session.expired() }
+            }
         }
     }
 }

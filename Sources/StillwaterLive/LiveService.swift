@@ -166,8 +166,8 @@ public enum LiveAuthentication<Identity: Sendable>: Sendable {
     case accepted(Identity)
     /// Admitted, as this identity, until `expires`: then the client gets an error frame (code
     /// `token_expired`) and the connection is closed with code 4419, unless a `reauth` frame with a token
-    /// ``LiveService/authenticate(_:)`` accepts came before. An expiry already past refuses the client
-    /// (as ``refused(_:)``, with the message "the credentials expired").
+    /// ``LiveService/authenticate(_:)`` accepts came before. An expiry already past is answered the same
+    /// way at once (`token_expired`, 4419), so that the client knows to get new credentials.
     case acceptedUntil(Identity, expires: Date)
     /// Refused: the client gets an error frame (code `unauthorized`) with this message, and the
     /// connection is closed with code 4401.

@@ -274,11 +274,19 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     }
 
     /// The client's credentials expired: unless it is already closing, it gets an error frame (code
-    /// `token_expired`) and the close (4419). Frames waiting for it are written first.
+    /// `token_expired`) and the close (4419). Frames waiting for it are written first. While the client
+    /// is being admitted (credentials that had expired when it presented them), the error carries the
+    /// hello's `ref`.
     public mutating func expired() {
-        guard case .live = state else { return }
-        fail(.tokenExpired, "the credentials expired: connect again with new ones (a reauth before the expiry keeps the connection)",
-             ref: nil, closing: .expired)
+        switch state {
+        case .live:
+            fail(.tokenExpired, "the credentials expired: connect again with new ones (a reauth before the expiry keeps the connection)",
+                 ref: nil, closing: .expired)
+        case .authenticating(_, let helloRef, _):
+            fail(.tokenExpired, "the credentials expired: connect again with new ones", ref: helloRef, closing: .expired)
+        case .awaitingHello, .closing, .closed:
+            break
+        }
     }
 
     /// The server ends the session (``LiveHub/disconnect(where:reason:)``): unless it is already closing,

@@ -161,13 +161,13 @@ struct LiveAudienceTests {
         #expect(expiring[0].contains(#""you":{"name":"bob","role":"viewer"}"#))
     }
 
-    @Test("credentials already expired are refused; expiring ones end the session with token_expired and 4419")
+    @Test("credentials already expired are answered token_expired and 4419 at once; expiring ones end the session with token_expired and 4419")
     func expiry() async throws {
         let hub = try await makeHub()
         let (late, lateFrames) = await join(hub, "ann:member:-1")
-        #expect(object(lateFrames[0])["code"] as? String == "unauthorized")
-        #expect(object(lateFrames[0])["message"] as? String == "the credentials expired")
-        #expect(await late.nextWrite() == .close(.unauthorized, reason: "unauthorized"))
+        #expect(object(lateFrames[0])["code"] as? String == "token_expired")
+        #expect(object(lateFrames[0])["message"] as? String == "the credentials expired: connect again with new ones")
+        #expect(await late.nextWrite() == .close(.expired, reason: "token_expired"))
 
         let (soon, _) = await join(hub, "bob:member:0.2")
         let (lasting, _) = await join(hub, "cat:member")
