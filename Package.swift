@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // The engine article (Internal/README.md) is for contributors; it is not part of the module.
@@ -61,6 +62,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
             ],
             resources: [.copy("Resources")]
         ),
@@ -97,6 +99,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         .testTarget(

@@ -36,6 +36,10 @@ import Synchronization
 /// }
 /// ```
 ///
+/// **Rooms on demand.** With ``init(path:rooms:configuration:room:)`` a key names a room of a
+/// `LiveRooms`, whose hub is opened from its log on the first join and closed once nobody was in it for
+/// the rooms' idle time; a server with many rooms keeps open only those in use.
+///
 /// A connection without a hub (no key, or one with no hub) is refused as for a wrong token: an error frame
 /// (`unauthorized`) and close 4401, so a client cannot tell a missing hub from a wrong token.
 ///
@@ -124,6 +128,8 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
     /// The endpoint's timeouts, bounds and origins.
     public let configuration: Configuration
     private let key: @Sendable (LiveRoute) -> String?
+    /// The rooms opened on demand, for keys that name no registered hub.
+    private let rooms: LiveRooms<Live>?
     private let state: Mutex<State>
     let quiet = QuietConnections()
     let sockets = OpenSockets()
@@ -135,10 +141,44 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
     ///   - hubs: The hubs by key; more can be added with ``add(_:as:)``.
     ///   - configuration: Timeouts, bounds and allowed origins.
     ///   - key: Called once per connection, with its upgrade request and hello, outside every lock.
-    public init(
+    public convenience init(
         path: String = "/live", hubs: [String: LiveHub<Live>] = [:], configuration: Configuration = Configuration(),
         key: @escaping @Sendable (LiveRoute) -> String?
     ) {
+        self.init(path: path, hubs: hubs, rooms: nil, configuration: configuration, key: key)
+    }
+
+    /// An endpoint for rooms opened on demand: `room` names the room a connection wants (nil: none), and
+    /// ``LiveRooms`` opens its hub on the first join and closes it once idle. The endpoint ticks nothing
+    /// itself (the rooms tick their hubs) and closes the rooms at shutdown.
+    ///
+    /// ```swift
+    /// let rooms = LiveRooms<BoardService>(idleTimeout: .seconds(60)) { team in
+    ///     try await LiveHub.open(BoardService(team: team), log: try journal(for: team), initial: Board())
+    /// }
+    /// let live = LiveEndpoint(path: "/live", rooms: rooms) { route in route.params["team"] }
+    /// ```
+    ///
+    /// A connection whose room cannot be opened (`LiveRooms`' opener threw) is refused as for a wrong
+    /// token: an error frame (`unauthorized`) and close 4401.
+    ///
+    /// - Parameters:
+    ///   - path: The path of the WebSocket upgrade; it starts with `/`.
+    ///   - rooms: The rooms.
+    ///   - configuration: Timeouts, bounds and allowed origins.
+    ///   - room: Called once per connection, with its upgrade request and hello, outside every lock.
+    public convenience init(
+        path: String = "/live", rooms: LiveRooms<Live>, configuration: Configuration = Configuration(),
+        room: @escaping @Sendable (LiveRoute) -> String?
+    ) {
+        self.init(path: path, hubs: [:], rooms: rooms, configuration: configuration, key: room)
+    }
+
+    private init(
+        path: String, hubs: [String: LiveHub<Live>], rooms: LiveRooms<Live>?, configuration: Configuration,
+        key: @escaping @Sendable (LiveRoute) -> String?
+    ) {
+        self.rooms = rooms
         precondition(path.hasPrefix("/"), "LiveEndpoint(path:) must start with / (got \"\(path)\")")
         precondition(configuration.scriptPath.map { $0.hasPrefix("/") && $0 != path } ?? true,
                      "LiveEndpoint.Configuration(scriptPath:) must start with / and differ from the WebSocket path")
@@ -290,7 +330,7 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         // Closed meanwhile by the timer or the drain: the close is sent; the library ends the handshake.
         guard let first, sockets.claim(id, connected: true) else { return }
         guard let routed = await route(first, admission: admission, socket: socket) else { return }
-        let connection = routed.hub.connect(transport: admission.transport)
+        let connection = routed.connection
         connection.receive(routed.hello)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.pump(connection, to: socket, id: id) }
@@ -305,9 +345,12 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         }
     }
 
-    /// The hub and hello text of a socket's first frame, or nil after answering a first frame that is no
-    /// hello, or names no hub, as a hub would (the error frame and the close).
-    private func route(_ first: WebSocketMessage, admission: Admission, socket: EndpointSocket) async -> (hub: LiveHub<Live>, hello: String)? {
+    /// A connection to the hub (or room) a socket's first frame names, and that frame's text; nil after
+    /// answering a first frame that is no hello, or names no hub (or a room that cannot open), as a hub
+    /// would (the error frame and the close).
+    private func route(
+        _ first: WebSocketMessage, admission: Admission, socket: EndpointSocket
+    ) async -> (connection: LiveConnection<Live>, hello: String)? {
         var session = Session()
         guard case .text(let text) = first else {
             session.receiveBinary()
@@ -318,7 +361,12 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
             let frame = try LiveClientFrame<Live.Command>.decode(text, maxBytes: configuration.maxMessageBytes)
             if case .hello(let hello) = frame {
                 let route = LiveRoute(request: admission.request, query: admission.query, params: hello.params)
-                if let key = key(route), let hub = hub(key) { return (hub, text) }
+                if let key = key(route) {
+                    if let hub = hub(key) { return (hub.connect(transport: admission.transport), text) }
+                    if let rooms, let connection = try? await rooms.connect(to: key, transport: admission.transport) {
+                        return (connection, text)
+                    }
+                }
             }
             // Not a hello (a protocol error), or a hello for no hub (refused as for a wrong token).
             _ = session.receive(frame)
@@ -403,6 +451,7 @@ extension LiveEndpoint: Service {
                 group.addTask { await socket.close(.goingAway, reason: LiveEndpoint.closingReason) }
             }
             for hub in hubs { group.addTask { await hub.close() } }
+            if let rooms { group.addTask { await rooms.close() } }
         }
         await sockets.waitUntilClosesSent(within: configuration.drainTimeout)
     }

@@ -1,31 +1,9 @@
 /// How a ``LiveClient`` reaches its server: something that opens connections carrying JSON text frames.
 ///
 /// The client needs no network of its own. A WebSocket transport (StillwaterHummingbird's
-/// `LiveWebSocketTransport`) opens a socket per ``connect()``; a test wires the channel straight to a
-/// ``LiveHub``'s ``LiveConnection``:
-///
-/// ```swift
-/// import StillwaterLive
-///
-/// struct InProcess<Service: LiveService>: LiveClientTransport {
-///     let hub: LiveHub<Service>
-///     func connect() async throws -> LiveClientChannel {
-///         let connection = hub.connect()
-///         let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
-///         let writer = Task {
-///             while let write = await connection.nextWrite() {
-///                 switch write {
-///                 case .frames(let frames): for frame in frames { sink.yield(.text(frame)) }
-///                 case .close(let code, let reason): sink.yield(.closed(code: code.rawValue, reason: reason))
-///                 }
-///             }
-///             sink.finish()
-///         }
-///         return LiveClientChannel(incoming: incoming, send: { connection.receive($0) },
-///                                  close: { writer.cancel(); connection.transportClosed() })
-///     }
-/// }
-/// ```
+/// `LiveWebSocketTransport`) opens a socket per ``connect()``; ``LiveInProcessTransport`` wires each
+/// channel straight to a ``LiveHub``'s ``LiveConnection`` in the same process (for tests). Another
+/// transport opens its connection, forwards text frames both ways, and reports the close with its code.
 public protocol LiveClientTransport: Sendable {
     /// Opens one connection to the server.
     ///

@@ -81,6 +81,33 @@ struct LiveEndpointTests {
         }
     }
 
+    @Test("rooms on demand: a room opens on its first join, is ticked, closes once idle, and opens again with its state; a room that cannot open is refused")
+    func roomsOnDemand() async throws {
+        let logs = ["alpha": MemoryJournal<LiveLogState<Counter>, LiveEntry<Add>>()]
+        let rooms = LiveRooms<CounterService>(idleTimeout: .milliseconds(200)) { room in
+            guard let log = logs[room] else { throw LiveHubError("no room \(room)") }
+            return try await LiveHub.open(CounterService(), log: log, initial: Counter())
+        }
+        let live = LiveEndpoint(path: "/live", rooms: rooms) { $0.params["room"] }
+        try await withServer(live) { served in
+            let first = try await LiveTestClient.admitted(port: served.port, params: ["room": "alpha"])
+            #expect(rooms.openRooms == ["alpha"])
+            _ = try await rooms.hub(for: "alpha").perform(5, as: "server")
+            try await eventually("the patch from the rooms' tick") { first.frames.count >= 3 }
+            #expect(first.frames[2] == #"{"type":"patch","from":0,"version":1,"set":{"count":5}}"#)
+            await first.close()
+            try await eventually("the idle room closed") { rooms.openRooms.isEmpty }
+            let again = try await LiveTestClient.admitted(port: served.port, params: ["room": "alpha"])
+            #expect(members(again.frames[1])["view"] as? [String: Int] == ["count": 5])
+            let none = LiveTestClient(port: served.port, first: [hello(token: CounterService.token, params: ["room": "beta"])])
+            try await eventually("the refusal") { none.closed }
+            #expect(none.frames.map { members($0)["code"] as? String } == ["unauthorized"])
+            #expect(none.closeCode == WebSocketErrorCode(codeNumber: 4401))
+            await again.close()
+        }
+        #expect(rooms.openRooms.isEmpty)   // the shutdown closed the rooms
+    }
+
     @Test("a hub added while the server runs is ticked: its clients get patches")
     func hubAddedLater() async throws {
         let live = CounterEndpoint(path: "/live") { $0.params["team"] }
