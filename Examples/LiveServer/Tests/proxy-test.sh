@@ -18,12 +18,7 @@ cd "$(dirname "$0")/.."
 for tool in nginx openssl chromium python3; do
     command -v "$tool" >/dev/null || { echo "proxy-test: $tool is not installed (apt-get install -y --no-install-recommends $tool)"; exit 1; }
 done
-if [ -n "${LIVE_SERVER:-}" ]; then
-    server="$LIVE_SERVER"
-else
-    swift build --product live-server
-    server="$(swift build --show-bin-path)/live-server"
-fi
+server=$(bash Tests/live-server-path.sh)
 
 work=$(mktemp -d /tmp/live-proxy.XXXXXX)
 chmod 755 "$work"   # nginx's workers (not root) read and write under it
