@@ -63,7 +63,8 @@ struct LiveEndpointForwardingTests {
         let hub = try await counterHub(service: CounterService(addresses: seen))
         var result: String?
         try await withServer(LiveEndpoint(hub: hub, configuration: .init(trustedProxies: proxies))) { served in
-            let headers: HTTPFields = forwardedFor.map { [HTTPField(name: ClientAddress.forwardedFor, value: $0)] } ?? [:]
+            var headers = HTTPFields()
+            if let forwardedFor { headers[ClientAddress.forwardedFor] = forwardedFor }
             let client = LiveTestClient(port: served.port, headers: headers, first: [hello(token: CounterService.token)])
             try await eventually("the admission") { !seen.withLock { $0 }.isEmpty }
             result = seen.withLock { $0.first }
