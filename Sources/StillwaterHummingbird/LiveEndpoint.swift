@@ -49,7 +49,8 @@ import Synchronization
 /// ``Configuration/extraOrigins``) and `404 Not Found` for another path. Once upgraded, the client has
 /// ``Configuration/helloTimeout`` to send its first frame, which picks the hub; from then on the hub's
 /// ``LiveConnection`` decides everything (credentials through your service's `authenticate`, which
-/// receives `origin`, `authorization`, `address` and `path` as the handshake's `transport`). The server
+/// receives `origin`, `authorization`, `address` and `path` as the handshake's `transport`; `address` is
+/// the socket's peer, or the forwarded client's behind one of ``Configuration/trustedProxies``). The server
 /// pings every ``Configuration/pingInterval`` and closes a socket whose peer stops answering.
 ///
 /// **Shutdown.** Run the endpoint as a `Service` after the `Application` in one `ServiceGroup` (a group
@@ -89,14 +90,38 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         public var maxMessageBytes: Int
         /// Where the JavaScript client is served (`/stillwater-live.js` by default); `nil` serves it nowhere.
         public var scriptPath: String?
+        /// The reverse proxies whose `X-Forwarded-For` is believed: addresses (`127.0.0.1`, `::1`) or
+        /// ranges in CIDR notation (`10.0.0.0/8`). Empty by default: the client's address is the socket's
+        /// peer, whatever the request says.
+        ///
+        /// The handshake's `transport["address"]` (what your service's `authenticate` and your logs see) is
+        /// the socket's peer, unless that peer is one of these: then it is the address the proxy appended
+        /// to `X-Forwarded-For`, and, while that one is a trusted proxy too, the one before it. An entry
+        /// that is not an IP address stops the walk at the last trusted hop. Name only proxies you run:
+        /// a client that is trusted here can claim any address.
+        ///
+        /// ```swift
+        /// let configuration = LiveEndpoint<CounterService>.Configuration(trustedProxies: ["127.0.0.1", "10.0.0.0/8"])
+        /// print(configuration.trustedProxies.sorted())
+        /// // Prints "["10.0.0.0/8", "127.0.0.1"]"
+        /// ```
+        ///
+        /// - Note: Only `X-Forwarded-For` is read (not RFC 7239's `Forwarded`); the proxy must set or append
+        ///   it, as nginx's `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for` does.
+        public var trustedProxies: Set<String>
 
         /// Creates a configuration; every member has the default said on it.
         public init(
             extraOrigins: Set<String> = [], firstRequestTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30),
             helloTimeout: Duration = .seconds(10), pingInterval: Duration = .seconds(20), closeTimeout: Duration = .seconds(1),
-            drainTimeout: Duration = .seconds(5), maxMessageBytes: Int = 1 << 20, scriptPath: String? = "/stillwater-live.js"
+            drainTimeout: Duration = .seconds(5), maxMessageBytes: Int = 1 << 20, scriptPath: String? = "/stillwater-live.js",
+            trustedProxies: Set<String> = []
         ) {
             precondition(maxMessageBytes > 0, "LiveEndpoint.Configuration(maxMessageBytes:) must be positive (got \(maxMessageBytes))")
+            for entry in trustedProxies {
+                precondition(Self.isTrustedProxy(entry),
+                             "LiveEndpoint.Configuration(trustedProxies:): \"\(entry)\" is neither an IP address nor a CIDR range (10.0.0.0/8)")
+            }
             self.extraOrigins = Set(extraOrigins.map { $0.lowercased() })
             self.firstRequestTimeout = firstRequestTimeout
             self.idleTimeout = idleTimeout
@@ -106,6 +131,14 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
             self.drainTimeout = drainTimeout
             self.maxMessageBytes = maxMessageBytes
             self.scriptPath = scriptPath
+            self.trustedProxies = trustedProxies
+        }
+
+        /// Whether `entry` may be one of ``trustedProxies``: an IPv4 or IPv6 address, or one with a prefix
+        /// length (`10.0.0.0/8`, `fd00::/8`). Check a value read from a command line or a file with it
+        /// before making a configuration, which stops on one that is not.
+        public static func isTrustedProxy(_ entry: String) -> Bool {
+            AddressRange(entry) != nil
         }
     }
 
@@ -130,6 +163,7 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
     private let key: @Sendable (LiveRoute) -> String?
     /// The rooms opened on demand, for keys that name no registered hub.
     private let rooms: LiveRooms<Live>?
+    private let trustedProxies: [AddressRange]
     private let state: Mutex<State>
     let quiet = QuietConnections()
     let sockets = OpenSockets()
@@ -185,6 +219,12 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         self.path = path
         self.configuration = configuration
         self.key = key
+        trustedProxies = configuration.trustedProxies.map { entry in
+            guard let range = AddressRange(entry) else {
+                preconditionFailure("LiveEndpoint.Configuration.trustedProxies: \"\(entry)\" is neither an IP address nor a CIDR range (10.0.0.0/8)")
+            }
+            return range
+        }
         state = Mutex(State(hubs: hubs))
     }
 
@@ -286,7 +326,8 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         var transport = ["path": head.path ?? "/"]
         transport["origin"] = head.headerFields[.origin]
         transport["authorization"] = head.headerFields[.authorization]
-        transport["address"] = channel.remoteAddress?.ipAddress
+        transport["address"] = ClientAddress.resolve(
+            peer: channel.remoteAddress?.ipAddress, forwardedFor: head.headerFields[values: ClientAddress.forwardedFor], trusted: trustedProxies)
         return .admitted(Admission(request: head, query: query, transport: transport, channel: channel))
     }
 

@@ -34,6 +34,8 @@ struct CounterView: LiveView {
 struct CounterService: LiveService {
     static let token = "counter-token-for-tests"
     let tokens = LiveTokens([CounterService.token])
+    /// Where each handshake's `transport["address"]` is recorded ("none" when it had none), when given.
+    var addresses: Locked<[String]>? = nil
 
     func view(of state: Counter) -> CounterView { CounterView(count: state.count) }
 
@@ -42,14 +44,15 @@ struct CounterService: LiveService {
     }
 
     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
-        tokens.accepts(handshake.presentedToken) ? .accepted("tester") : .refused("wrong token")
+        addresses?.withLock { $0.append(handshake.transport["address"] ?? "none") }
+        return tokens.accepts(handshake.presentedToken) ? .accepted("tester") : .refused("wrong token")
     }
 }
 
 typealias CounterEndpoint = LiveEndpoint<CounterService>
 
-func counterHub(_ options: LiveOptions = LiveOptions()) async throws -> LiveHub<CounterService> {
-    try await LiveHub.open(CounterService(), log: MemoryJournal<LiveLogState<Counter>, LiveEntry<Add>>(),
+func counterHub(_ options: LiveOptions = LiveOptions(), service: CounterService = CounterService()) async throws -> LiveHub<CounterService> {
+    try await LiveHub.open(service, log: MemoryJournal<LiveLogState<Counter>, LiveEntry<Add>>(),
                            initial: Counter(), options: options)
 }
 

@@ -15,12 +15,7 @@ cd "$(dirname "$0")/.."
 
 command -v chromium >/dev/null || { echo "browser-test: chromium is not installed (apt-get install -y --no-install-recommends chromium)"; exit 1; }
 command -v python3 >/dev/null || { echo "browser-test: python3 is not installed"; exit 1; }
-if [ -n "${LIVE_SERVER:-}" ]; then
-    server="$LIVE_SERVER"
-else
-    swift build --product live-server
-    server="$(swift build --show-bin-path)/live-server"
-fi
+server=$(bash Tests/live-server-path.sh)
 docs=()
 if [ "${UPDATE_SCREENSHOT:-0}" = 1 ]; then docs=(--docs Docs); fi
 exec timeout --kill-after=10 600 python3 Tests/browser_test.py --server "$server" "${docs[@]}"

@@ -61,12 +61,14 @@ class WebSocketClosed(Exception):
 
 
 class WebSocketClient:
-    def __init__(self, host, port, path, timeout=10):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, host, port, path, timeout=10, headers=None, sock=None):
+        """Connects (or upgrades `sock`, already connected: a TLS one, say), sending `headers` too."""
+        self.sock = sock or socket.create_connection((host, port), timeout=timeout)
         self.buffer = bytearray()
         key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
         request = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n")
         self.sock.sendall(request.encode())
         deadline = time.monotonic() + timeout
         while b"\r\n\r\n" not in self.buffer:
@@ -393,10 +395,10 @@ class Server:
 
 
 class Browser:
-    def __init__(self, executable):
+    def __init__(self, executable, flags=()):
         self.profile = tempfile.mkdtemp(prefix="live-board-chromium-")
         self.process = subprocess.Popen(
-            [executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
+            [executable, *flags, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
              f"--user-data-dir={self.profile}", "--no-first-run", "--no-default-browser-check",
              "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
              "--disable-backgrounding-occluded-windows", "--disable-extensions", "--hide-scrollbars",
@@ -485,10 +487,12 @@ REBUILT_ROWS = """[...(window.__rows || [])].filter((old) => {
 class Run:
     def __init__(self, options):
         self.options = options
-        self.port = free_port()
+        self.port = options.port or free_port()
         self.data = tempfile.mkdtemp(prefix="live-board-data-")
-        self.server = Server(options.server, self.port, self.data)
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.server = Server(options.server, self.port, self.data, None if not options.server_arguments else
+                             ["--team", f"alpha={ALPHA_TOKEN}", "--team", f"beta={BETA_TOKEN}"] + options.server_arguments)
+        # The address the tabs open: the server's own, or a proxy's in front of it (--base).
+        self.base = options.base or f"http://127.0.0.1:{self.port}"
         self.browser = None
         self.tabs = {}
         self.nodes = []
@@ -509,7 +513,7 @@ class Run:
 
     def check_two_tabs(self):
         self.server.start()
-        self.browser = Browser(self.options.chromium)
+        self.browser = Browser(self.options.chromium, self.options.chromium_flags)
         link = f"{self.base}/?team=alpha#token={ALPHA_TOKEN}"
         a, b = self.open("A", link), self.open("B", link)
         for tab in (a, b):
@@ -687,6 +691,9 @@ class Run:
         converge; node one is killed with SIGKILL and its tab, given both addresses, moves to node two,
         resumes, and sends what was typed meanwhile once."""
         url = os.environ.get("LIVE_POSTGRES_URL")
+        if self.options.base:
+            print("browser-test:   (through a proxy (--base): the cluster check is skipped)")
+            return
         if not url:
             print("browser-test:   (LIVE_POSTGRES_URL is not set: the cluster check is skipped)")
             return
@@ -798,7 +805,23 @@ def main():
     parser.add_argument("--chromium", default="chromium")
     parser.add_argument("--docs", help="write desktop.png and phone.png here (else a temporary folder)")
     parser.add_argument("--timeout", type=int, default=300, help="the whole run's limit in seconds")
+    add_proxy_options(parser)
     options = parser.parse_args()
+    run_checks(options)
+
+
+def add_proxy_options(parser):
+    """The options that run the test through a proxy in front of the server (proxy_test.py uses them)."""
+    parser.add_argument("--port", type=int, default=0, help="the server's port (else a free one)")
+    parser.add_argument("--base", help="the address the tabs open, a proxy's (else the server's own)")
+    parser.add_argument("--server-argument", dest="server_arguments", action="append", default=[],
+                        help="one more argument for live-server (repeat it; use --server-argument=--flag)")
+    parser.add_argument("--chromium-flag", dest="chromium_flags", action="append", default=[],
+                        help="one more flag for chromium, such as --chromium-flag=--ignore-certificate-errors")
+
+
+def run_checks(options):
+    """Runs every check within options.timeout seconds; exits 0 only when all passed."""
 
     def overtime(*_):
         raise Failed(f"the run took over {options.timeout} s")

@@ -65,6 +65,10 @@ if options.checksOnly {
 // every board's closing snapshot) within 5 s and the process exits 0.
 var early = endOnSignal()
 
+// Each refused token is one line on standard error, with the client's address (forwarded by a trusted
+// proxy, else the connection's own).
+var folder = DataFolder(path: options.dataDirectory)
+folder.refused = complain
 let opened: DataFolder.Opened
 var node: ClusterNode?
 if let url = options.postgresURL {
@@ -77,7 +81,7 @@ if let url = options.postgresURL {
     }
     node = ClusterNode(log: log)
     do {
-        opened = try await DataFolder(path: options.dataDirectory).open(options, node: node!, waiting: complain)
+        opened = try await folder.open(options, node: node!, waiting: complain)
     } catch let error as DataFolderError {
         fail("\(error)", status: 1)
     } catch {
@@ -85,13 +89,13 @@ if let url = options.postgresURL {
     }
 } else {
     do {
-        opened = try await DataFolder(path: options.dataDirectory).open(options) { complain("warning: \($0)") }
+        opened = try await folder.open(options) { complain("warning: \($0)") }
     } catch {
         fail("\(error)", status: 1)
     }
 }
 
-let server = BoardServer(hubs: opened.hubs, origins: options.origins)
+let server = BoardServer(hubs: opened.hubs, origins: options.origins, trustedProxies: options.trustedProxies)
 let host = options.host
 let shownHost = host.contains(":") ? "[\(host)]" : host
 for source in early { source.cancel() }

@@ -16,17 +16,19 @@ public struct BoardServer: Sendable {
     public let endpoint: LiveEndpoint<BoardService>
 
     /// A server for `hubs`, by team; `origins` are the page origins allowed besides the server's own
-    /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes). A new connection has
-    /// `firstRequestTimeout` to send its request, an upgraded one `helloTimeout` to send its hello.
+    /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes), `trustedProxies` the reverse
+    /// proxies whose `X-Forwarded-For` gives a connection's address (IP addresses or CIDR ranges). A new
+    /// connection has `firstRequestTimeout` to send its request, an upgraded one `helloTimeout` to send its
+    /// hello.
     public init(
-        hubs: [String: LiveHub<BoardService>], origins: [String] = [],
+        hubs: [String: LiveHub<BoardService>], origins: [String] = [], trustedProxies: [String] = [],
         firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10)
     ) {
         endpoint = LiveEndpoint(
             path: "/live", hubs: hubs,
             configuration: .init(
                 extraOrigins: Set(origins), firstRequestTimeout: firstRequestTimeout, helloTimeout: helloTimeout,
-                maxMessageBytes: Limits.frameLimit)
+                maxMessageBytes: Limits.frameLimit, trustedProxies: Set(trustedProxies))
         ) { route in
             route.query["team"] ?? route.params["team"]
         }

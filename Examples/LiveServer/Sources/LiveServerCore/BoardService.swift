@@ -43,11 +43,18 @@ public struct BoardService: LiveService {
     public let team: String
     /// The teams' token digests (shared with the server, so a replaced token counts at once).
     public let access: LiveTokenTable
+    /// Called with a line for each client whose token is refused, naming the team and the client's
+    /// address (the transport's `address`: the socket's peer, or the client a trusted proxy forwarded),
+    /// such as `team alpha: a token was refused (client 203.0.113.7)`. `live-server` writes it to standard
+    /// error.
+    public let refused: @Sendable (String) -> Void
 
-    /// Creates the service of `team`'s board, admitting clients that hold the token `access` knows for it.
-    public init(team: String, access: LiveTokenTable) {
+    /// Creates the service of `team`'s board, admitting clients that hold the token `access` knows for it;
+    /// each refusal is told to `refused`.
+    public init(team: String, access: LiveTokenTable, refused: @escaping @Sendable (String) -> Void = { _ in }) {
         self.team = team
         self.access = access
+        self.refused = refused
     }
 
     /// The title and the items.
@@ -66,9 +73,13 @@ public struct BoardService: LiveService {
         }
     }
 
-    /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`.
+    /// Admits a client that presents the team's token, in its hello or in the upgrade's `authorization`;
+    /// tells ``refused`` of any other, with its address.
     public func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> {
-        guard access.accepts(handshake.presentedToken, for: team) else { return .refused("the token was refused") }
+        guard access.accepts(handshake.presentedToken, for: team) else {
+            refused("team \(team): a token was refused (client \(handshake.transport["address"] ?? "unknown"))")
+            return .refused("the token was refused")
+        }
         return .accepted(team)
     }
 }

@@ -42,6 +42,8 @@ public struct DataFolder {
 
     /// The folder's path.
     public let path: String
+    /// Called with a line for each client whose token a board refused (``BoardService/refused``).
+    public var refused: @Sendable (String) -> Void = { _ in }
 
     /// Names the folder at `path` (created when the server opens it).
     public init(path: String) { self.path = path }
@@ -101,7 +103,7 @@ public struct DataFolder {
     public func open(_ options: ServerOptions, warn: (String) -> Void) async throws -> Opened {
         let lock = try lock()
         let (teams, newTokens) = try registeredTeams(options)
-        return try await Self.opened(teams, newTokens: newTokens, lock: lock) { name, service in
+        return try await Self.opened(teams, newTokens: newTokens, lock: lock, refused: refused) { name, service in
             try await LiveHub.open(
                 service, log: try BoardJournal(directory: journalDirectory(team: name)), initial: Self.newBoard(named: name),
                 options: options.liveOptions, warn: { warn("team \(name): \($0)") })
@@ -118,7 +120,7 @@ public struct DataFolder {
         let lock = try lock()
         try await node.start(waiting: { waiting("\($0)") })
         let (teams, newTokens) = try await clusterTeams(options, node: node)
-        let opened = try await Self.opened(teams, newTokens: newTokens, lock: lock) { name, service in
+        let opened = try await Self.opened(teams, newTokens: newTokens, lock: lock, refused: refused) { name, service in
             try await node.open(name, service: service, initial: Self.newBoard(named: name), options: options.liveOptions)
         }
         node.onTeamsChanged { entries in
@@ -132,11 +134,11 @@ public struct DataFolder {
     /// Opens each of `teams`' hubs with `open`, their services sharing one policy of the teams' digests.
     private static func opened(
         _ teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)], lock: FileLock,
-        open: (String, BoardService) async throws -> LiveHub<BoardService>
+        refused: @escaping @Sendable (String) -> Void, open: (String, BoardService) async throws -> LiveHub<BoardService>
     ) async throws -> Opened {
         let access = LiveTokenTable(digests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
         var hubs: [String: LiveHub<BoardService>] = [:]
-        for (name, _) in teams { hubs[name] = try await open(name, BoardService(team: name, access: access)) }
+        for (name, _) in teams { hubs[name] = try await open(name, BoardService(team: name, access: access, refused: refused)) }
         return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StillwaterHummingbird
 import StillwaterLive
 
 /// A command-line argument or environment value that cannot be used: one line, for standard error.
@@ -34,6 +35,9 @@ public struct ServerOptions: Equatable, Sendable {
     public var teams: [Team] = []
     /// Origins allowed besides the server's own.
     public var origins: [String] = []
+    /// The reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR ranges): a connection
+    /// from one of them is logged with the client address it forwarded, any other with its own.
+    public var trustedProxies: [String] = []
     /// How often clients that are behind are sent a patch (10 ms unless set): each gets at most one per
     /// interval, covering every change since its last.
     public var patchInterval: Duration = .milliseconds(10)
@@ -65,6 +69,7 @@ public struct ServerOptions: Equatable, Sendable {
     /// What `live-server --help` prints.
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
+                           [--trusted-proxy ADDRESS]...
                live-server --check DIR
                            [--patch-interval-ms N] [--snapshot-every N]
                            [--postgres postgres://USER@HOST:PORT/DATABASE] [--kept-actions N]
@@ -76,6 +81,9 @@ public struct ServerOptions: Equatable, Sendable {
                                 LIVE_TEAMS="alpha=TOKEN,beta=TOKEN". With no team anywhere, a new data
                                 folder gets teams alpha and beta.
           --origin URL          also accept pages from this origin (scheme://host[:port]), e.g. a proxy
+          --trusted-proxy ADDR  a reverse proxy (an IP address, or a CIDR range such as 10.0.0.0/8) whose
+                                X-Forwarded-For names the client in the logs; without one, a connection
+                                is logged with its own address (also LIVE_TRUSTED_PROXIES="ADDR,ADDR")
           --patch-interval-ms N how often clients behind are sent a patch, 1 to 60000 (default 10;
                                 about 100 suits 1 000 clients on two cores)
           --snapshot-every N    accepted commands between two snapshots of a board (default 1000)
@@ -105,6 +113,9 @@ public struct ServerOptions: Equatable, Sendable {
         for entry in (environment["LIVE_TEAMS"] ?? "").split(separator: ",") {  // empty entries are skipped
             options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
         }
+        for entry in (environment["LIVE_TRUSTED_PROXIES"] ?? "").split(separator: ",") {
+            options.trustedProxies.append(try proxy(entry.trimmingCharacters(in: .whitespaces), from: "LIVE_TRUSTED_PROXIES"))
+        }
         var rest = arguments[...]
         func value(_ flag: String) throws(UsageError) -> String {
             guard let value = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
@@ -120,6 +131,7 @@ public struct ServerOptions: Equatable, Sendable {
             case "--data": options.dataDirectory = try value(argument)
             case "--team": options.teams.append(try team(try value(argument), from: argument))
             case "--origin": options.origins.append(try origin(try value(argument)))
+            case "--trusted-proxy": options.trustedProxies.append(try proxy(try value(argument), from: argument))
             case "--patch-interval-ms": options.patchInterval = .milliseconds(try number(in: 1...60_000))
             case "--snapshot-every": options.snapshotEvery = try number(in: 1...10_000_000)
             case "--kept-actions": options.keptActions = try number(in: 0...100_000_000)
@@ -170,6 +182,13 @@ public struct ServerOptions: Equatable, Sendable {
     public static func isTeamName(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 32, first != UInt8(ascii: "-") else { return false }
         return name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+    }
+
+    private static func proxy(_ text: String, from source: String) throws(UsageError) -> String {
+        guard LiveEndpoint<BoardService>.Configuration.isTrustedProxy(text) else {
+            throw UsageError("\(source) must be an IP address or a CIDR range such as 10.0.0.0/8 (got \"\(text.prefix(64))\")")
+        }
+        return text
     }
 
     private static func origin(_ text: String) throws(UsageError) -> String {

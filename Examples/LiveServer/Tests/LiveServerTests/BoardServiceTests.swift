@@ -175,6 +175,17 @@ struct BoardServiceTests {
         await hub.close()
     }
 
+    @Test("a refused token is reported with the team and the client's address; an accepted one is not")
+    func refusalsReported() async {
+        let lines = Locked<[String]>([])
+        let service = BoardService(team: "alpha", access: Self.access) { line in lines.withLock { $0.append(line) } }
+        _ = await service.authenticate(LiveHandshake(token: "alpha-secret-token", transport: ["address": "203.0.113.7"]))
+        _ = await service.authenticate(LiveHandshake(token: "beta-secret-token", transport: ["address": "203.0.113.7"]))
+        _ = await service.authenticate(LiveHandshake(token: nil))
+        #expect(lines.withLock { $0 } == ["team alpha: a token was refused (client 203.0.113.7)",
+                                          "team alpha: a token was refused (client unknown)"])
+    }
+
     @Test("the board reopens from its file journal with its items and stream, and a retried cid is a duplicate")
     func fileJournalRestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("board-live-\(UUID().uuidString)").path

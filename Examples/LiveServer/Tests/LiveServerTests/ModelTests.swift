@@ -25,13 +25,15 @@ struct ModelTests {
     @Test("command-line arguments: good ones parse, bad ones name themselves in one line")
     func serverOptions() throws {
         let options = try ServerOptions.parse(
-            ["--port", "0", "--data", "/tmp/x", "--team", "alpha=0123456789abcdef", "--team", "ops", "--origin", "https://board.example.com/"],
-            environment: ["PORT": "9000", "LIVE_TEAMS": "beta=fedcba9876543210"])
+            ["--port", "0", "--data", "/tmp/x", "--team", "alpha=0123456789abcdef", "--team", "ops", "--origin", "https://board.example.com/",
+             "--trusted-proxy", "10.0.0.0/8"],
+            environment: ["PORT": "9000", "LIVE_TEAMS": "beta=fedcba9876543210", "LIVE_TRUSTED_PROXIES": "127.0.0.1, ::1"])
         #expect(options.port == 0)
         #expect(options.dataDirectory == "/tmp/x")
         #expect(options.teams.map(\.name) == ["beta", "alpha", "ops"])
         #expect(options.teams.map(\.token) == ["fedcba9876543210", "0123456789abcdef", nil])
         #expect(options.origins == ["https://board.example.com"])
+        #expect(options.trustedProxies == ["127.0.0.1", "::1", "10.0.0.0/8"])
         #expect(try ServerOptions.parse([], environment: ["PORT": "9000"]).port == 9000)
         let live = try ServerOptions.parse(["--patch-interval-ms", "100", "--snapshot-every", "50"]).liveOptions
         #expect(live.patchInterval == .milliseconds(100) && live.snapshotEvery == 50)
@@ -44,6 +46,10 @@ struct ModelTests {
             (["--team", "Alpha=0123456789abcdef"], [:], "--team: team name \"Alpha\" must be 1 to 32 lowercase letters, digits and -"),
             (["--team", "alpha=short"], [:], "--team: the token for team alpha must be 16 to 256 printable characters without spaces"),
             (["--origin", "evil"], [:], "--origin must look like https://host or http://host:port (got \"evil\")"),
+            (["--trusted-proxy", "proxy.internal"], [:],
+             "--trusted-proxy must be an IP address or a CIDR range such as 10.0.0.0/8 (got \"proxy.internal\")"),
+            ([], ["LIVE_TRUSTED_PROXIES": "10.0.0.0/33"],
+             "LIVE_TRUSTED_PROXIES must be an IP address or a CIDR range such as 10.0.0.0/8 (got \"10.0.0.0/33\")"),
             (["--bogus"], [:], "unknown argument \"--bogus\" (see --help)"),
             (["--send-whole-board"], [:], "--send-whole-board is no longer offered: clients are always sent patches"),
             (["--patch-interval-ms", "0"], [:], "--patch-interval-ms must be a whole number from 1 to 60000 (got \"0\")"),
