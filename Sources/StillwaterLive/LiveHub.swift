@@ -334,8 +334,9 @@ public final class LiveHub<Service: LiveService>: Sendable {
     public func tick() {
         shared.tickStarts()
         let head = shared.head
+        let members = shared.members
         var behind: [Service.Audience: [Int: [LiveConnection<Service>]]] = [:]
-        for (connection, audience) in shared.members {
+        for (connection, audience) in members {
             guard let audience, let from = connection.wantsSync(head: head.version) else { continue }
             behind[audience, default: [:]][from, default: []].append(connection)
         }
@@ -346,7 +347,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
             }
         }
         if LiveHubShared<Service>.showsPresence, let presence = shared.takePresenceChanges() {
-            for (connection, audience) in shared.members where audience != nil {
+            for (connection, audience) in members where audience != nil {
                 connection.presence(changes: presence.changes, whole: presence.whole)
             }
         }

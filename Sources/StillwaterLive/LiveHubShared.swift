@@ -202,7 +202,9 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         let anyone = state.withLock { state -> Bool in
             state.head = head
             let oldest = version - historyCapacity
-            state.audiences = state.audiences.filter { $0.value.members > 0 || ($0.value.history.last?.version ?? Int.min) >= oldest }
+            func forgotten(_ views: AudienceViews) -> Bool { views.members == 0 && (views.history.last?.version ?? Int.min) < oldest }
+            // Scanned on every publish, copied only when an audience is to go.
+            if state.audiences.values.contains(where: forgotten) { state.audiences = state.audiences.filter { !forgotten($0.value) } }
             return !state.connections.isEmpty
         }
         headVersion.store(version, ordering: .releasing)

@@ -198,7 +198,10 @@ public final class LiveRooms<Service: LiveService>: Sendable {
             guard !state.closed else { return true }
             let ticking = Task { await hub.run() }
             state.rooms[room] = .open(hub, ticking: ticking, idle: nil)
-            hub.shared.setOnEmpty { [weak self] in self?.emptied(room, hub: hub) }
+            // Weak: the hub keeps this closure, and a closed room's hub must be let go.
+            hub.shared.setOnEmpty { [weak self, weak hub] in
+                if let self, let hub { self.emptied(room, hub: hub) }
+            }
             return false
         }
         if lateClose { Task { await hub.close() } }
