@@ -94,6 +94,22 @@ struct LiveRoomsTests {
         #expect(await eventually { rooms.openRooms.isEmpty })
     }
 
+    @Test("a room closed for being idle lets its hub go")
+    func closedRoomReleasesHub() async throws {
+        let rooms = rooms()
+        weak var hub: BoardHub?
+        do {
+            let connection = try await rooms.connect(to: "zeta")
+            connection.receive(goodHello)
+            _ = await drain(connection)
+            hub = try await rooms.hub(for: "zeta")
+            connection.transportClosed()
+        }
+        #expect(hub != nil)
+        #expect(await eventually { rooms.openRooms.isEmpty })
+        #expect(await eventually { hub == nil })
+    }
+
     @Test("an open room with a client who has the newest view ticks no more")
     func idleOpenRoomDoesNotTick() async throws {
         let rooms = rooms()
