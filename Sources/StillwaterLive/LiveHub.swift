@@ -371,6 +371,46 @@ public final class LiveHub<Service: LiveService>: Sendable {
         }
     }
 
+    // MARK: Presence across a cluster
+
+    /// The clients connected to this hub that the service shows in presence: each one's entry (the
+    /// service's ``LiveService/presence(of:)``, encoded as JSON text), by client id. What a cluster's
+    /// servers tell each other, so that every server's clients see everyone in the room.
+    ///
+    /// - Complexity: O(n) in the clients connected here.
+    public var localPresence: [String: String] { shared.localPresence }
+
+    /// Shows this hub's clients the clients another server of the cluster says are connected to it (its
+    /// ``localPresence``), in place of what it said before, until `expires`: a server that stops
+    /// telling (it died) has its clients leave once ``expirePresence(now:)`` finds its word expired.
+    ///
+    /// ```swift
+    /// // Every few seconds, on each server, for each room (the exchange is the cluster's own):
+    /// //   publish (node, hub.localPresence) to the others;
+    /// //   for each (node, entries) received: hub.mergePresence(entries, from: node, expires: now + 15 s);
+    /// //   hub.expirePresence(now: now)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entries: The other server's ``localPresence``. An entry that is not valid JSON is left out.
+    ///   - node: The other server's name, the same each time it tells.
+    ///   - expires: When its word no longer holds.
+    public func mergePresence(_ entries: [String: String], from node: String, expires: Date) {
+        let valid = entries.filter { LiveJSON.isValid($0.value) }
+        shared.mergePresence(valid, from: node, expires: expires)
+    }
+
+    /// Forgets now what `node` said is present (it stopped, and said so).
+    public func forgetPresence(from node: String) {
+        shared.forgetPresence(from: node)
+    }
+
+    /// Forgets what every other server said is present when its word expired at `now` (see
+    /// ``mergePresence(_:from:expires:)``): its clients leave at the next tick.
+    public func expirePresence(now: Date) {
+        shared.expirePresence(now: now)
+    }
+
     /// Tells a replica that the log has reached `head` (a notice from the database, say): it reads and
     /// applies the records up to it, in order.
     public func advance(to head: Int) {

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The parts of a hub that its connections, its writer and its tick share, behind one lock: the commands
@@ -393,6 +394,27 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         if changed { wantTick() }
     }
 
+    /// This server's own clients in the presence list: each one's entry as JSON text, by client id.
+    var localPresence: [String: String] {
+        state.withLock { $0.presence.localEntries }
+    }
+
+    /// Shows what `node` says is present until `expires`, in place of what it said before.
+    func mergePresence(_ entries: [String: String], from node: String, expires: Date) {
+        state.withLock { $0.presence.merge(entries, from: node, expires: expires) }
+        wantTick()
+    }
+
+    /// Forgets what `node` said.
+    func forgetPresence(from node: String) {
+        if state.withLock({ $0.presence.forget(node) }) { wantTick() }
+    }
+
+    /// Forgets what every node said whose word expired at `now`.
+    func expirePresence(now: Date) {
+        if state.withLock({ $0.presence.expire(now: now) }) { wantTick() }
+    }
+
     /// The frames of what changed in the list since the last call (`changes`, and the whole list after
     /// them), or nil when nothing did.
     func takePresenceChanges() -> (changes: String, whole: String)? {
@@ -452,46 +474,86 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     }
 }
 
-/// Who is connected to a hub, with each client's entry as JSON text, and what changed since it was last
-/// asked. A client connected twice (a reconnect overlapping its old connection) is one entry, which
+/// Who is connected to a hub, with each client's entry as JSON text: the clients connected here, and
+/// those other servers of a cluster said are connected to them (until their word expires); and what the
+/// clients were last told, so that each tick sends the difference. A client connected twice (a reconnect
+/// overlapping its old connection, or one connection here and one on another server) is one entry, which
 /// leaves with its last connection.
 struct LivePresenceList {
-    private var present: [String: (entry: String, connections: Int)] = [:]
-    private var joined: [String: String] = [:]
-    private var left: Set<String> = []
+    private var local: [String: (entry: String, connections: Int)] = [:]
+    private var remote: [String: (entries: [String: String], expires: Date)] = [:]
+    /// The list as the clients were last told it (``takeChanges()``).
+    private var told: [String: String] = [:]
+    private var changed = false
 
-    /// The whole list, sorted by client id.
+    /// The whole list (this server's entry first when a client is also on another), sorted by client id.
     var entries: [(client: String, json: String)] {
-        present.map { ($0.key, $0.value.entry) }.sorted { $0.client < $1.client }
+        combined.map { ($0.key, $0.value) }.sorted { $0.client < $1.client }
+    }
+
+    /// This server's own clients, by client id.
+    var localEntries: [String: String] {
+        local.mapValues(\.entry)
+    }
+
+    private var combined: [String: String] {
+        var all: [String: String] = [:]
+        for (_, said) in remote { all.merge(said.entries) { first, _ in first } }
+        for (client, here) in local { all[client] = here.entry }
+        return all
     }
 
     mutating func join(_ client: String, entry: String) {
-        present[client] = (entry, (present[client]?.connections ?? 0) + 1)
-        joined[client] = entry
-        left.remove(client)
+        local[client] = (entry, (local[client]?.connections ?? 0) + 1)
+        changed = true
     }
 
-    /// True when the entry left (its last connection closed).
+    /// True when this server's entry left (its last connection here closed).
     mutating func leave(_ client: String) -> Bool {
-        guard let found = present[client] else { return false }
+        guard let found = local[client] else { return false }
         guard found.connections <= 1 else {
-            present[client]?.connections -= 1
+            local[client]?.connections -= 1
             return false
         }
-        present[client] = nil
-        joined[client] = nil
-        left.insert(client)
+        local[client] = nil
+        changed = true
         return true
     }
 
-    /// What joined and left since the last call, each sorted by client id; nil when nothing did.
+    /// Replaces what `node` said, until `expires`.
+    mutating func merge(_ entries: [String: String], from node: String, expires: Date) {
+        remote[node] = (entries, expires)
+        changed = true
+    }
+
+    /// Forgets what `node` said; true when it had said something.
+    mutating func forget(_ node: String) -> Bool {
+        guard remote.removeValue(forKey: node) != nil else { return false }
+        changed = true
+        return true
+    }
+
+    /// Forgets what every node said whose word expired at `now`; true when one had.
+    mutating func expire(now: Date) -> Bool {
+        let before = remote.count
+        remote = remote.filter { $0.value.expires > now }
+        guard remote.count < before else { return false }
+        changed = true
+        return true
+    }
+
+    /// What joined (or changed) and left since the clients were last told, each sorted by client id; nil
+    /// when nothing did.
     mutating func takeChanges() -> (joins: [(client: String, json: String)], leaves: [String])? {
-        guard !joined.isEmpty || !left.isEmpty else { return nil }
-        defer {
-            joined = [:]
-            left = []
-        }
-        return (joined.map { ($0.key, $0.value) }.sorted { $0.client < $1.client }, left.sorted())
+        guard changed else { return nil }
+        changed = false
+        let now = combined
+        let joins: [(client: String, json: String)] = now.filter { told[$0.key] != $0.value }.map { (client: $0.key, json: $0.value) }
+            .sorted { $0.client < $1.client }
+        let leaves = told.keys.filter { now[$0] == nil }.sorted()
+        told = now
+        guard !joins.isEmpty || !leaves.isEmpty else { return nil }
+        return (joins, leaves)
     }
 }
 

@@ -12,6 +12,12 @@ enum LiveJSON {
         return try encoder.encode(value)
     }
 
+    /// Whether `text` is one JSON value (an object, an array, a string, a number, `true`, `false` or
+    /// `null`), so that it can be written into a frame as it is.
+    static func isValid(_ text: String) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+    }
+
     /// `value` as JSON text.
     static func text<Value: Encodable>(of value: Value) throws -> String {
         String(decoding: try data(of: value), as: UTF8.self)

@@ -285,6 +285,42 @@ struct LiveAudienceTests {
         _ = (cat, dan)
     }
 
+    @Test("presence across two servers: each shows the other's clients while its word holds; a server that dies has its clients leave once its word expires")
+    func presenceAcrossServers() async throws {
+        let east = try await makeHub(presence: true), west = try await makeHub(presence: true)
+        let (ann, _) = await join(east, "ann:member")
+        let (bob, _) = await join(west, "bob:viewer")
+        let annID = try clientID(ann), bobID = try clientID(bob)
+        _ = await frames(ann)
+        _ = await frames(bob)
+        #expect(east.localPresence == [annID: #"{"name":"ann","role":"member"}"#])
+        // One round of the cluster's exchange: each tells the other what it has.
+        let now = clock.now
+        west.mergePresence(east.localPresence, from: "east", expires: now.addingTimeInterval(15))
+        east.mergePresence(west.localPresence, from: "west", expires: now.addingTimeInterval(15))
+        east.tick()
+        west.tick()
+        let annSees = await frames(ann)
+        #expect(annSees.count == 1)
+        #expect(Set((object(annSees[0])["joins"] as? [String: Any] ?? [:]).keys) == [annID, bobID])
+        #expect(await frames(bob).first?.contains(annID) == true)
+        // A node's word that is not JSON is left out.
+        west.mergePresence(["c000000000000-0000000000000009": "{not json"], from: "broken", expires: now.addingTimeInterval(15))
+        west.tick()
+        #expect(await frames(bob).isEmpty)
+        // West dies: it says nothing more. Before its word expires Bob is still shown; after, he leaves.
+        east.expirePresence(now: now.addingTimeInterval(10))
+        east.tick()
+        #expect(await frames(ann).isEmpty)
+        east.expirePresence(now: now.addingTimeInterval(16))
+        east.tick()
+        #expect(await frames(ann) == [#"{"type":"presence","leaves":["\#(bobID)"]}"#])
+        // A server that stops and says so is forgotten at once.
+        west.forgetPresence(from: "east")
+        west.tick()
+        #expect(await frames(bob) == [#"{"type":"presence","leaves":["\#(annID)"]}"#])
+    }
+
     @Test("a ping is answered by a pong with its ref; before the hello it is a protocol error")
     func ping() async throws {
         let hub = try await makeHub()
