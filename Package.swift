@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "StillwaterPostgres",
             dependencies: [
-                "Stillwater",
+                "Stillwater", "StillwaterLive",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Postgres"])),

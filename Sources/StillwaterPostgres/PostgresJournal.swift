@@ -32,6 +32,9 @@ enum ConnectionIDs {
 ///
 /// - `PREFIX_values` (`key`, `value`): a few named texts shared by every process on the database (a
 ///   cluster's settings, say): ``values()``, ``setValues(_:keepingStored:)``.
+/// - `PREFIX_presence` (`log`, `node`, `entries`, `expires`): who is connected to each server, per log,
+///   until a time by the database's clock: ``publishPresence(_:of:node:ttl:)``,
+///   ``presence(of:except:)``, used by ``PostgresPresenceExchange``.
 ///
 /// **Retention.** Each snapshot prunes the actions behind it: those more than ``keptActions`` (10 000
 /// unless set) before the newest snapshot are deleted. A new reader starts from the newest snapshot and
@@ -216,6 +219,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     private var actions: String { prefix + "_actions" }
     private var snapshots: String { prefix + "_snapshots" }
     private var valuesTable: String { prefix + "_values" }
+    private var presenceTable: String { prefix + "_presence" }
     /// The channel every append notifies.
     public var channel: String { prefix + "_log" }
 
@@ -243,6 +247,54 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS \(unescaped: self.valuesTable) (key text PRIMARY KEY, value text NOT NULL)
                 """, logger: self.logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS \(unescaped: self.presenceTable) (
+                    log text NOT NULL, node text NOT NULL, entries text NOT NULL, expires timestamptz NOT NULL,
+                    PRIMARY KEY (log, node))
+                """, logger: self.logger)
+        }
+    }
+
+    // MARK: Presence
+
+    /// Stores who is connected to `node` for `log` (each client's entry as JSON text, by client id, as
+    /// `LiveHub.localPresence` gives it), until `ttl` from now by the database's clock; an empty list
+    /// removes the node's row. The clocks of the servers do not matter: only the database's is read.
+    ///
+    /// - Throws: What the database answers.
+    public func publishPresence(_ entries: [String: String], of log: String, node: String, ttl: Duration) async throws {
+        let milliseconds = Self.nanoseconds(ttl) / 1_000_000
+        let text = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
+        try await pool.withConnection { connection in
+            if entries.isEmpty {
+                try await connection.query("""
+                    DELETE FROM \(unescaped: self.presenceTable) WHERE log = \(log) AND node = \(node)
+                    """, logger: self.logger)
+            } else {
+                try await connection.query("""
+                    INSERT INTO \(unescaped: self.presenceTable) (log, node, entries, expires)
+                    VALUES (\(log), \(node), \(text), now() + \(milliseconds) * interval '1 millisecond')
+                    ON CONFLICT (log, node) DO UPDATE SET entries = excluded.entries, expires = excluded.expires
+                    """, logger: self.logger)
+            }
+        }
+    }
+
+    /// Who the other nodes say is connected for `log`, by node (rows whose time has not passed by the
+    /// database's clock; `node`'s own left out). A row that does not decode is left out.
+    ///
+    /// - Throws: What the database answers.
+    public func presence(of log: String, except node: String) async throws -> [String: [String: String]] {
+        try await pool.withConnection { connection in
+            let rows = try await connection.query("""
+                SELECT node, entries FROM \(unescaped: self.presenceTable)
+                WHERE log = \(log) AND node <> \(node) AND expires > now()
+                """, logger: self.logger)
+            var found: [String: [String: String]] = [:]
+            for try await (other, text) in rows.decode((String, String).self) {
+                if let entries = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) { found[other] = entries }
+            }
+            return found
         }
     }
 
