@@ -271,7 +271,7 @@ struct LiveClientTests {
         let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
         let client = served.client(transport, token: "bad")
         #expect(await eventually { client.status.value.isFinal })
-        #expect(client.status.value == .refused("unauthorized: the token was refused"))
+        #expect(client.status.value == .refused("the token was refused"))
         await #expect(throws: LiveClientError.self) { try await client.send(.add(text: "milk")) }
         try await Task.sleep(for: .milliseconds(100))
         #expect(transport.connectionCount == 1, "no reconnect after 4401")
