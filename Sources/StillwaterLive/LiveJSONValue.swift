@@ -13,7 +13,7 @@ import Foundation
 /// struct Person: Codable { var name: String }
 /// let value = try JSONDecoder().decode(LiveJSONValue.self, from: Data(#"{"name": "Ann", "colour": 3}"#.utf8))
 /// print(value, try value.decode(Person.self).name)
-/// // Prints "{"colour":3,"name":"Ann"} Ann"
+/// // Prints "{\"colour\":3,\"name\":\"Ann\"} Ann"
 /// ```
 ///
 /// Two values are equal when their texts are: the text is compact, with object members in sorted order,

@@ -93,12 +93,12 @@ struct LiveClientAccessTests {
     func reauth() async throws {
         let served = try await ServedTeam.make()
         let transport = TeamTransport(hub: served.hub)
-        let client = TeamClient(transport: transport, token: "ann:member:0.8", options: quickOptions)
+        let client = TeamClient(transport: transport, token: "ann:member:1.5", options: quickOptions)
         #expect(await eventually { client.status.value == .live })
         let expires = try #require(try await client.reauth(token: "ann:member:3600"))
         #expect(expires.timeIntervalSinceNow > 3_500)
         #expect(client.expires.value == expires)
-        try await Task.sleep(for: .seconds(1))   // past the first expiry
+        try await Task.sleep(for: .milliseconds(1_700))   // past the first expiry
         #expect(client.status.value == .live && transport.connectionCount == 1)
         #expect(try await client.send("paint") == .applied(version: 1))
         await #expect(throws: LiveClientError.unauthorized("the token was refused")) { try await client.reauth(token: "bad") }
@@ -112,11 +112,11 @@ struct LiveClientAccessTests {
         let transport = TeamTransport(hub: served.hub)
         let supplier = TokenSupplier(["ann:member:3600"])
         var options = quickOptions
-        options.reauthMargin = .milliseconds(300)
-        let client = TeamClient(transport: transport, token: "ann:member:1", options: options, refreshToken: supplier.next)
+        options.reauthMargin = .milliseconds(500)
+        let client = TeamClient(transport: transport, token: "ann:member:1.5", options: options, refreshToken: supplier.next)
         #expect(await eventually { (client.expires.value?.timeIntervalSinceNow ?? 0) > 3_500 })
         #expect(supplier.calls == 1)
-        try await Task.sleep(for: .milliseconds(1_200))   // past the first expiry
+        try await Task.sleep(for: .milliseconds(1_700))   // past the first expiry
         #expect(client.status.value == .live && transport.connectionCount == 1)
         #expect(transport.sentFrames.contains { $0.contains(#""type":"reauth""#) && $0.contains("ann:member:3600") })
         await client.close()
@@ -127,7 +127,7 @@ struct LiveClientAccessTests {
     func expiresWithoutSupplier() async throws {
         let served = try await ServedTeam.make()
         let transport = TeamTransport(hub: served.hub)
-        let client = TeamClient(transport: transport, token: "ann:member:0.3", options: quickOptions)
+        let client = TeamClient(transport: transport, token: "ann:member:1", options: quickOptions)
         #expect(await eventually { client.status.value.isFinal })
         guard case .expired(let message) = client.status.value else {
             Issue.record("not expired: \(client.status.value)")
@@ -145,7 +145,7 @@ struct LiveClientAccessTests {
         let served = try await ServedTeam.make()
         let transport = TeamTransport(hub: served.hub)
         let supplier = TokenSupplier([nil, "ann:member:3600"])
-        let client = TeamClient(transport: transport, token: "ann:member:0.4", options: quickOptions, refreshToken: supplier.next)
+        let client = TeamClient(transport: transport, token: "ann:member:1", options: quickOptions, refreshToken: supplier.next)
         #expect(await eventually { transport.connectionCount == 2 && client.status.value == .live })
         #expect(supplier.calls == 2)
         #expect(client.lastError.value == .tokenUnavailable("the login server is down"))
