@@ -112,11 +112,16 @@ struct LiveClientAccessTests {
         let transport = TeamTransport(hub: served.hub)
         let supplier = TokenSupplier(["ann:member:3600"])
         var options = quickOptions
-        options.reauthMargin = .milliseconds(500)
-        let client = TeamClient(transport: transport, token: "ann:member:1.5", options: options, refreshToken: supplier.next)
+        options.reauthMargin = .seconds(3)
+        // Credentials for 4 s, shorter than twice the margin: renewed halfway, about 2 s before they expire
+        // (room for a slow machine, the thread sanitizer's, to get the reauth through).
+        let client = TeamClient(transport: transport, token: "ann:member:4", options: options, refreshToken: supplier.next)
+        #expect(await eventually { client.expires.value != nil })
+        let first = try #require(client.expires.value)
         #expect(await eventually { (client.expires.value?.timeIntervalSinceNow ?? 0) > 3_500 })
         #expect(supplier.calls == 1)
-        try await Task.sleep(for: .milliseconds(1_700))   // past the first expiry
+        let pastFirst = first.timeIntervalSinceNow + 0.2
+        if pastFirst > 0 { try await Task.sleep(for: .seconds(pastFirst)) }
         #expect(client.status.value == .live && transport.connectionCount == 1)
         #expect(transport.sentFrames.contains { $0.contains(#""type":"reauth""#) && $0.contains("ann:member:3600") })
         await client.close()
