@@ -129,8 +129,8 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
     ///     `reauth` frame (keeping the connection), and after a close 4419 asks for one and connects
     ///     with it. A token it supplies is also used by every later hello. When it throws, the error is
     ///     told in ``lastError`` (``LiveClientError/tokenUnavailable(_:)``); after a 4419 the client
-    ///     then stops (``LiveClientStatus/expired(_:)``). It is called from the client's own task, one
-    ///     call at a time.
+    ///     then stops (``LiveClientStatus/expired(_:)``) when the call made for the reconnect threw.
+    ///     Calls never overlap: one asked for while another runs starts once it returned.
     public init(transport: some LiveClientTransport, token: String? = nil, params: [String: String] = [:],
                 options: LiveClientOptions = LiveClientOptions(),
                 refreshToken: (@Sendable () async throws -> String)? = nil) {
@@ -228,8 +228,8 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         case send(cid: String, command: String, CheckedContinuation<LiveOutcome, any Error>)
         case close(CheckedContinuation<Void, Never>)
         case reauth(token: String, CheckedContinuation<Date?, any Error>)
-        /// The token supplier answered.
-        case supplied(connection: Int, Result<String, LiveClientError>)
+        /// The token supplier answered request `number`.
+        case supplied(number: Int, Result<String, LiveClientError>)
         /// Timer `timer` fired: it is forgotten, and its input handled.
         case fired(timer: Int, LiveClientMachine<View>.Input)
         case countTimers(CheckedContinuation<Int, Never>)
@@ -279,6 +279,8 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         var lastReauth = 0
         /// Whether a call of the token supplier is running (one at a time).
         var fetching = false
+        /// The request asked for while a call was running: made once it returned.
+        var queuedFetch: Int?
         /// The timers neither fired nor cancelled: at most one of each kind, since a new one supersedes
         /// the last (a new connection's hello wait, the next reconnect, the earliest retry). Each is
         /// removed as it fires and all when the client stops, so they never pile up over reconnects.
@@ -313,9 +315,13 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                     let kind = TimerKind(input)
                     if timers[kind]?.number == timer { timers[kind] = nil }
                     await perform(machine.handle(input, now: .now))
-                case .supplied(let connection, let result):
+                case .supplied(let number, let result):
                     fetching = false
-                    await perform(machine.handle(.supplied(connection: connection, result), now: .now))
+                    await perform(machine.handle(.supplied(number: number, result), now: .now))
+                    if let next = queuedFetch {
+                        queuedFetch = nil
+                        fetch(next)
+                    }
                 case .countTimers(let continuation):
                     continuation.resume(returning: timers.count)
                 }
@@ -373,18 +379,22 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                     if outputs.expires.value != expires { outputs.expires.value = expires }
                 case .presence(let presence):
                     outputs.presence.value = presence
-                case .fetchToken(let connection):
-                    fetch(for: connection)
+                case .fetchToken(let number):
+                    fetch(number)
                 case .reauthAnswer(let id, let result):
                     reauths.removeValue(forKey: id)?.resume(with: result.mapError { $0 as any Error })
                 }
             }
         }
 
-        /// Calls the token supplier in a task of its own (one call at a time: a renewal asked for while one
-        /// runs is answered by it); its answer comes back as an input.
-        private mutating func fetch(for connection: Int) {
-            guard let refreshToken, !fetching else { return }
+        /// Calls the token supplier for request `number` in a task of its own, one call at a time (a request
+        /// made while one runs waits for it); its answer comes back as a message.
+        private mutating func fetch(_ number: Int) {
+            guard let refreshToken else { return }
+            guard !fetching else {
+                queuedFetch = number
+                return
+            }
             fetching = true
             let inputs = inputs
             Task {
@@ -394,7 +404,7 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                 } catch {
                     result = .failure(.tokenUnavailable("\(error)"))
                 }
-                inputs.yield(.supplied(connection: connection, result))
+                inputs.yield(.supplied(number: number, result))
             }
         }
 

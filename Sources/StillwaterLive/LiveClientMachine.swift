@@ -40,9 +40,9 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         case heartbeat(connection: Int)
         /// Time to renew the credentials of `connection` (``LiveClientOptions/reauthMargin`` before they expire).
         case renewDue(connection: Int)
-        /// The token supplier's answer to the ``Effect/fetchToken(connection:)`` of `connection`: a new
-        /// token, or why there is none.
-        case supplied(connection: Int, Result<String, LiveClientError>)
+        /// The token supplier's answer to ``Effect/fetchToken(number:)`` `number`: a new token, or why
+        /// there is none.
+        case supplied(number: Int, Result<String, LiveClientError>)
         /// The app's new token (``LiveClient/reauth(token:)`` call `id`).
         case reauth(id: Int, token: String)
         /// The user closed the client.
@@ -68,8 +68,9 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         case expires(Date?)
         /// Who is connected to the stream, by client id.
         case presence([LiveClientID: LiveJSONValue])
-        /// Ask the token supplier for a new token; its answer comes back as ``Input/supplied(connection:_:)``.
-        case fetchToken(connection: Int)
+        /// Ask the token supplier for a new token (request `number`, counted from 1); its answer comes
+        /// back as ``Input/supplied(number:_:)``.
+        case fetchToken(number: Int)
         /// The answer to ``LiveClient/reauth(token:)`` call `id`: the new expiry, or why not.
         case reauthAnswer(id: Int, Result<Date?, LiveClientError>)
     }
@@ -105,6 +106,8 @@ struct LiveClientMachine<View: LiveView>: Sendable {
     private var reauthAfterWelcome: [Int] = []
     /// After a close 4419: waiting for the supplier's token before connecting again, with the server's message.
     private var awaitingToken: String?
+    /// How many tokens were asked of the supplier: the number of the latest request.
+    private var fetches = 0
     private var phase: Phase = .waiting
     private var connection = 0
     private(set) var view: View?
@@ -178,9 +181,9 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             return heartbeat(now: now)
         case .renewDue(let id):
             guard suppliesTokens, id == connection, case .connected(welcomed: true, _) = phase, expires != nil else { return [] }
-            return [.fetchToken(connection: id)]
-        case .supplied(_, let result):
-            return supplied(result)
+            return fetchToken()
+        case .supplied(let number, let result):
+            return supplied(result, latest: number == fetches)
         case .reauth(let id, let token):
             return reauth(id: id, token: token)
         case .stop:
@@ -236,7 +239,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             guard suppliesTokens else { return stop(.expired(message)) }
             // Connect again once the supplier gave a token; the backoff's reconnect waits for it.
             awaitingToken = message
-            return lost() + [.fetchToken(connection: connection)]
+            return lost() + fetchToken()
         case LiveCloseCode.serverError.rawValue:
             let error = LiveClientError.serverError(code: said?.code ?? "", message: said?.message ?? reason)
             return [.problem(error)] + lost()
@@ -493,9 +496,16 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         return [.schedule(.renewDue(connection: connection), after: left > margin * 2 ? left - margin : left / 2)]
     }
 
-    /// The supplier's token: sent in a `reauth` on a live connection, or used to connect again after a
-    /// close 4419; and kept for every later hello.
-    private mutating func supplied(_ result: Result<String, LiveClientError>) -> [Effect] {
+    private mutating func fetchToken() -> [Effect] {
+        fetches += 1
+        return [.fetchToken(number: fetches)]
+    }
+
+    /// The supplier's token: used to connect again after a close 4419, or (the answer to the latest
+    /// request) sent in a `reauth` on a live connection; and kept for every later hello. A failure stops
+    /// the client only when it answers the request made after the 4419: an earlier request (a renewal)
+    /// may fail while the one made for the reconnect succeeds.
+    private mutating func supplied(_ result: Result<String, LiveClientError>, latest: Bool) -> [Effect] {
         if case .stopped = phase { return [] }
         switch result {
         case .success(let next):
@@ -504,10 +514,10 @@ struct LiveClientMachine<View: LiveView>: Sendable {
                 awaitingToken = nil
                 return connect()
             }
-            guard case .connected(welcomed: true, _) = phase else { return [] }
+            guard latest, case .connected(welcomed: true, _) = phase else { return [] }
             return sendReauth(next, answering: [])
         case .failure(let error):
-            if let message = awaitingToken, case .waiting = phase {
+            if latest, let message = awaitingToken, case .waiting = phase {
                 return [.problem(error)] + stop(.expired(message))
             }
             // The expiry closes the connection (4419), and the supplier is asked again then.

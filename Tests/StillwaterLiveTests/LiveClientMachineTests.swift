@@ -123,14 +123,28 @@ struct LiveClientMachineTests {
         var machine = machine(supplies: true)
         _ = live(&machine)
         let effects = machine.handle(.closed(connection: 1, code: 4419, reason: "token_expired"), now: start)
-        #expect(effects.contains { if case .fetchToken(connection: 1) = $0 { true } else { false } })
+        #expect(effects.contains { if case .fetchToken(number: 1) = $0 { true } else { false } })
         // The backoff's reconnect waits for the token.
         #expect(machine.handle(.reconnect(after: 1), now: start).isEmpty)
-        let reconnect = machine.handle(.supplied(connection: 1, .success("n3w")), now: start)
+        let reconnect = machine.handle(.supplied(number: 1, .success("n3w")), now: start)
         #expect(reconnect.contains { if case .connect(connection: 2) = $0 { true } else { false } })
         let hello = sent(machine.handle(.opened(connection: 2), now: start))
         #expect(hello.first?.contains(#""token":"n3w""#) == true)
         #expect(machine.status == .connecting)
+    }
+
+    @Test("close 4419 while a renewal's request runs: its failure is told, the request made for the reconnect decides")
+    func expiredDuringRenewal() {
+        var machine = machine(supplies: true)
+        _ = live(&machine, welcome: Self.welcome(expires: Self.wallNow.addingTimeInterval(30)))
+        #expect(machine.handle(.renewDue(connection: 1), now: start).contains { if case .fetchToken(number: 1) = $0 { true } else { false } })
+        let closed = machine.handle(.closed(connection: 1, code: 4419, reason: "token_expired"), now: start)
+        #expect(closed.contains { if case .fetchToken(number: 2) = $0 { true } else { false } })
+        let late = machine.handle(.supplied(number: 1, .failure(.tokenUnavailable("slow"))), now: start)
+        #expect(late.contains { if case .problem(.tokenUnavailable("slow")) = $0 { true } else { false } })
+        #expect(!machine.status.isFinal)
+        let reconnect = machine.handle(.supplied(number: 2, .success("n3w")), now: start)
+        #expect(reconnect.contains { if case .connect(connection: 2) = $0 { true } else { false } })
     }
 
     @Test("close 4419 when the supplier throws: the client stops as expired and tells why")
@@ -138,7 +152,7 @@ struct LiveClientMachineTests {
         var machine = machine(supplies: true)
         _ = live(&machine)
         _ = machine.handle(.closed(connection: 1, code: 4419, reason: "token_expired"), now: start)
-        let effects = machine.handle(.supplied(connection: 1, .failure(.tokenUnavailable("offline"))), now: start)
+        let effects = machine.handle(.supplied(number: 1, .failure(.tokenUnavailable("offline"))), now: start)
         #expect(effects.contains { if case .problem(.tokenUnavailable("offline")) = $0 { true } else { false } })
         #expect(machine.status == .expired("token_expired"))
     }
@@ -151,8 +165,8 @@ struct LiveClientMachineTests {
         let effects = live(&machine, welcome: Self.welcome(expires: Self.wallNow.addingTimeInterval(300)))
         #expect(renewalDelays(effects) == [.seconds(240)])
         let fetch = machine.handle(.renewDue(connection: 1), now: start)
-        #expect(fetch.contains { if case .fetchToken(connection: 1) = $0 { true } else { false } })
-        let reauth = try #require(sent(machine.handle(.supplied(connection: 1, .success("n3w")), now: start)).first)
+        #expect(fetch.contains { if case .fetchToken(number: 1) = $0 { true } else { false } })
+        let reauth = try #require(sent(machine.handle(.supplied(number: 1, .success("n3w")), now: start)).first)
         #expect(object(reauth)["type"] as? String == "reauth" && object(reauth)["token"] as? String == "n3w")
         let ref = try #require(object(reauth)["ref"] as? Int)
         let renewed = Self.wallNow.addingTimeInterval(3_600)
