@@ -45,8 +45,16 @@ import Stillwater
 ///   program ends before its answer may or may not have been applied.
 /// - **Reconnects back off**, from ``LiveClientOptions/backoffInitial`` doubling up to
 ///   ``LiveClientOptions/backoffMax``, with jitter; the count restarts once a view arrives. Close 4401
-///   stops the client (``LiveClientStatus/refused(_:)``), 4400 too (``LiveClientStatus/failed(_:)``);
-///   every other close or failure reconnects.
+///   stops the client (``LiveClientStatus/refused(_:)``), 4400 too (``LiveClientStatus/failed(_:)``), and
+///   4403 (``LiveClientStatus/disconnected(_:)``); 4419 stops it (``LiveClientStatus/expired(_:)``) unless
+///   a token supplier gives a new token to connect with; every other close or failure reconnects.
+/// - **A silent connection is noticed.** After ``LiveClientOptions/pingAfter`` without a frame the
+///   client sends a `ping`; when nothing arrives within ``LiveClientOptions/pongTimeout`` after it, it
+///   drops the connection, reconnects and resumes.
+/// - **Credentials are renewed before they expire** when the client has a token supplier (the
+///   `refreshToken` of ``init(transport:token:params:options:refreshToken:)``): it is asked
+///   ``LiveClientOptions/reauthMargin`` before ``expires`` and its token goes in a `reauth` frame; the
+///   app may also call ``reauth(token:)`` itself.
 /// - **Nothing the server sends makes it trap.** A frame it cannot read, or a patch that does not fit,
 ///   drops the connection and reconnects for a snapshot; that and a close on a server error (1011) are
 ///   told in ``lastError``.
@@ -66,28 +74,81 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
     /// on an error of its own (``LiveClientError/serverError(code:message:)``). The client has already
     /// dropped that connection and reconnects; this says why, for the app to show or log.
     public let lastError: Property<LiveClientError?>
+    /// What the server tells the client about itself (the welcome's `you`: its user's name, its role), as
+    /// the server's app chooses; nil until a welcome carried it.
+    ///
+    /// Its shape is the app's, so it is kept as JSON: decode it into the app's own type where it is read,
+    /// `try client.you.value?.decode(Profile.self)`. Each welcome replaces it (a reconnect under new
+    /// credentials may change it).
+    public let you: Property<LiveJSONValue?>
+    /// When the client's credentials expire, as the last welcome or `reauthed` frame said; nil until a
+    /// welcome came, or when they do not expire while connected.
+    ///
+    /// At that time the server closes the connection (4419), unless a `reauth` renewed them: with a
+    /// token supplier the client does that itself, ``LiveClientOptions/reauthMargin`` ahead.
+    public let expires: Property<Date?>
+    /// Who is connected to the same stream (room) now, by client id, with what the server's app says of
+    /// each (a name, a colour), the client's own entry included; empty while disconnected, and from a
+    /// server that shows no presence.
+    ///
+    /// Entries are kept as JSON, since their shape is the app's: decode each into the app's own type,
+    /// `client.presence.value.mapValues { try $0.decode(Person.self) }`. Find the client's own entry
+    /// under ``clientID``. The list is replaced by each presence frame's `state` and changed by its
+    /// `joins` and `leaves` (applying one twice changes nothing); it is set only when it changed, and
+    /// emptied when the connection drops (the next connection's `state` fills it again).
+    public let presence: Property<[LiveClientID: LiveJSONValue]>
+    /// The id the server gave this client, under which it numbers its commands and is listed in
+    /// ``presence``; nil until the first welcome.
+    public let clientID: Property<LiveClientID?>
 
     private let inputs: AsyncStream<Message>.Continuation
 
     /// Starts a client: it connects at once, and keeps reconnecting until ``close()``.
     ///
+    /// ```swift
+    /// import StillwaterLive
+    ///
+    /// struct NoteView: LiveView {
+    ///     var text: String
+    ///     static let liveFields: [LiveField<NoteView>] = [.value("text", \.text)]
+    /// }
+    /// func open(_ transport: some LiveClientTransport, login: @escaping @Sendable () async throws -> String) async throws {
+    ///     let client = LiveClient<NoteView, String>(transport: transport, token: try await login(), refreshToken: login)
+    ///     print(client.status.value)   // connecting; renewed before each expiry, reconnected after a 4419
+    ///     await client.close()
+    /// }
+    /// ```
+    ///
     /// - Parameters:
     ///   - transport: How to reach the server.
     ///   - token: The hello frame's `token`, if the server wants one there.
     ///   - params: The hello frame's `params`.
-    ///   - options: Timing of reconnects and of the hello.
+    ///   - options: Timing of reconnects, of the hello, of heartbeats and of renewals.
+    ///   - refreshToken: Supplies a new token, nil when credentials are not renewed. With it, the client
+    ///     asks for a token ``LiveClientOptions/reauthMargin`` before ``expires`` and sends it in a
+    ///     `reauth` frame (keeping the connection), and after a close 4419 asks for one and connects
+    ///     with it. A token it supplies is also used by every later hello. When it throws, the error is
+    ///     told in ``lastError`` (``LiveClientError/tokenUnavailable(_:)``); after a 4419 the client
+    ///     then stops (``LiveClientStatus/expired(_:)``) when the call made for the reconnect threw.
+    ///     Calls never overlap: one asked for while another runs starts once it returned.
     public init(transport: some LiveClientTransport, token: String? = nil, params: [String: String] = [:],
-                options: LiveClientOptions = LiveClientOptions()) {
+                options: LiveClientOptions = LiveClientOptions(),
+                refreshToken: (@Sendable () async throws -> String)? = nil) {
         let viewValue = MutableProperty<View?>(nil)
         let statusValue = MutableProperty<LiveClientStatus>(.connecting)
         let errorValue = MutableProperty<LiveClientError?>(nil)
+        let outputs = Outputs(view: viewValue, status: statusValue, lastError: errorValue)
         view = Property(viewValue)
         status = Property(statusValue)
         lastError = Property(errorValue)
+        you = Property(outputs.you)
+        expires = Property(outputs.expires)
+        presence = Property(outputs.presence)
+        clientID = Property(outputs.clientID)
         let (stream, inputs) = AsyncStream.makeStream(of: Message.self)
         self.inputs = inputs
-        let driver = Driver(machine: LiveClientMachine(token: token, params: params, options: options),
-                            transport: transport, inputs: inputs, view: viewValue, status: statusValue, lastError: errorValue)
+        let machine = LiveClientMachine<View>(token: token, params: params, options: options, suppliesTokens: refreshToken != nil)
+        let driver = Driver(machine: machine, transport: transport, refreshToken: refreshToken, inputs: inputs, outputs: outputs)
         Task { [driver] in
             var driver = driver
             await driver.run(stream)
@@ -114,6 +175,25 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         let cid = Self.makeCID()
         return try await withCheckedThrowingContinuation { continuation in
             if case .terminated = inputs.yield(.send(cid: cid, command: json, continuation)) {
+                continuation.resume(throwing: LiveClientError.closed)
+            }
+        }
+    }
+
+    /// Renews the client's credentials with `token`, and returns once the server accepted it, with when
+    /// the new credentials expire (nil: not while connected).
+    ///
+    /// On a live connection the token goes in a `reauth` frame at once, and the connection goes on under
+    /// it. Otherwise it is kept for the next hello and sent in a `reauth` after its welcome. Either way
+    /// every later hello carries it.
+    ///
+    /// - Throws: ``LiveClientError/unauthorized(_:)`` with the server's message when it refused the
+    ///   token (it then closes with 4401 and the client stops: ``LiveClientStatus/refused(_:)``), or the
+    ///   error of the stop when the client stopped before an answer came.
+    @discardableResult
+    public func reauth(token: String) async throws -> Date? {
+        try await withCheckedThrowingContinuation { continuation in
+            if case .terminated = inputs.yield(.reauth(token: token, continuation)) {
                 continuation.resume(throwing: LiveClientError.closed)
             }
         }
@@ -147,6 +227,9 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
         case opened(connection: Int, LiveClientChannel)
         case send(cid: String, command: String, CheckedContinuation<LiveOutcome, any Error>)
         case close(CheckedContinuation<Void, Never>)
+        case reauth(token: String, CheckedContinuation<Date?, any Error>)
+        /// The token supplier answered request `number`.
+        case supplied(number: Int, Result<String, LiveClientError>)
         /// Timer `timer` fired: it is forgotten, and its input handled.
         case fired(timer: Int, LiveClientMachine<View>.Input)
         case countTimers(CheckedContinuation<Int, Never>)
@@ -156,16 +239,29 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
     /// reconnect names a connection that is gone; the newest retry wait is the earliest due), so a new
     /// one cancels the last.
     private enum TimerKind: Hashable {
-        case hello, reconnect, retry, other
+        case hello, reconnect, retry, heartbeat, renewal, other
 
         init(_ input: LiveClientMachine<View>.Input) {
             switch input {
             case .helloTimeout: self = .hello
             case .reconnect: self = .reconnect
             case .flush: self = .retry
+            case .heartbeat: self = .heartbeat
+            case .renewDue: self = .renewal
             default: self = .other
             }
         }
+    }
+
+    /// The properties the driver sets.
+    private struct Outputs: Sendable {
+        let view: MutableProperty<View?>
+        let status: MutableProperty<LiveClientStatus>
+        let lastError: MutableProperty<LiveClientError?>
+        let you = MutableProperty<LiveJSONValue?>(nil)
+        let expires = MutableProperty<Date?>(nil)
+        let presence = MutableProperty<[LiveClientID: LiveJSONValue]>([:])
+        let clientID = MutableProperty<LiveClientID?>(nil)
     }
 
     /// The one place that holds the machine: a task that takes one message at a time, so the machine
@@ -173,12 +269,18 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
     private struct Driver: Sendable {
         var machine: LiveClientMachine<View>
         let transport: any LiveClientTransport
+        let refreshToken: (@Sendable () async throws -> String)?
         let inputs: AsyncStream<Message>.Continuation
-        let view: MutableProperty<View?>
-        let status: MutableProperty<LiveClientStatus>
-        let lastError: MutableProperty<LiveClientError?>
+        let outputs: Outputs
         var channel: (connection: Int, LiveClientChannel)?
         var waiting: [String: CheckedContinuation<LiveOutcome, any Error>] = [:]
+        /// The ``reauth(token:)`` calls not answered yet, by number.
+        var reauths: [Int: CheckedContinuation<Date?, any Error>] = [:]
+        var lastReauth = 0
+        /// Whether a call of the token supplier is running (one at a time).
+        var fetching = false
+        /// The request asked for while a call was running: made once it returned.
+        var queuedFetch: Int?
         /// The timers neither fired nor cancelled: at most one of each kind, since a new one supersedes
         /// the last (a new connection's hello wait, the next reconnect, the earliest retry). Each is
         /// removed as it fires and all when the client stops, so they never pile up over reconnects.
@@ -205,10 +307,21 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                 case .close(let continuation):
                     await perform(machine.handle(.stop, now: .now))
                     continuation.resume()
+                case .reauth(let token, let continuation):
+                    lastReauth += 1
+                    reauths[lastReauth] = continuation
+                    await perform(machine.handle(.reauth(id: lastReauth, token: token), now: .now))
                 case .fired(let timer, let input):
                     let kind = TimerKind(input)
                     if timers[kind]?.number == timer { timers[kind] = nil }
                     await perform(machine.handle(input, now: .now))
+                case .supplied(let number, let result):
+                    fetching = false
+                    await perform(machine.handle(.supplied(number: number, result), now: .now))
+                    if let next = queuedFetch {
+                        queuedFetch = nil
+                        fetch(next)
+                    }
                 case .countTimers(let continuation):
                     continuation.resume(returning: timers.count)
                 }
@@ -221,6 +334,8 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
             inputs.finish()
             for (_, continuation) in waiting { continuation.resume(throwing: LiveClientError.closed) }
             waiting.removeAll()
+            for (_, continuation) in reauths { continuation.resume(throwing: LiveClientError.closed) }
+            reauths.removeAll()
         }
 
         private mutating func perform(_ effects: [LiveClientMachine<View>.Effect]) async {
@@ -248,15 +363,48 @@ public final class LiveClient<View: LiveView, Command: Encodable & Sendable>: Se
                     }
                     timers.updateValue((timer, task), forKey: TimerKind(input))?.task.cancel()
                 case .view(let next):
-                    view.value = next
+                    outputs.view.value = next
                 case .status(let next):
-                    status.value = next
+                    outputs.status.value = next
                     if next.isFinal { cancelTimers() }
                 case .answer(let cid, let result):
                     waiting.removeValue(forKey: cid)?.resume(with: result.mapError { $0 as any Error })
                 case .problem(let error):
-                    lastError.value = error
+                    outputs.lastError.value = error
+                case .clientID(let id):
+                    outputs.clientID.value = id
+                case .you(let you):
+                    if outputs.you.value != you { outputs.you.value = you }
+                case .expires(let expires):
+                    if outputs.expires.value != expires { outputs.expires.value = expires }
+                case .presence(let presence):
+                    outputs.presence.value = presence
+                case .fetchToken(let number):
+                    fetch(number)
+                case .reauthAnswer(let id, let result):
+                    reauths.removeValue(forKey: id)?.resume(with: result.mapError { $0 as any Error })
                 }
+            }
+        }
+
+        /// Calls the token supplier for request `number` in a task of its own, one call at a time (a request
+        /// made while one runs waits for it); its answer comes back as a message.
+        private mutating func fetch(_ number: Int) {
+            guard let refreshToken else { return }
+            guard !fetching else {
+                queuedFetch = number
+                return
+            }
+            fetching = true
+            let inputs = inputs
+            Task {
+                let result: Result<String, LiveClientError>
+                do {
+                    result = .success(try await refreshToken())
+                } catch {
+                    result = .failure(.tokenUnavailable("\(error)"))
+                }
+                inputs.yield(.supplied(number: number, result))
             }
         }
 
@@ -307,13 +455,20 @@ public enum LiveClientStatus: Sendable, Equatable {
     case refused(String)
     /// Stopped for good: the server closed with a protocol error (4400), with its message.
     case failed(String)
+    /// Stopped for good: the server ended the session (4403, error `disconnected`: access was withdrawn),
+    /// with its message. Connect again only when the user asks to.
+    case disconnected(String)
+    /// Stopped for good: the credentials expired (4419, error `token_expired`) and the client has no
+    /// token supplier, or its supplier gave no token; with the server's message. Connect again with new
+    /// credentials.
+    case expired(String)
     /// Stopped by ``LiveClient/close()``.
     case closed
 
     /// Whether the client has stopped for good.
     public var isFinal: Bool {
         switch self {
-        case .refused, .failed, .closed: true
+        case .refused, .failed, .disconnected, .expired, .closed: true
         case .connecting, .live, .waiting: false
         }
     }
@@ -329,6 +484,14 @@ public enum LiveClientError: Error, Sendable, Equatable, CustomStringConvertible
     case unauthorized(String)
     /// The client stopped on a protocol error (close 4400).
     case protocolError(String)
+    /// The client stopped because the server ended the session (close 4403), with its message.
+    case disconnected(String)
+    /// The client stopped because its credentials expired (close 4419) and no new token came, with the
+    /// server's message.
+    case expired(String)
+    /// The token supplier threw (its error, in words): the credentials were not renewed. Told in
+    /// ``LiveClient/lastError``.
+    case tokenUnavailable(String)
     /// The client was closed before the command was answered: it may or may not have been applied.
     case closed
     /// A frame from the server that the client could not read or apply (not one of the protocol's
@@ -347,6 +510,9 @@ public enum LiveClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .refusedFrame(let code, let message): "the server refused the command frame (\(code)): \(message)"
         case .unauthorized(let message): "the server refused the credentials: \(message)"
         case .protocolError(let message): "the server closed on a protocol error: \(message)"
+        case .disconnected(let message): "the server ended the session: \(message)"
+        case .expired(let message): "the credentials expired: \(message)"
+        case .tokenUnavailable(let problem): "no new token: \(problem)"
         case .closed: "the client was closed before the command was answered"
         case .unreadableFrame(let problem): "a frame from the server could not be read: \(problem)"
         case .serverError(let code, let message): "the server closed the connection on an error (\(code.isEmpty ? "1011" : code)): \(message)"
@@ -354,7 +520,8 @@ public enum LiveClientError: Error, Sendable, Equatable, CustomStringConvertible
     }
 }
 
-/// How a ``LiveClient`` times its reconnects and its wait for a view.
+/// How a ``LiveClient`` times its reconnects, its wait for a view, its heartbeats and the renewal of its
+/// credentials.
 public struct LiveClientOptions: Sendable, Equatable {
     /// The delay before the first reconnect; it doubles with each failed attempt.
     public var backoffInitial: Duration
@@ -364,15 +531,29 @@ public struct LiveClientOptions: Sendable, Equatable {
     public var jitter: Double
     /// How long a new connection may take to bring a welcome and a view before it is dropped and tried again.
     public var helloTimeout: Duration
+    /// How long a connection may bring no frame at all before the client sends a `ping`.
+    public var pingAfter: Duration
+    /// How long after a `ping` the client waits for any frame before it drops the connection, reconnects
+    /// and resumes.
+    public var pongTimeout: Duration
+    /// How long before the credentials expire the client's token supplier is asked for a new token
+    /// (halfway to the expiry instead, when the credentials last less than twice this).
+    public var reauthMargin: Duration
 
-    /// Creates options; the defaults are 0.5 s doubling up to 10 s, ±20 %, and 10 s for the hello.
+    /// Creates options; the defaults are 0.5 s doubling up to 10 s, ±20 %, 10 s for the hello, a ping
+    /// after 25 s of silence answered within 10 s (as the protocol's "Heartbeats" says), and a renewal
+    /// 60 s before the credentials expire.
     public init(backoffInitial: Duration = .milliseconds(500), backoffMax: Duration = .seconds(10),
-                jitter: Double = 0.2, helloTimeout: Duration = .seconds(10)) {
+                jitter: Double = 0.2, helloTimeout: Duration = .seconds(10), pingAfter: Duration = .seconds(25),
+                pongTimeout: Duration = .seconds(10), reauthMargin: Duration = .seconds(60)) {
         precondition(jitter >= 0 && jitter < 1, "LiveClientOptions(jitter:) must be in [0, 1), not \(jitter)")
         self.backoffInitial = backoffInitial
         self.backoffMax = backoffMax
         self.jitter = jitter
         self.helloTimeout = helloTimeout
+        self.pingAfter = pingAfter
+        self.pongTimeout = pongTimeout
+        self.reauthMargin = reauthMargin
     }
 
     /// The delay before reconnect attempt `attempt` (0 for the first), for `random` in [0, 1).

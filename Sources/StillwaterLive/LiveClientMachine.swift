@@ -36,6 +36,15 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         case flush
         /// A new command to send.
         case send(cid: String, command: String)
+        /// Time to look at `connection`'s silence: ping it, or give it up when a ping went unanswered.
+        case heartbeat(connection: Int)
+        /// Time to renew the credentials of `connection` (``LiveClientOptions/reauthMargin`` before they expire).
+        case renewDue(connection: Int)
+        /// The token supplier's answer to ``Effect/fetchToken(number:)`` `number`: a new token, or why
+        /// there is none.
+        case supplied(number: Int, Result<String, LiveClientError>)
+        /// The app's new token (``LiveClient/reauth(token:)`` call `id`).
+        case reauth(id: Int, token: String)
         /// The user closed the client.
         case stop
     }
@@ -51,6 +60,19 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         /// Something the app should hear of that is no command's answer: a frame the client could not
         /// read, a connection the server ended on an error of its own.
         case problem(LiveClientError)
+        /// The id the client numbers its commands under (nil until a welcome gives one).
+        case clientID(LiveClientID?)
+        /// What the last welcome said of the client (`you`).
+        case you(LiveJSONValue?)
+        /// When the credentials expire, as the last welcome or `reauthed` said.
+        case expires(Date?)
+        /// Who is connected to the stream, by client id.
+        case presence([LiveClientID: LiveJSONValue])
+        /// Ask the token supplier for a new token (request `number`, counted from 1); its answer comes
+        /// back as ``Input/supplied(number:_:)``.
+        case fetchToken(number: Int)
+        /// The answer to ``LiveClient/reauth(token:)`` call `id`: the new expiry, or why not.
+        case reauthAnswer(id: Int, Result<Date?, LiveClientError>)
     }
 
     private enum Phase: Sendable {
@@ -62,9 +84,30 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         case stopped
     }
 
-    let token: String?
+    /// The token the next hello carries: the first one, or the last one a supplier or ``Input/reauth(id:token:)`` gave.
+    private(set) var token: String?
     let params: [String: String]
     let options: LiveClientOptions
+    /// Whether a token supplier renews the credentials before they expire and after a close 4419.
+    let suppliesTokens: Bool
+    /// The wall clock that `expires` is compared with.
+    let wallClock: @Sendable () -> Date
+    /// When the credentials expire, as the last welcome or `reauthed` said; nil: not while connected.
+    private(set) var expires: Date?
+    /// Who is connected to the stream, as the presence frames of the current connection said.
+    private(set) var presence: [LiveClientID: LiveJSONValue] = [:]
+    /// When the current connection last brought a frame (or opened).
+    private var lastHeard: ContinuousClock.Instant?
+    /// When the unanswered ping on the current connection went out.
+    private var pingSentAt: ContinuousClock.Instant?
+    /// The `reauth` frames in flight, by `ref`, with the ``Input/reauth(id:token:)`` calls they answer.
+    private var reauths: [Int: [Int]] = [:]
+    /// ``Input/reauth(id:token:)`` calls whose token goes in a `reauth` frame after the next welcome.
+    private var reauthAfterWelcome: [Int] = []
+    /// After a close 4419: waiting for the supplier's token before connecting again, with the server's message.
+    private var awaitingToken: String?
+    /// How many tokens were asked of the supplier: the number of the latest request.
+    private var fetches = 0
     private var phase: Phase = .waiting
     private var connection = 0
     private(set) var view: View?
@@ -86,10 +129,13 @@ struct LiveClientMachine<View: LiveView>: Sendable {
     private var closingError: (code: String, message: String)?
     private(set) var status: LiveClientStatus = .connecting
 
-    init(token: String?, params: [String: String], options: LiveClientOptions) {
+    init(token: String?, params: [String: String], options: LiveClientOptions, suppliesTokens: Bool = false,
+         wallClock: @escaping @Sendable () -> Date = { Date() }) {
         self.token = token
         self.params = params
         self.options = options
+        self.suppliesTokens = suppliesTokens
+        self.wallClock = wallClock
     }
 
     /// Whether `id` is the connection the client is opening or has open.
@@ -107,9 +153,13 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         switch input {
         case .opened(let id):
             guard id == connection, case .connected = phase else { return [] }
-            return [.send(connection: id, helloFrame())]
+            lastHeard = now
+            pingSentAt = nil
+            return [.send(connection: id, helloFrame()), .schedule(.heartbeat(connection: id), after: options.pingAfter)]
         case .text(let id, let text):
             guard id == connection, case .connected(let welcomed, _) = phase else { return [] }
+            lastHeard = now
+            pingSentAt = nil
             return receive(text, welcomed: welcomed, now: now)
         case .closed(let id, let code, let reason):
             guard id == connection, case .connected = phase else { return [] }
@@ -118,7 +168,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             guard id == connection, case .connected(_, synced: false) = phase else { return [] }
             return drop()
         case .reconnect(let id):
-            guard id == connection, case .waiting = phase else { return [] }
+            guard id == connection, case .waiting = phase, awaitingToken == nil else { return [] }
             return connect()
         case .flush:
             return flush(now: now)
@@ -126,6 +176,16 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             if case .stopped = phase { return [.answer(cid: cid, .failure(stoppedError))] }
             queue.append(Entry(cid: cid, command: command))
             return flush(now: now)
+        case .heartbeat(let id):
+            guard id == connection, case .connected = phase else { return [] }
+            return heartbeat(now: now)
+        case .renewDue(let id):
+            guard suppliesTokens, id == connection, case .connected(welcomed: true, _) = phase, expires != nil else { return [] }
+            return fetchToken()
+        case .supplied(let number, let result):
+            return supplied(result, latest: number == fetches)
+        case .reauth(let id, let token):
+            return reauth(id: id, token: token)
         case .stop:
             return stop(.closed)
         }
@@ -148,21 +208,38 @@ struct LiveClientMachine<View: LiveView>: Sendable {
 
     private mutating func lost() -> [Effect] {
         for index in queue.indices { queue[index].ref = nil }
+        // A reauth in flight is answered by the next connection: its hello carries the new token, and
+        // a reauth follows the welcome.
+        reauthAfterWelcome += reauths.keys.sorted().flatMap { reauths[$0]! }
+        reauths.removeAll()
         phase = .waiting
         let delay = options.backoffDelay(attempt: attempt, random: Double.random(in: 0..<1))
         attempt += 1
-        return setStatus(.waiting(attempt: attempt)) + [.schedule(.reconnect(after: connection), after: delay)]
+        return setStatus(.waiting(attempt: attempt)) + clearPresence() + [.schedule(.reconnect(after: connection), after: delay)]
+    }
+
+    private mutating func clearPresence() -> [Effect] {
+        guard !presence.isEmpty else { return [] }
+        presence = [:]
+        return [.presence([:])]
     }
 
     private mutating func closed(code: Int?, reason: String) -> [Effect] {
         let said = closingError
         closingError = nil
-        let message = said.map { "\($0.code): \($0.message)" } ?? (reason.isEmpty ? "closed with \(code.map(String.init) ?? "no code")" : reason)
+        let message = said?.message ?? (reason.isEmpty ? "closed with \(code.map(String.init) ?? "no code")" : reason)
         switch code {
         case LiveCloseCode.unauthorized.rawValue:
             return stop(.refused(message))
         case LiveCloseCode.protocolError.rawValue:
             return stop(.failed(message))
+        case LiveCloseCode.disconnected.rawValue:
+            return stop(.disconnected(message))
+        case LiveCloseCode.expired.rawValue:
+            guard suppliesTokens else { return stop(.expired(message)) }
+            // Connect again once the supplier gave a token; the backoff's reconnect waits for it.
+            awaitingToken = message
+            return lost() + fetchToken()
         case LiveCloseCode.serverError.rawValue:
             let error = LiveClientError.serverError(code: said?.code ?? "", message: said?.message ?? reason)
             return [.problem(error)] + lost()
@@ -175,6 +252,8 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         switch status {
         case .refused(let message): .unauthorized(message)
         case .failed(let message): .protocolError(message)
+        case .expired(let message): .expired(message)
+        case .disconnected(let message): .disconnected(message)
         default: .closed
         }
     }
@@ -189,7 +268,12 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         let error = stoppedError
         effects += queue.map { .answer(cid: $0.cid, .failure(error)) }
         queue.removeAll()
-        return effects
+        let waiters = reauths.keys.sorted().flatMap { reauths[$0]! } + reauthAfterWelcome
+        effects += waiters.map { .reauthAnswer(id: $0, .failure(error)) }
+        reauths.removeAll()
+        reauthAfterWelcome.removeAll()
+        awaitingToken = nil
+        return effects + clearPresence()
     }
 
     private mutating func setStatus(_ next: LiveClientStatus) -> [Effect] {
@@ -241,7 +325,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             return [.problem(.unreadableFrame(LiveJSON.describe(decoding: error)))] + drop()
         }
         switch frame {
-        case .welcome(let protocolVersion, let stream, let window, let client):
+        case .welcome(let protocolVersion, let stream, let window, let client, let you, let expires):
             guard !welcomed else { return [.problem(.unreadableFrame("a second welcome on one connection"))] + drop() }
             guard protocolVersion == liveProtocolVersion else {
                 let problem = "the server speaks protocol \(protocolVersion); this client speaks \(liveProtocolVersion)"
@@ -250,7 +334,25 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             phase = .connected(welcomed: true, synced: false)
             self.window = max(1, window)
             if stream != self.stream { resumable = false }
-            return adopt(client.flatMap(LiveClientID.init)) + flush(now: now)
+            self.expires = expires
+            var effects = adopt(client.flatMap(LiveClientID.init)) + [.you(you), .expires(expires)] + renewal()
+            if !reauthAfterWelcome.isEmpty, let token {
+                effects += sendReauth(token, answering: reauthAfterWelcome)
+                reauthAfterWelcome.removeAll()
+            }
+            return effects + flush(now: now)
+        case .reauthed(let ref, let expires):
+            guard let ref, let waiters = reauths.removeValue(forKey: ref) else { return [] }
+            self.expires = expires
+            return [.expires(expires)] + waiters.map { .reauthAnswer(id: $0, .success(expires)) } + renewal()
+        case .presence(let state, let joins, let leaves):
+            guard welcomed else { return [] }
+            var next = state ?? presence
+            for (id, entry) in joins { next[id] = entry }
+            for id in leaves { next[id] = nil }
+            guard next != presence else { return [] }
+            presence = next
+            return [.presence(next)]
         case .snapshot(let stream, let version, let view):
             guard welcomed else { return drop() }
             self.stream = stream
@@ -270,8 +372,14 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             return [.answer(cid: entry.cid, .success(duplicate ? .duplicate(version: version) : .applied(version: version)))]
                 + flush(now: now)
         case .error(let code, let message, let ref, let cid, _, let expected, let retry):
+            if let ref, let waiters = reauths.removeValue(forKey: ref) {
+                // A refused reauth: the close (4401) that follows stops the client.
+                closingError = (code, message)
+                return waiters.map { .reauthAnswer(id: $0, .failure(.unauthorized(message))) }
+            }
             guard let index = entry(ref: ref, cid: cid) else {
-                if !welcomed || code == LiveErrorCode.viewUnavailable.rawValue { closingError = (code, message) }
+                let closing: [LiveErrorCode] = [.viewUnavailable, .tokenExpired, .disconnected, .unauthorized]
+                if !welcomed || closing.contains(where: { $0.rawValue == code }) { closingError = (code, message) }
                 return []
             }
             if code == LiveErrorCode.clientExpired.rawValue { return expired(message) }
@@ -320,8 +428,8 @@ struct LiveClientMachine<View: LiveView>: Sendable {
         let old = client
         client = named
         nextSeq = 1
-        guard old != nil else { return [] }
-        return failNumbered(.refusedFrame(
+        guard old != nil else { return [.clientID(named)] }
+        return [.clientID(named)] + failNumbered(.refusedFrame(
             code: "client_changed", message: "the server gave this client a new id; a command sent under the old one may or may not have been applied"))
     }
 
@@ -330,7 +438,7 @@ struct LiveClientMachine<View: LiveView>: Sendable {
     private mutating func expired(_ message: String) -> [Effect] {
         client = nil
         nextSeq = 1
-        var effects: [Effect] = []
+        var effects: [Effect] = [.clientID(nil)]
         for entry in queue where entry.seq != nil { effects.append(.answer(cid: entry.cid, .success(.clientExpired(message)))) }
         queue.removeAll { $0.seq != nil }
         return effects + drop()
@@ -356,6 +464,92 @@ struct LiveClientMachine<View: LiveView>: Sendable {
             next += 1
         }
         nextSeq = next
+    }
+
+    // MARK: Heartbeats and credentials
+
+    /// Pings a connection quiet for ``LiveClientOptions/pingAfter``, drops one whose ping brought nothing
+    /// within ``LiveClientOptions/pongTimeout``, and otherwise looks again when one of them may be due.
+    private mutating func heartbeat(now: ContinuousClock.Instant) -> [Effect] {
+        if let pingSentAt {
+            let waited = now - pingSentAt
+            guard waited >= options.pongTimeout else {
+                return [.schedule(.heartbeat(connection: connection), after: options.pongTimeout - waited)]
+            }
+            return drop()
+        }
+        let quiet = now - (lastHeard ?? now)
+        guard quiet >= options.pingAfter else {
+            return [.schedule(.heartbeat(connection: connection), after: options.pingAfter - quiet)]
+        }
+        pingSentAt = now
+        return [.send(connection: connection, #"{"type":"ping"}"#),
+                .schedule(.heartbeat(connection: connection), after: options.pongTimeout)]
+    }
+
+    /// With a token supplier and credentials that expire: a renewal ``LiveClientOptions/reauthMargin``
+    /// before `expires`, or halfway there when they last less than twice the margin.
+    private func renewal() -> [Effect] {
+        guard suppliesTokens, let expires else { return [] }
+        let left = Duration.seconds(max(0, expires.timeIntervalSince(wallClock())))
+        let margin = options.reauthMargin
+        return [.schedule(.renewDue(connection: connection), after: left > margin * 2 ? left - margin : left / 2)]
+    }
+
+    private mutating func fetchToken() -> [Effect] {
+        fetches += 1
+        return [.fetchToken(number: fetches)]
+    }
+
+    /// The supplier's token: used to connect again after a close 4419, or (the answer to the latest
+    /// request) sent in a `reauth` on a live connection; and kept for every later hello. A failure stops
+    /// the client only when it answers the request made after the 4419: an earlier request (a renewal)
+    /// may fail while the one made for the reconnect succeeds.
+    private mutating func supplied(_ result: Result<String, LiveClientError>, latest: Bool) -> [Effect] {
+        if case .stopped = phase { return [] }
+        switch result {
+        case .success(let next):
+            token = next
+            if awaitingToken != nil, case .waiting = phase {
+                awaitingToken = nil
+                return connect()
+            }
+            guard latest, case .connected(welcomed: true, _) = phase else { return [] }
+            return sendReauth(next, answering: [])
+        case .failure(let error):
+            if latest, let message = awaitingToken, case .waiting = phase {
+                return [.problem(error)] + stop(.expired(message))
+            }
+            // The expiry closes the connection (4419), and the supplier is asked again then.
+            return [.problem(error)]
+        }
+    }
+
+    /// The app's new token: sent in a `reauth` on a live connection; otherwise kept for the next hello
+    /// and sent in a `reauth` after its welcome, which answers the call.
+    private mutating func reauth(id: Int, token next: String) -> [Effect] {
+        if case .stopped = phase { return [.reauthAnswer(id: id, .failure(stoppedError))] }
+        token = next
+        if case .connected(welcomed: true, _) = phase { return sendReauth(next, answering: [id]) }
+        reauthAfterWelcome.append(id)
+        if awaitingToken != nil, case .waiting = phase {
+            awaitingToken = nil
+            return connect()
+        }
+        return []
+    }
+
+    private mutating func sendReauth(_ token: String, answering waiters: [Int]) -> [Effect] {
+        let ref = nextRef
+        nextRef += 1
+        reauths[ref] = waiters
+        var json = LiveJSONWriter()
+        json.raw(#"{"type":"reauth","ref":"#)
+        json.int(ref)
+        json.key("token")
+        json.string(token)
+        json.raw("}")
+        return [.send(connection: connection, json.text)]
     }
 
     /// Sends what is due, at most `window` commands in flight; schedules a flush for the next held back.
@@ -401,7 +595,9 @@ struct LiveClientMachine<View: LiveView>: Sendable {
 /// A frame from the server, decoded for a client of `View`: a patch's members are read with the view's
 /// ``LiveView/liveFields`` into changes to apply.
 enum LiveServerFrame<View: LiveView>: Decodable {
-    case welcome(protocolVersion: Int, stream: String, window: Int, client: String?)
+    case welcome(protocolVersion: Int, stream: String, window: Int, client: String?, you: LiveJSONValue?, expires: Date?)
+    case reauthed(ref: Int?, expires: Date?)
+    case presence(state: [LiveClientID: LiveJSONValue]?, joins: [LiveClientID: LiveJSONValue], leaves: [LiveClientID])
     case snapshot(stream: String, version: Int, view: View)
     case patch(from: Int, version: Int, changes: [LiveFieldChange<View>])
     case ack(ref: Int?, cid: String?, seq: Int?, version: Int, duplicate: Bool)
@@ -418,7 +614,15 @@ enum LiveServerFrame<View: LiveView>: Decodable {
             self = .welcome(protocolVersion: try container.decode(Int.self, forKey: key("protocol")),
                             stream: try container.decode(String.self, forKey: key("stream")),
                             window: try container.decode(Int.self, forKey: key("window")),
-                            client: try container.decodeIfPresent(String.self, forKey: key("client")))
+                            client: try container.decodeIfPresent(String.self, forKey: key("client")),
+                            you: try container.decodeIfPresent(LiveJSONValue.self, forKey: key("you")),
+                            expires: try Self.date(container, key("expires")))
+        case "reauthed":
+            self = .reauthed(ref: try container.decodeIfPresent(Int.self, forKey: key("ref")), expires: try Self.date(container, key("expires")))
+        case "presence":
+            self = .presence(state: try container.decodeIfPresent([LiveClientID: LiveJSONValue].self, forKey: key("state")),
+                             joins: try container.decodeIfPresent([LiveClientID: LiveJSONValue].self, forKey: key("joins")) ?? [:],
+                             leaves: try container.decodeIfPresent([LiveClientID].self, forKey: key("leaves")) ?? [])
         case "snapshot":
             self = .snapshot(stream: try container.decode(String.self, forKey: key("stream")),
                              version: try container.decode(Int.self, forKey: key("version")),
@@ -455,5 +659,10 @@ enum LiveServerFrame<View: LiveView>: Decodable {
         default:
             self = .unknown(type)
         }
+    }
+
+    /// A time in milliseconds since 1970, when the member is there.
+    private static func date(_ container: KeyedDecodingContainer<AnyKey>, _ key: AnyKey) throws -> Date? {
+        try container.decodeIfPresent(Int64.self, forKey: key).map { Date(timeIntervalSince1970: Double($0) / 1_000) }
     }
 }

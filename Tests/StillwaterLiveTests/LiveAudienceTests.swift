@@ -45,10 +45,11 @@ final class ViewCounts: Sendable {
     var current: [TeamUser.Role: Int] { counts.withLock { $0 } }
 }
 
-/// The wall clock of a test.
+/// The wall clock of a test: a fixed time, or the real clock (nil).
 final class TestClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { date.withLock { $0 } }
+    private let date: Mutex<Date?>
+    init(fixed: Date? = Date(timeIntervalSince1970: 1_800_000_000)) { date = Mutex(fixed) }
+    var now: Date { date.withLock { $0 } ?? Date() }
 }
 
 struct TeamService: LiveService {

@@ -8,9 +8,9 @@ import Testing
 /// A transport wired straight to a hub's connections, with no network: each `connect()` is a new
 /// `LiveConnection`. It counts its connections and can drop the current one (as a network failure
 /// would: no close code) or refuse to connect for a while.
-final class InProcessTransport: LiveClientTransport {
+final class InProcessTransport<Service: LiveService>: LiveClientTransport {
     private struct State {
-        var connections: [LiveConnection<BoardService>] = []
+        var connections: [LiveConnection<Service>] = []
         var drops: [@Sendable () -> Void] = []
         var offline = false
         /// Every frame a client sent, in order.
@@ -19,10 +19,10 @@ final class InProcessTransport: LiveClientTransport {
         var received: [String] = []
     }
 
-    let hub: BoardHub
+    let hub: LiveHub<Service>
     private let state = Mutex(State())
 
-    init(hub: BoardHub) {
+    init(hub: LiveHub<Service>) {
         self.hub = hub
     }
 
@@ -42,8 +42,7 @@ final class InProcessTransport: LiveClientTransport {
     }
 
     func connect() async throws -> LiveClientChannel {
-        struct Offline: Error {}
-        if state.withLock({ $0.offline }) { throw Offline() }
+        if state.withLock({ $0.offline }) { throw TransportOffline() }
         let connection = hub.connect()
         let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
         let writer = Task { [weak self] in
@@ -80,6 +79,9 @@ final class InProcessTransport: LiveClientTransport {
     }
 }
 
+/// What ``InProcessTransport`` throws while it is offline.
+struct TransportOffline: Error {}
+
 typealias BoardClient = LiveClient<BoardView, BoardCommand>
 
 /// Fast reconnects for the tests.
@@ -106,7 +108,7 @@ struct Served {
         return Served(hub: hub, ticker: Task { await hub.run() })
     }
 
-    func client(_ transport: InProcessTransport, token: String = "good") -> BoardClient {
+    func client(_ transport: InProcessTransport<BoardService>, token: String = "good") -> BoardClient {
         BoardClient(transport: transport, token: token, options: quickOptions)
     }
 }
@@ -269,7 +271,7 @@ struct LiveClientTests {
         let (hub, transport) = (served.hub, InProcessTransport(hub: served.hub))
         let client = served.client(transport, token: "bad")
         #expect(await eventually { client.status.value.isFinal })
-        #expect(client.status.value == .refused("unauthorized: the token was refused"))
+        #expect(client.status.value == .refused("the token was refused"))
         await #expect(throws: LiveClientError.self) { try await client.send(.add(text: "milk")) }
         try await Task.sleep(for: .milliseconds(100))
         #expect(transport.connectionCount == 1, "no reconnect after 4401")
