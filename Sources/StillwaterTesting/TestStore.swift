@@ -145,8 +145,8 @@ where TestedAction.State == State {
     private let executor: TestEffectExecutor
     private let book = Keeper()
     private let errors = ErrorLog()
-    private let exhaustivityBox = Mutex(Exhaustivity.on)
-    private let timeoutBox = Mutex(Duration.seconds(1))
+    private let exhaustivityBox = Lock(Exhaustivity.on)
+    private let timeoutBox = Lock(Duration.seconds(1))
     private let origin: (fileID: StaticString, filePath: StaticString, line: UInt, column: UInt)
 
     /// A test store starting at `initialState`.
@@ -671,7 +671,7 @@ final class TestEffectExecutor: TaskExecutor, Sendable {
         var isReleased = false
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Lock(Queue())
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -723,7 +723,7 @@ final class ReducedSignal: Sendable {
         case timedOut
     }
 
-    private let state = Mutex(State.pending)
+    private let state = Lock(State.pending)
     private let semaphore = DispatchSemaphore(value: 0)
 
     /// The store ran the action: wakes the sender, whichever way it waits.
