@@ -22,6 +22,7 @@ final class ActivitySignal: Sendable {
         var waiter: Waiter?
         var waits: UInt64 = 0
         var wakeUps = 0
+        var timeOuts = 0
         var looks = 0
     }
 
@@ -45,6 +46,11 @@ final class ActivitySignal: Sendable {
     /// How many times a wait that suspended was resumed, by a signal or by its deadline.
     var wakeUps: Int {
         state.withLock { $0.wakeUps }
+    }
+
+    /// How many of those wake-ups were deadlines.
+    var timeOuts: Int {
+        state.withLock { $0.timeOuts }
     }
 
     /// Something happened: resumes the waiter, if one is suspended, and stops its timer.
@@ -97,6 +103,7 @@ final class ActivitySignal: Sendable {
             guard let waiter = state.waiter, waiter.number == number else { return nil }
             state.waiter = nil
             state.wakeUps += 1
+            state.timeOuts += 1
             return waiter
         }
         waiter?.continuation.resume()
