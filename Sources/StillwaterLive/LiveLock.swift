@@ -1,29 +1,10 @@
-import Foundation
-import Synchronization
+import Stillwater
 
-/// StillwaterLive's one lock: a `Synchronization.Mutex` that holds the state (so the compiler checks
-/// that sharing it is safe), taken inside an `NSLock`.
-///
-/// The `NSLock` is there for the thread sanitizer. On Linux a contended `Mutex` is taken and released
-/// inside the kernel (priority-inheriting futexes), where the sanitizer cannot see the order it makes, so
-/// every contended section of a `Mutex` alone is reported as a data race. The `NSLock` is a pthread
-/// mutex, which the sanitizer intercepts: it orders the same sections visibly. Uncontended, it costs one
-/// more lock and unlock per section; no figure is claimed for it.
+/// StillwaterLive's lock is the engine's: one lock type serves the package (a `Synchronization.Mutex`
+/// with the engine's check against a thread asking twice, and the happens-before edge that the thread
+/// sanitizer needs to see a contended section's order; see "Locks and the thread sanitizer" in the
+/// engine's article, `Sources/Stillwater/Internal/README.md`).
 ///
 /// Callers say `state.withLock { … }` and never call user code inside the body.
 /// A closure is kept in a field of a struct `State`, never as `State` itself (see `LiveHubShared.WriterStart`).
-struct LiveLock<State: Sendable>: ~Copyable, Sendable {
-    private let mutex: Mutex<State>
-    private let order = NSLock()
-
-    init(_ initial: State) {
-        mutex = Mutex(initial)
-    }
-
-    /// Runs `body` with exclusive access to the state.
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-        order.lock()
-        defer { order.unlock() }
-        return try mutex.withLock { try body(&$0) }
-    }
-}
+typealias LiveLock<State> = Lock<State>

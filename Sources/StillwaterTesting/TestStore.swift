@@ -143,10 +143,13 @@ where TestedAction.State == State {
 
     /// Where the effects' tasks run: the store's own calls run their jobs on the test's thread.
     private let executor: TestEffectExecutor
+    /// What wakes a waiting `receive` or `finish`: the recording middleware, the executor and the
+    /// store's effects signal it.
+    let activity = ActivitySignal()
     private let book = Keeper()
     private let errors = ErrorLog()
-    private let exhaustivityBox = Mutex(Exhaustivity.on)
-    private let timeoutBox = Mutex(Duration.seconds(1))
+    private let exhaustivityBox = Lock(Exhaustivity.on)
+    private let timeoutBox = Lock(Duration.seconds(1))
     private let origin: (fileID: StaticString, filePath: StaticString, line: UInt, column: UInt)
 
     /// A test store starting at `initialState`.
@@ -174,8 +177,10 @@ where TestedAction.State == State {
         dependencies.scheduler = scheduler
         dependencies.date = .constant(Date(timeIntervalSince1970: 0))
         dependencies.uuid = .incrementing
-        let executor = TestEffectExecutor()
+        let activity = self.activity
+        let executor = TestEffectExecutor(activity: activity)
         dependencies.taskExecutor = executor
+        dependencies.effectEnded = { activity.signal() }
         self.executor = executor
         configure(&dependencies)
         let book = self.book
@@ -193,6 +198,7 @@ where TestedAction.State == State {
                     book.received.append(step)
                 }
             }
+            activity.signal()
         }
         self.scheduler = scheduler
         self.origin = (fileID, filePath, line, column)
@@ -499,12 +505,18 @@ where TestedAction.State == State {
         let stopsWhenStalled = exhaustivity == .off
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
+        var seen = activity.look()
         executor.runUntilIdle()
         var last = progress()
         var unchangedSince = ContinuousClock.now
         while last.running > 0, ContinuousClock.now < deadline {
-            // Real time passes only for work the test cannot run (a task awaiting something outside).
-            if !executor.runUntilIdle() { try? await Task.sleep(for: .milliseconds(1)) }
+            // Real time passes only for work the test cannot run (a task awaiting something outside):
+            // the wait ends when the store or the executor signals, or at the deadline (or at the end
+            // of the stall period, when the effects may all wait on the scheduler). No polling.
+            let stallCheck = stopsWhenStalled && last.mayAllWaitOnScheduler
+            await activity.wait(after: seen, until: stallCheck ? min(deadline, unchangedSince + Self.stallPeriod) : deadline)
+            seen = activity.look()
+            executor.runUntilIdle()
             let current = progress()
             if current != last {
                 (last, unchangedSince) = (current, ContinuousClock.now)
@@ -559,6 +571,8 @@ where TestedAction.State == State {
         let exhaustive = exhaustivity == .on
         let deadline = ContinuousClock.now + timeout
         while true {
+            // Read before looking, so that what happens after the look wakes the wait below.
+            let seen = activity.look()
             // What the test can run, it runs: the effects' tasks waiting on the executor.
             executor.runUntilIdle()
             let found: Step?? = book.withLock { book in
@@ -581,7 +595,8 @@ where TestedAction.State == State {
                 return
             }
             if ContinuousClock.now >= deadline { break }
-            try? await Task.sleep(for: .milliseconds(1))
+            // Until the store reduces an action, an effect ends or a job arrives; or the deadline.
+            await activity.wait(after: seen, until: deadline)
         }
         let running = store.runningEffectCount
         fail("Expected to receive \(description), but no effect sent it within \(timeout)"
@@ -671,7 +686,13 @@ final class TestEffectExecutor: TaskExecutor, Sendable {
         var isReleased = false
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Lock(Queue())
+    /// Told of each job kept, so a test store waiting in `receive` or `finish` runs it.
+    private let activity: ActivitySignal
+
+    init(activity: ActivitySignal) {
+        self.activity = activity
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -680,7 +701,7 @@ final class TestEffectExecutor: TaskExecutor, Sendable {
             queue.jobs.append(job)
             return true
         }
-        if !kept { runOnGlobalQueue(job) }
+        if kept { activity.signal() } else { runOnGlobalQueue(job) }
     }
 
     /// Runs the waiting jobs, and the jobs they make waiting, until none is left; returns whether any ran.
@@ -723,7 +744,7 @@ final class ReducedSignal: Sendable {
         case timedOut
     }
 
-    private let state = Mutex(State.pending)
+    private let state = Lock(State.pending)
     private let semaphore = DispatchSemaphore(value: 0)
 
     /// The store ran the action: wakes the sender, whichever way it waits.

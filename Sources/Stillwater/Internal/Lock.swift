@@ -25,14 +25,19 @@ import Darwin
 ///
 /// A thread that asks again for a lock it holds (such a body touching its own property or store) stops
 /// with the lock's ``misuse`` message, which names the mistake and its fix, instead of waiting for
-/// itself. The lock remembers its holder for that: one relaxed store when it is taken, one when it is
-/// released, and one relaxed load before it is taken.
+/// itself. The lock remembers its holder for that: one relaxed load before it is taken, an acquiring
+/// load and a relaxed store once it is taken, and a releasing store before it is released.
+///
+/// Those last two are also the thread sanitizer's answer: they order each holder's section after the
+/// previous one where the sanitizer can see it, which a contended `Mutex` alone does not on Linux
+/// (see ``enter(_:)``, and "Locks and the thread sanitizer" in the engine's article). So the same lock
+/// serves StillwaterLive (its `LiveLock` is this type) with no second lock around it.
 ///
 /// A `Lock` is `Sendable` whatever its state, as a `Mutex` is: the hand-over is checked at each call. So a
 /// class whose stored properties are only locks and other `Sendable` values is checked `Sendable` with no
 /// `@unchecked`.
 ///
-/// `package` so that StillwaterTesting uses the same lock rather than a copy of it.
+/// `package` so that StillwaterTesting and StillwaterLive use the same lock rather than a copy of it.
 @usableFromInline
 package struct Lock<State>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<State>
@@ -64,10 +69,32 @@ package struct Lock<State>: ~Copyable, Sendable {
         let thread = currentThread()
         if holder.load(ordering: .relaxed) == thread { reenteredLock() }
         return try mutex.withLock { (state: inout sending State) throws(Failure) -> sending Result in
-            holder.store(thread, ordering: .relaxed)
-            defer { holder.store(0, ordering: .relaxed) }
+            enter(thread)
+            defer { leave() }
             return try body(&state)
         }
+    }
+
+    /// The mutex was just taken by `thread`: records the holder, after an acquiring load of the word the
+    /// previous holder released (see ``leave()``).
+    ///
+    /// The load is the thread sanitizer's edge. On Linux a contended `Mutex` is handed from one thread
+    /// to the next inside the kernel (a priority-inheriting futex), where the sanitizer cannot see it, so
+    /// without an edge it sees two holders' sections unordered and reports a data race. The releasing
+    /// store in ``leave()`` and this acquiring load order every section after the one before it, in
+    /// code the sanitizer instruments, for any thread and any contention. On x86-64 both compile to
+    /// plain moves; on arm64 they are `ldar` and `stlr`.
+    @inlinable @inline(__always)
+    func enter(_ thread: UInt) {
+        _ = holder.load(ordering: .acquiring)
+        holder.store(thread, ordering: .relaxed)
+    }
+
+    /// The holder is about to release the mutex: clears the holder with a releasing store, which the
+    /// next holder's ``enter(_:)`` loads.
+    @inlinable @inline(__always)
+    func leave() {
+        holder.store(0, ordering: .releasing)
     }
 
     /// Stops the program with ``misuse``: the calling thread already holds this lock.
@@ -91,8 +118,8 @@ extension Lock where State: Sendable {
         if holder.load(ordering: .relaxed) == thread { reenteredLock() }
         var result: Result?
         try mutex.withLock { (state: inout sending State) throws(Failure) in
-            holder.store(thread, ordering: .relaxed)
-            defer { holder.store(0, ordering: .relaxed) }
+            enter(thread)
+            defer { leave() }
             result = try body(&state)
         }
         // `body` ran: the mutex runs its closure exactly once.

@@ -206,6 +206,21 @@ extension Dependencies {
     }
 }
 
+/// The key of ``Dependencies/effectEnded``.
+enum EffectEndedKey: DependencyKey {
+    static var defaultValue: (@Sendable () -> Void)? { nil }
+}
+
+extension Dependencies {
+    /// Called each time one of the store's running effects stops running (it ended, or a cancel stopped
+    /// it), on the thread where that happened, after the store stopped counting it; `nil` unless set.
+    /// `TestStore` sets one, so that its `finish` is woken by an effect's end instead of polling.
+    package var effectEnded: (@Sendable () -> Void)? {
+        get { self[EffectEndedKey.self] }
+        set { self[EffectEndedKey.self] = newValue }
+    }
+}
+
 extension Scheduler {
     /// Suspends the calling task until `duration` has passed on this scheduler's clock.
     ///

@@ -67,6 +67,10 @@ import Darwin
     let onError: @Sendable (any Error) -> Void
     @usableFromInline
     let registry = LockedBox(Registry())
+    /// Told, after the lock, each time a running effect leaves ``registry`` (``Dependencies/effectEnded``);
+    /// `nil` for a store made without dependencies.
+    @usableFromInline
+    let effectEnded: (@Sendable () -> Void)?
     /// The deliverer's state. Reach it only through ``Store/deliverer``, which checks the thread in debug
     /// builds; nothing else names this field but the store's `deinit`, which empties it (it may hold a
     /// spare sink or a group, which hold this runtime).
@@ -87,6 +91,7 @@ import Darwin
     init(dependencies: Dependencies, onError: @escaping @Sendable (any Error) -> Void, middleware: AnyObject? = nil) {
         self.dependencies = dependencies
         context = dependencies.isEmpty ? nil : DependencyContext(dependencies)
+        effectEnded = dependencies.isEmpty ? nil : dependencies.effectEnded
         self.onError = onError
         self.middleware = middleware
     }
@@ -161,6 +166,7 @@ import Darwin
     func unregister(_ record: EffectRecord) {
         let entry = registry.withLock { $0.running.removeValue(forKey: ObjectIdentifier(record)) }
         _ = entry   // released here, after the lock
+        if let effectEnded { effectEnded() }
     }
 
     /// Deliverer only: cancels `token` (taken out of the deliverer's table: nothing holding it is reduced
@@ -184,6 +190,7 @@ import Darwin
             victim.record.isCancelled.store(true, ordering: .releasing)
             victim.stopper?.stop()
         }
+        if !victims.isEmpty, let effectEnded { effectEnded() }
         return victims.map(\.record)
     }
 
@@ -206,6 +213,7 @@ import Darwin
             victim.record.isCancelled.store(true, ordering: .releasing)
             victim.stopper?.stop()
         }
+        if !victims.isEmpty, let effectEnded { effectEnded() }
     }
 
     /// Any thread, once: the store is gone; stops every running effect and refuses new ones.

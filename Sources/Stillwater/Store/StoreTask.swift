@@ -100,7 +100,7 @@ final class EffectGroupCompletion: Sendable {
     }
 
     let runtime: EffectRuntime
-    let state = Mutex(State())
+    let state = Lock(State())
     @usableFromInline let isCancelled = Atomic<Bool>(false)
 
     init(runtime: EffectRuntime) {
