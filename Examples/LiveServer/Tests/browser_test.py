@@ -15,6 +15,12 @@ Escape, mouse clicks on the buttons. Checks, in order (a failure stops the run):
                     client that reads it back); after a restart on the same port and data both tabs reconnect, converge,
                     and show the item exactly once, with nothing left waiting
   fresh tab         a third tab at /?team=alpha (token from storage, no fragment) gets the same board
+  member and viewer tabs A, B and C close; a member tab (named Ann through the name form) offers the
+                    read-only link, which a viewer tab (named Vic, in a browser context of its own) opens:
+                    the viewer's page shows the board without who added each item (the member's shows
+                    "added by Ann"), no add form, row buttons or editable boxes, and its badge says
+                    viewer; both pages list the two people present, and the member's drops Vic when the
+                    viewer's tab closes
   refused token     a wrong token (error `unauthorized`, close 4401 after the hello) shows the refusal,
                     forgets the token and stops reconnecting (an unknown team is refused the same
                     way); pasting the right share link into the form opens team beta's board, which
@@ -45,6 +51,14 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALPHA_TOKEN = "token-alpha-test-0001"
+
+
+def viewer_token(member_token):
+    """A team's viewer token, as the server derives it from its token's digest (ViewerTokens)."""
+    digest = hashlib.sha256(member_token.encode()).hexdigest()
+    return "view-" + hashlib.sha256(("stillwater-board viewer token " + digest).encode()).hexdigest()
+
+
 BETA_TOKEN = "token-beta-test-0002"
 
 
@@ -201,9 +215,13 @@ class DevTools:
 class Tab:
     """One page, driven like a person would: clicks at the element's centre, typed text, keys."""
 
-    def __init__(self, devtools, name, url):
+    def __init__(self, devtools, name, url, context=None):
+        """`context`: a browser context id (its own storage, as another person's browser), else the default."""
         self.devtools, self.name = devtools, name
-        self.target = devtools.call("Target.createTarget", {"url": "about:blank", "newWindow": True})["targetId"]
+        target = {"url": "about:blank", "newWindow": True}
+        if context:
+            target["browserContextId"] = context
+        self.target = devtools.call("Target.createTarget", target)["targetId"]
         self.session = devtools.call("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
         for method in ("Runtime.enable", "Page.enable", "Log.enable"):
             self.call(method)
@@ -321,6 +339,24 @@ def row_selector(tab, text, part=""):
             .find((li) => li.querySelector(".text").textContent === {json.dumps(text)});
         return li ? li.dataset.id : null; }})()""", f"a row reading {text!r}")
     return f'#items > li[data-id="{row_id}"] {part}'.strip()
+
+
+# The people a tab lists as present, in its order.
+PRESENT_JS = "[...document.querySelectorAll('#present > li')].map((li) => li.textContent)"
+# What the row showing a text says about who added it (null when there is no such row).
+ROW_BY_JS = """((text) => {
+    const li = [...document.querySelectorAll("#items > li[data-id]")].find((li) => li.querySelector(".text").textContent === text);
+    return li ? li.querySelector(".by").textContent : null; })"""
+
+
+def set_name(tab, name):
+    """Gives the tab's person a name through the name form (the page reconnects with it)."""
+    tab.wait("!!document.querySelector('#you')?.offsetParent", "the name badge", timeout=10)
+    tab.click("#you")
+    tab.wait("document.activeElement === document.querySelector('#name-input')", "the name field taking focus", timeout=5)
+    tab.type(name)
+    tab.press("Enter")
+    tab.wait("document.querySelector('#status').dataset.state === 'connected'", "reconnecting under the new name", timeout=20)
 
 
 def add_item(tab, text):
@@ -497,8 +533,8 @@ class Run:
         self.tabs = {}
         self.nodes = []
 
-    def open(self, name, url):
-        tab = Tab(self.browser.devtools, name, url)
+    def open(self, name, url, context=None):
+        tab = Tab(self.browser.devtools, name, url, context)
         self.tabs[name] = tab
         return tab
 
@@ -623,6 +659,53 @@ class Run:
         c.wait("document.querySelector('#status')?.dataset.state === 'connected'", "connecting with the stored token", timeout=20)
         end = converged([self.tabs["A"], self.tabs["B"], c], "with a fresh tab")
         expect(end["rows"] == self.after_restart["rows"], "the fresh tab's board differs")
+
+    def check_member_and_viewer(self):
+        for name in ("A", "B", "C"):
+            self.tabs.pop(name).close()
+        link = f"{self.base}/?team=alpha#token={ALPHA_TOKEN}"
+        viewer_link = f"{self.base}/?team=alpha#token={viewer_token(ALPHA_TOKEN)}"
+        m = self.open("M", link)
+        m.wait("document.querySelector('#status')?.dataset.state === 'connected'", "connecting", timeout=20)
+        set_name(m, "Ann")
+        m.wait("document.querySelector('#you').textContent === 'You: Ann · member'", "the member badge", timeout=10)
+        shown = m.eval("document.querySelector('#viewer-share').hidden ? null : document.querySelector('#viewer-link').value")
+        expect(shown == viewer_link, f"tab M: the read-only link is {shown!r}, expected {viewer_link!r}")
+        # Another person's browser: storage of its own.
+        context = self.browser.devtools.call("Target.createBrowserContext")["browserContextId"]
+        v = self.open("V", shown, context)
+        v.wait("document.querySelector('#status')?.dataset.state === 'connected'", "connecting with the viewer link", timeout=20)
+        set_name(v, "Vic")
+        v.wait("document.querySelector('#you').textContent === 'You: Vic · viewer'", "the viewer badge", timeout=10)
+        for tab in (m, v):
+            tab.wait(PRESENT_JS + ".join('|') === 'Ann|Vic (viewer)'", "listing Ann and Vic as present", timeout=15)
+        add_item(m, "Added by a member")
+        m.wait(f"{ROW_BY_JS}('Added by a member') === 'added by Ann'", "showing who added the item", timeout=10)
+        v.wait(f"{ROW_BY_JS}('Added by a member') === ''", "the item, without who added it", timeout=10)
+        converged([m, v], "a member and a viewer")
+        seen = v.eval("""(() => ({
+            names: document.querySelector('#items').textContent.includes('Ann'),
+            by: [...document.querySelectorAll('#items .by')].map((el) => el.textContent).filter(Boolean),
+            add: !!document.querySelector('#add-form').offsetParent,
+            actions: [...document.querySelectorAll('#items .actions')].filter((el) => el.offsetParent).length,
+            editable: [...document.querySelectorAll('#items .check input')].filter((el) => !el.disabled).length,
+            viewerLink: !document.querySelector('#viewer-share').hidden,
+        }))()""")
+        expect(seen == {"names": False, "by": [], "add": False, "actions": 0, "editable": 0, "viewerLink": False},
+               f"tab V shows what a viewer must not have: {json.dumps(seen)}")
+        member = m.eval("[...document.querySelectorAll('#items .by')].map((el) => el.textContent).filter(Boolean)")
+        # The items tabs A and B added earlier (under this browser's made-up name) say so too.
+        expect(len(member) >= 2 and member[-1] == "added by Ann" and all(by.startswith("added by ") for by in member),
+               f"tab M: the rows say who added them as {member}")
+        # Clicking a viewer's row text opens no editor; its title is not editable.
+        v.click(row_selector(v, "Added by a member", ".text"))
+        v.click("#title-text")
+        time.sleep(0.3)
+        expect(v.eval("!document.querySelector('#items .edit') && document.querySelector('#title-form').hidden"),
+               "tab V: a viewer's click opened an editor")
+        self.tabs.pop("V").close()
+        m.wait(PRESENT_JS + ".join('|') === 'Ann'", "dropping Vic once the viewer's tab closed", timeout=15)
+        self.browser.devtools.call("Target.disposeBrowserContext", {"browserContextId": context})
 
     def check_refused(self):
         d = self.open("D", f"{self.base}/?team=beta#token=not-the-beta-token")
@@ -750,6 +833,7 @@ class Run:
             ("SIGTERM stops the server within 5 s", self.check_server_stop),
             ("offline queue survives a restart, applied once", self.check_offline_queue),
             ("a fresh tab gets the same board", self.check_fresh_tab),
+            ("a member tab and a viewer tab: who added what, who is here", self.check_member_and_viewer),
             ("a refused token, then a pasted share link", self.check_refused),
             ("inline title edit, phone layout", self.check_title_and_layout),
             ("screenshots", self.check_screenshots),

@@ -20,7 +20,7 @@ for (const global of ["document", "window", "location", "localStorage", "session
   assert(!new RegExp("\\b" + global + "\\b").test(section.replace(/\/\/.*$/gm, "")), "the logic section uses " + global);
 }
 const names = ["planListPatch", "commandParts", "createPending", "pendingOverlay", "pageState", "readLocation",
-  "parseShareInput", "socketURL", "nodeHosts", "shareLink", "tokenKey", "queueKey"];
+  "parseShareInput", "socketURL", "nodeHosts", "shareLink", "presenceList", "cleanName", "tokenKey", "queueKey"];
 const L = new Function(section + "\nreturn {" + names.join(", ") + "};")();
 
 let passed = 0, failed = 0;
@@ -212,6 +212,27 @@ test("socketURL and shareLink", () => {
   assert.strictEqual(L.shareLink("http://h", "/", "alpha", "t+1"), "http://h/?team=alpha#token=t%2B1");
   assert.strictEqual(L.tokenKey("alpha"), "stillwater.token.alpha");
   assert.strictEqual(L.queueKey("alpha"), "stillwater.queue.alpha");
+});
+
+test("presenceList: who is on the board, sorted by name, a viewer marked, a bad entry shown as someone", () => {
+  assert.deepStrictEqual(L.presenceList({}), []);
+  assert.deepStrictEqual(L.presenceList(null), []);
+  assert.deepStrictEqual(L.presenceList({
+    "c2": { name: "Vic", role: "viewer" }, "c1": { name: "Ann", role: "member" }, "c3": { name: "Ann", role: "viewer" },
+    "c0": "not an object", "c4": { role: "member" },
+  }), [
+    { id: "c1", name: "Ann", role: "member" }, { id: "c3", name: "Ann", role: "viewer" },
+    { id: "c0", name: "someone", role: "member" }, { id: "c4", name: "someone", role: "member" },
+    { id: "c2", name: "Vic", role: "viewer" },
+  ]);
+});
+
+test("cleanName: trimmed, no control characters, at most 40 characters", () => {
+  assert.strictEqual(L.cleanName("  Ann  "), "Ann");
+  assert.strictEqual(L.cleanName("A\u0000n\nn"), "Ann");
+  assert.strictEqual(L.cleanName("   "), null);
+  assert.strictEqual(L.cleanName(undefined), null);
+  assert.strictEqual(L.cleanName("x".repeat(50)), "x".repeat(40));
 });
 
 console.log("page-logic: " + passed + " passed, " + failed + " failed");

@@ -2,6 +2,10 @@ import Stillwater
 import StillwaterLive
 
 /// A poll: one question, its options, and each voter's current choice.
+///
+/// The log keeps the question, the options and the choices; the count of votes per option is kept beside
+/// them (not stored: rebuilt from the choices when a snapshot is read), so that each voter's view costs
+/// O(options), not O(voters).
 public struct Poll: Codable, Sendable, Equatable {
     /// One answer voters can choose.
     public struct Option: Codable, Sendable, Equatable {
@@ -16,12 +20,36 @@ public struct Poll: Codable, Sendable, Equatable {
     /// The answers, in the order shown.
     public var options: [Option]
     /// Each voter's choice (voter id → option id); a voter who votes again changes their choice.
-    public var choices: [String: String] = [:]
+    public private(set) var choices: [String: String] = [:]
+    /// How many voters chose each option (option id → count), kept with ``choices``.
+    public private(set) var counts: [String: Int] = [:]
 
     /// A new poll; options get ids `o1`, `o2`, … in the order given.
     public init(question: String, options: [String]) {
         self.question = question
         self.options = options.enumerated().map { Option(id: "o\($0.offset + 1)", title: $0.element) }
+    }
+
+    /// Records `voter`'s choice of `option`, replacing an earlier one, and moves the counts.
+    public mutating func choose(_ option: String, by voter: String) {
+        if let earlier = choices.updateValue(option, forKey: voter) {
+            counts[earlier, default: 0] -= 1
+            if counts[earlier] == 0 { counts[earlier] = nil }  // so that equal choices make equal polls
+        }
+        counts[option, default: 0] += 1
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case question, options, choices
+    }
+
+    /// Reads a poll as the log stored it, and counts its choices.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        question = try container.decode(String.self, forKey: .question)
+        options = try container.decode([Option].self, forKey: .options)
+        choices = try container.decodeIfPresent([String: String].self, forKey: .choices) ?? [:]
+        for option in choices.values { counts[option, default: 0] += 1 }
     }
 }
 
@@ -40,11 +68,11 @@ public struct Vote: Action, Codable, Sendable, Equatable {
     public func reduce(_ state: inout Poll) {
         // Decided against the newest state, so an unknown option never gets here; kept safe for replays.
         guard state.options.contains(where: { $0.id == option }) else { return }
-        state.choices[voter] = option
+        state.choose(option, by: voter)
     }
 }
 
-/// What every browser sees, read-only: the question and a running tally.
+/// What a voter's browser sees, read-only: the question, a running tally, and the voter's own vote.
 public struct PollView: LiveView {
     /// One option with its count of votes; rows are matched by `id` when the list is patched.
     public struct Tally: Codable, Equatable, Sendable, Diffable {
@@ -54,14 +82,18 @@ public struct PollView: LiveView {
 
     /// The question, each option's tally in the poll's order, and how many voters voted.
     public var question: String, tallies: [Tally], voters: Int
+    /// The option id this voter chose, nil before they voted: each voter is shown their own vote only.
+    public var yourVote: String?
 
-    /// The question and voter count sent whole when changed, the tallies as list patches.
+    /// The question, voter count and own vote sent whole when changed, the tallies as list patches.
     public static let liveFields: [LiveField<PollView>] = [
         .value("question", \.question), .list("tallies", \.tallies), .value("voters", \.voters),
+        .value("yourVote", \.yourVote),
     ]
 }
 
-/// The poll served live: anyone with the poll's secret may watch and vote, once per voter id.
+/// The poll served live: anyone with the poll's secret may watch and vote, once per voter id; each voter
+/// is an audience of their own, shown the tally and their own vote (never another voter's).
 public struct PollService: LiveService {
     /// What a client sends: `{"vote":"o2"}`.
     public struct Command: Codable, Sendable {
@@ -79,14 +111,15 @@ public struct PollService: LiveService {
         self.check = check
     }
 
-    /// Counts the votes: O(voters + options).
-    public func view(of poll: Poll) -> PollView {
-        var counts: [String: Int] = [:]
-        for option in poll.choices.values { counts[option, default: 0] += 1 }
-        return PollView(
+    /// Each voter is an audience: the hub makes one view per connected voter and version.
+    public func audience(of voter: String) -> String { voter }
+
+    /// The tally and `voter`'s own vote: O(options).
+    public func view(of poll: Poll, for voter: String) -> PollView {
+        PollView(
             question: poll.question,
-            tallies: poll.options.map { PollView.Tally(id: $0.id, title: $0.title, votes: counts[$0.id] ?? 0) },
-            voters: poll.choices.count)
+            tallies: poll.options.map { PollView.Tally(id: $0.id, title: $0.title, votes: poll.counts[$0.id] ?? 0) },
+            voters: poll.choices.count, yourVote: poll.choices[voter])
     }
 
     /// Accepts a vote for an option the poll has, as the connection's voter; refuses any other.

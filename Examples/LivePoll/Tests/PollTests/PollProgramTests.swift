@@ -62,7 +62,7 @@ struct PollProgramTests {
         #expect(condition(), "\(what)")
     }
 
-    @Test("two clients vote; each sees both votes; SIGTERM ends the program at once with 0; a restart keeps the votes")
+    @Test("two clients vote; each sees both votes and only its own; SIGTERM ends the program at once with 0; a restart keeps the votes")
     func voteAndRestart() async throws {
         let data = folder()
         defer { try? FileManager.default.removeItem(atPath: data) }
@@ -77,7 +77,10 @@ struct PollProgramTests {
             Issue.record("an unknown option was not rejected")
         }
         try await eventually("ann sees both votes") { ann.view.value?.tallies.map(\.votes) == [1, 1] }
+        try await eventually("bob sees both votes") { bob.view.value?.tallies.map(\.votes) == [1, 1] }
         #expect(bob.view.value?.question == "Lunch?")
+        #expect(ann.view.value?.yourVote == "o1")
+        #expect(bob.view.value?.yourVote == "o2")
         await ann.close()
         await bob.close()
 
@@ -89,8 +92,12 @@ struct PollProgramTests {
         program = try Program(["--data", data, "--port", "0"])
         port = try await program.port()
         let carol = client(port: port, voter: "carol")
-        try await eventually("the votes survive the restart") { carol.view.value?.voters == 2 }
+        let annAgain = client(port: port, voter: "ann")
+        try await eventually("the votes survive the restart") { carol.view.value?.voters == 2 && annAgain.view.value?.voters == 2 }
+        #expect(carol.view.value?.yourVote == nil)
+        #expect(annAgain.view.value?.yourVote == "o1")
         await carol.close()
+        await annAgain.close()
         program.process.terminate()
         _ = try await program.exit()
     }

@@ -3,10 +3,12 @@
 Chromium, driven through the DevTools protocol with the live board's test helpers (python3 standard
 library only).
 
-  two tabs      tab A votes, tab B sees the tally and votes too, both show two voters
+  two tabs      tab A votes, tab B sees the tally and votes too, both show two voters, each its own vote
   refused       a tab with a wrong secret shows the refusal and the form to enter it again
   restart       SIGTERM stops the server within 5 s, tab A shows "reconnecting", changes its vote while
                 the server is down (1 waiting), and after a restart both tabs show the changed vote once
+  own votes     each tab shows only its own voter's vote; a third voter (a browser context of its own)
+                has none until it votes, and its vote changes no other tab's "your vote"
 
 Usage: poll_browser_test.py --server PATH/live-poll. Prints `poll-browser-test: N passed, M failed`;
 exits 0 only when every check passed.
@@ -20,6 +22,7 @@ SECRET = "poll-secret-for-the-browser-test"
 TALLIES = "[...document.querySelectorAll('#tallies li')].map((li) => li.querySelector('.count').textContent).join(',')"
 # Null-safe: a tab evaluates these before its page has loaded too (about:blank has no #status).
 STATUS = "(document.getElementById('status') || {}).textContent || null"
+YOUR_VOTE = "(document.getElementById('your-vote') || {}).textContent || null"
 
 
 class Server:
@@ -84,17 +87,22 @@ def main():
             tabs["a"] = Tab(browser.devtools, "a", base + "#token=" + SECRET)
             wait(tabs["a"], STATUS, "live", "connects")
             expect(tabs["a"].eval("document.getElementById('question').textContent") == "Where to?", "question shown")
+            wait(tabs["a"], YOUR_VOTE, "You have not voted yet", "shows no vote before voting")
             click(tabs["a"], "o2")
+            wait(tabs["a"], YOUR_VOTE, "Your vote: Hills", "shows its vote")
             tabs["b"] = Tab(browser.devtools, "b", base + "#token=" + SECRET)
             wait(tabs["b"], TALLIES, "0,1,0", "sees tab a's vote")
             # The tabs share one browser's storage, so one voter id: tab b becomes a second voter and reloads.
             tabs["b"].eval("localStorage.setItem('poll.voter', 'voter-b'); setTimeout(() => location.reload(), 0); true")
             time.sleep(0.5)
             wait(tabs["b"], STATUS, "live", "reconnects after the reload")
+            wait(tabs["b"], YOUR_VOTE, "You have not voted yet", "a new voter has no vote")
             click(tabs["b"], "o1")
             for tab in tabs.values():
                 wait(tab, TALLIES, "1,1,0", "sees both votes")
                 wait(tab, "(document.getElementById('voters') || {}).textContent || null", "2 voters", "counts two voters")
+            wait(tabs["b"], YOUR_VOTE, "Your vote: Lake", "shows its own vote")
+            wait(tabs["a"], YOUR_VOTE, "Your vote: Hills", "keeps its own vote")
             expect(tabs["a"].eval("location.hash") == "", "the secret is taken out of the address bar")
 
         def refused():
@@ -116,9 +124,32 @@ def main():
                 wait(tab, TALLIES, "1,0,1", "shows the changed vote once after the restart", timeout=30)
             wait(tabs["a"], STATUS, "live", "nothing left waiting")
 
+        def own_votes():
+            wait(tabs["a"], YOUR_VOTE, "Your vote: Town", "shows its changed vote")
+            wait(tabs["b"], YOUR_VOTE, "Your vote: Lake", "shows its own vote, not tab a's")
+            # Another person's browser: its own storage, so a voter id of its own.
+            context = browser.devtools.call("Target.createBrowserContext")["browserContextId"]
+            tab = Tab(browser.devtools, "d", base + "#token=" + SECRET, context)
+            wait(tab, STATUS, "live", "connects")
+            wait(tab, TALLIES, "1,0,1", "sees the tally")
+            wait(tab, YOUR_VOTE, "You have not voted yet", "a third voter has no vote")
+            click(tab, "o2")
+            for each in (tab, tabs["a"], tabs["b"]):
+                wait(each, TALLIES, "1,1,1", "sees the third vote")
+                wait(each, "(document.getElementById('voters') || {}).textContent || null", "3 voters", "counts three voters")
+            wait(tab, YOUR_VOTE, "Your vote: Hills", "shows its own vote")
+            expect(tabs["a"].eval(YOUR_VOTE) == "Your vote: Town" and tabs["b"].eval(YOUR_VOTE) == "Your vote: Lake",
+                   f"a third voter's vote changed another's: a {tabs['a'].eval(YOUR_VOTE)!r}, b {tabs['b'].eval(YOUR_VOTE)!r}")
+            chosen = [t.eval("[...document.querySelectorAll('#tallies button.chosen')].map((b) => b.parentNode.dataset.id).join(',')")
+                      for t in (tabs["a"], tabs["b"], tab)]
+            expect(chosen == ["o3", "o1", "o2"], f"the highlighted options are {chosen}, expected each tab's own")
+            tab.close()
+            browser.devtools.call("Target.disposeBrowserContext", {"browserContextId": context})
+
         check("two tabs", two_tabs)
         check("refused", refused)
         check("restart", restart)
+        check("own votes", own_votes)
     except Exception as error:  # a failed check printed itself already; anything before the first check did not
         if passed + failed == 0:
             print(f"FAIL  setup: {error}")
@@ -129,7 +160,7 @@ def main():
             server.process.kill()
         shutil.rmtree(data, ignore_errors=True)
     print(f"poll-browser-test: {passed} passed, {failed} failed")
-    sys.exit(0 if failed == 0 and passed == 3 else 1)
+    sys.exit(0 if failed == 0 and passed == 4 else 1)
 
 
 if __name__ == "__main__":

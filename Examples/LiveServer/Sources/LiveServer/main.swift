@@ -106,6 +106,8 @@ do {
         say("listening on \(base) (data: \(options.dataDirectory)\(options.postgresURL == nil ? "" : "; boards: PostgreSQL"); teams: \(opened.hubs.keys.sorted().joined(separator: ", ")))")
         for (team, token) in opened.newTokens {
             say("new team \(team): its share link, shown this once: \(base)?team=\(team)#token=\(token)")
+            let viewer = ViewerTokens.token(forMemberToken: token)
+            say("new team \(team): its read-only viewer link (members' pages show it too): \(base)?team=\(team)#token=\(viewer)")
         }
     }
 } catch {

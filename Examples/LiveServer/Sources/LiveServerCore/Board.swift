@@ -8,12 +8,16 @@ public struct BoardItem: Codable, Equatable, Hashable, Sendable, Identifiable, D
     public var text: String
     /// Whether it is done.
     public var done: Bool
+    /// The name of the member who added it (nil for the first items of a board, and always nil in a
+    /// viewer's view: viewers are not shown it).
+    public var addedBy: String?
 
     /// Creates an item.
-    public init(id: String, text: String, done: Bool = false) {
+    public init(id: String, text: String, done: Bool = false, addedBy: String? = nil) {
         self.id = id
         self.text = text
         self.done = done
+        self.addedBy = addedBy
     }
 }
 

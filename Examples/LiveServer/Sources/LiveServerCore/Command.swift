@@ -108,13 +108,13 @@ extension Board {
     }
 
     /// Applies `command` if it fits the board as it is now (``rejection(of:)``); one that does not fit
-    /// changes nothing.
-    public mutating func apply(_ command: BoardCommand) {
+    /// changes nothing. An added item records `author` as its ``BoardItem/addedBy``.
+    public mutating func apply(_ command: BoardCommand, by author: String? = nil) {
         guard rejection(of: command) == nil else { return }
         func index(of id: String) -> Int { items.firstIndex { $0.id == id }! }
         switch command {
         case .add(let text):
-            items.append(BoardItem(id: "i\(nextItemNumber)", text: text))
+            items.append(BoardItem(id: "i\(nextItemNumber)", text: text, addedBy: author))
             nextItemNumber += 1
         case .toggle(let id): items[index(of: id)].done.toggle()
         case .rename(let id, let text): items[index(of: id)].text = text
@@ -133,14 +133,18 @@ extension Board {
 public struct BoardAction: Action, Codable, Equatable, Sendable {
     /// What to do.
     public var command: BoardCommand
+    /// The name of the member who sent an add (the item's ``BoardItem/addedBy``); nil for the other
+    /// commands, and in records written before the board had names.
+    public var by: String?
 
     /// Creates an action.
-    public init(command: BoardCommand) {
+    public init(command: BoardCommand, by: String? = nil) {
         self.command = command
+        self.by = by
     }
 
-    /// Applies the command to the board (see ``Board/apply(_:)``).
+    /// Applies the command to the board (see ``Board/apply(_:by:)``).
     public func reduce(_ state: inout Board) {
-        state.apply(command)
+        state.apply(command, by: by)
     }
 }

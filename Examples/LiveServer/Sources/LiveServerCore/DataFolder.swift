@@ -60,6 +60,8 @@ public struct DataFolder {
         public var hubs: [String: LiveHub<BoardService>]
         /// The teams' token digests, shared by every hub's service.
         public var access: LiveTokenTable
+        /// The teams' viewer token digests (``ViewerTokens``), shared the same way.
+        public var viewers: LiveTokenTable
         /// Each new team's generated token, by team, in the order they were made.
         public var newTokens: [(team: String, token: String)]
         /// The folder's lock, held while this value (or a copy) lives.
@@ -125,8 +127,10 @@ public struct DataFolder {
         }
         node.onTeamsChanged { entries in
             // A digest that cannot be read keeps the team's previous one out: the team is refused.
-            opened.access.replaceDigests(Dictionary(
-                entries.compactMap { entry in LiveTokens.digest(hexadecimal: entry.tokenSHA256).map { (entry.name, $0) } }, uniquingKeysWith: { first, _ in first }))
+            let digests = Dictionary(
+                entries.compactMap { entry in LiveTokens.digest(hexadecimal: entry.tokenSHA256).map { (entry.name, $0) } }, uniquingKeysWith: { first, _ in first })
+            opened.access.replaceDigests(digests)
+            opened.viewers.replaceDigests(ViewerTokens.digests(forMemberDigests: digests))
         }
         return opened
     }
@@ -136,10 +140,14 @@ public struct DataFolder {
         _ teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)], lock: FileLock,
         refused: @escaping @Sendable (String) -> Void, open: (String, BoardService) async throws -> LiveHub<BoardService>
     ) async throws -> Opened {
-        let access = LiveTokenTable(digests: Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) }))
+        let digests = Dictionary(uniqueKeysWithValues: teams.map { ($0.name, $0.digest) })
+        let access = LiveTokenTable(digests: digests)
+        let viewers = LiveTokenTable(digests: ViewerTokens.digests(forMemberDigests: digests))
         var hubs: [String: LiveHub<BoardService>] = [:]
-        for (name, _) in teams { hubs[name] = try await open(name, BoardService(team: name, access: access, refused: refused)) }
-        return Opened(hubs: hubs, access: access, newTokens: newTokens, lock: lock)
+        for (name, _) in teams {
+            hubs[name] = try await open(name, BoardService(team: name, access: access, viewers: viewers, refused: refused))
+        }
+        return Opened(hubs: hubs, access: access, viewers: viewers, newTokens: newTokens, lock: lock)
     }
 
     private func registeredTeams(_ options: ServerOptions) throws -> (teams: [(name: String, digest: [UInt8])], newTokens: [(team: String, token: String)]) {

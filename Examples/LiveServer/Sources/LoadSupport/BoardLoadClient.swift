@@ -287,7 +287,7 @@ public final class BoardLoadClient: Sendable {
             state.refused += 1
             state.answers[ref] = CommandAnswer(cid: command.cid, version: nil, duplicate: false,
                                                sentAt: command.sentAt, answeredAt: now)
-        case .welcome, .snapshot, .patch, .ack:
+        case .welcome, .snapshot, .patch, .ack, .ignored:
             break
         }
         return nil

@@ -19,6 +19,8 @@ public enum LiveFrame: Sendable {
     case ack(ref: Int?, cid: String?, version: Int, duplicate: Bool)
     /// A frame or command refused; `retry` when it may be sent again unchanged.
     case error(code: String, message: String, ref: Int?, cid: String?, retry: Bool)
+    /// A frame a load client reads and ignores: who is connected (`presence`), a `pong`, a `reauthed`.
+    case ignored(type: String)
 
     /// Decodes one text frame; throws `LoadFrameError` for a frame of another shape.
     public static func decode(_ text: String) throws -> LiveFrame {
@@ -45,6 +47,7 @@ public enum LiveFrame: Sendable {
         case "error":
             return .error(code: try need(wire.code, "code"), message: wire.message ?? "", ref: wire.ref, cid: wire.cid,
                           retry: wire.retry ?? false)
+        case "presence", "pong", "reauthed": return .ignored(type: wire.type)
         default: throw LoadFrameError("a frame of unknown type \"\(wire.type.prefix(32))\"")
         }
     }
@@ -151,7 +154,7 @@ public struct LiveBoardReplica: Sendable {
             if let items { try items.apply(to: &view.items) }
             (self.version, self.view) = (version, view)
             return version != from
-        case .welcome, .ack, .error:
+        case .welcome, .ack, .error, .ignored:
             return false
         }
     }

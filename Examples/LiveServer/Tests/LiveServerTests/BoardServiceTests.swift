@@ -15,13 +15,10 @@ struct BoardServiceTests {
         try await LiveHub.open(BoardService(team: "alpha", access: access), log: Log(), initial: board)
     }
 
-    /// The frames of the next write, or the close as `close CODE`.
+    /// The frames of the next write that has more than `presence` frames, without those (who is on the
+    /// board is `AudienceTests`' subject), or the close as `close CODE`.
     static func next(_ connection: LiveConnection<BoardService>) async -> [String] {
-        switch await connection.nextWrite() {
-        case .frames(let frames)?: frames
-        case .close(let code, _)?: ["close \(code.rawValue)"]
-        case nil: ["closed"]
-        }
+        await nextFrames(connection)
     }
 
     static func object(_ frame: String) throws -> [String: Any] {
@@ -71,7 +68,7 @@ struct BoardServiceTests {
         let commands: [BoardCommand] = [.move(id: "i4", to: 0), .rename(id: "i2", text: "b!"), .delete(id: "i3"),
                                         .add(text: "e"), .setTitle("U")]
         for (index, command) in commands.enumerated() {
-            #expect(await hub.perform(command, as: "alpha") == .applied(version: index + 1))
+            #expect(await hub.perform(command, as: .member("alpha")) == .applied(version: index + 1))
         }
         hub.tick()
         let patch = try Self.object(try #require(await Self.next(connection).first))
@@ -124,11 +121,11 @@ struct BoardServiceTests {
             (.delete(id: String(repeating: "x", count: 33)), #""id" is too long"#),
         ]
         for (command, message) in cases {
-            #expect(await hub.perform(command, as: "alpha") == .rejected(message))
+            #expect(await hub.perform(command, as: .member("alpha")) == .rejected(message))
         }
         #expect(hub.version == 0)
         #expect(hub.view == LiveBoardView(title: "Groceries", items: [BoardItem(id: "i1", text: "bread")]))
-        #expect(await hub.perform(.setTitle("  Weekend "), as: "alpha") == .applied(version: 1))
+        #expect(await hub.perform(.setTitle("  Weekend "), as: .member("alpha")) == .applied(version: 1))
         #expect(hub.view.title == "Weekend")
         await hub.close()
     }
@@ -167,10 +164,10 @@ struct BoardServiceTests {
     @Test("a board full of items refuses an add; an item deleted by an earlier command is refused to a later one")
     func boardState() async throws {
         let hub = try await Self.hub(Board(title: "Full", texts: (1...Limits.items).map { "item \($0)" }))
-        #expect(await hub.perform(.add(text: "one more"), as: "alpha") == .rejected("the board is full (\(Limits.items) items)"))
-        #expect(await hub.perform(.delete(id: "i1"), as: "alpha") == .applied(version: 1))
-        #expect(await hub.perform(.toggle(id: "i1"), as: "alpha") == .rejected(#"no item with id "i1""#))
-        #expect(await hub.perform(.add(text: "one more"), as: "alpha") == .applied(version: 2))
+        #expect(await hub.perform(.add(text: "one more"), as: .member("alpha")) == .rejected("the board is full (\(Limits.items) items)"))
+        #expect(await hub.perform(.delete(id: "i1"), as: .member("alpha")) == .applied(version: 1))
+        #expect(await hub.perform(.toggle(id: "i1"), as: .member("alpha")) == .rejected(#"no item with id "i1""#))
+        #expect(await hub.perform(.add(text: "one more"), as: .member("alpha")) == .applied(version: 2))
         #expect(hub.view.items.last?.id == "i\(Limits.items + 1)")
         await hub.close()
     }
@@ -196,16 +193,16 @@ struct BoardServiceTests {
             let journal = try FileJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(directory: directory)
             let hub = try await LiveHub.open(service, log: journal, initial: Board(title: "Groceries"))
             stream = hub.stream
-            #expect(await hub.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .applied(version: 1))
-            #expect(await hub.perform(.rename(id: "i1", text: "oat milk"), cid: "r1", as: "alpha") == .applied(version: 2))
+            #expect(await hub.perform(.add(text: "milk"), cid: "m1", as: .member("alpha")) == .applied(version: 1))
+            #expect(await hub.perform(.rename(id: "i1", text: "oat milk"), cid: "r1", as: .member("alpha")) == .applied(version: 2))
             await hub.close()
         }
         let journal = try FileJournal<LiveLogState<Board>, LiveEntry<BoardAction>>(directory: directory)
         let hub = try await LiveHub.open(service, log: journal, initial: Board(title: "never used"))
         #expect(hub.stream == stream)
         #expect(hub.version == 2)
-        #expect(await hub.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .duplicate(version: 1))
-        #expect(hub.view == LiveBoardView(title: "Groceries", items: [BoardItem(id: "i1", text: "oat milk")]))
+        #expect(await hub.perform(.add(text: "milk"), cid: "m1", as: .member("alpha")) == .duplicate(version: 1))
+        #expect(hub.view == LiveBoardView(title: "Groceries", items: [BoardItem(id: "i1", text: "oat milk", addedBy: "Member")]))
         await hub.close()
     }
 }

@@ -33,14 +33,14 @@ struct DurabilityTests {
                 let board = try await Self.open(folder, snapshotEvery: snapshotEvery) { released = $0 }
                 stream = board.stream
                 for number in 0..<40 {
-                    let outcome = await board.perform(.add(text: "item \(number)"), cid: "cmd-\(number)", as: "alpha")
+                    let outcome = await board.perform(.add(text: "item \(number)"), cid: "cmd-\(number)", as: .member("alpha"))
                     guard case .applied = outcome else { throw TestFailure("\(outcome)") }
                 }
-                _ = await board.perform(.toggle(id: "i3"), cid: "cmd-toggle", as: "alpha")
-                _ = await board.perform(.move(id: "i5", to: 0), as: "alpha")
-                _ = await board.perform(.setTitle("Renamed"), as: "alpha")
+                _ = await board.perform(.toggle(id: "i3"), cid: "cmd-toggle", as: .member("alpha"))
+                _ = await board.perform(.move(id: "i5", to: 0), as: .member("alpha"))
+                _ = await board.perform(.setTitle("Renamed"), as: .member("alpha"))
                 // A refused command is not journaled.
-                let refused = await board.perform(.delete(id: "i999"), as: "alpha")
+                let refused = await board.perform(.delete(id: "i999"), as: .member("alpha"))
                 #expect(refused == .rejected("no item with id \"i999\""))
                 expected = board.state.value
             }
@@ -53,7 +53,7 @@ struct DurabilityTests {
                 let reopened = try await Self.open(folder, snapshotEvery: snapshotEvery) { second = $0 }
                 #expect(reopened.state.value == expected)
                 #expect(reopened.stream == stream)
-                let retried = await reopened.perform(.add(text: "item 3"), cid: "cmd-3", as: "alpha")
+                let retried = await reopened.perform(.add(text: "item 3"), cid: "cmd-3", as: .member("alpha"))
                 #expect(retried == .duplicate(version: 4))
                 #expect(reopened.state.value == expected)
                 await reopened.close()
@@ -75,7 +75,7 @@ struct DurabilityTests {
             weak var released: BoardJournal?
             do {
                 let board = try await Self.open(folder) { released = $0 }
-                for number in 0..<5 { _ = await board.perform(.add(text: "kept \(number)"), as: "alpha") }
+                for number in 0..<5 { _ = await board.perform(.add(text: "kept \(number)"), as: .member("alpha")) }
                 expected = board.state.value
                 version = board.version
             }
@@ -91,7 +91,7 @@ struct DurabilityTests {
             let reopened = try await Self.open(folder, warnings: warnings)
             #expect(reopened.state.value == expected)
             #expect(warnings.withLock { $0.count } == 1)
-            #expect(await reopened.perform(.add(text: "after the cut"), as: "alpha") == .applied(version: version + 1))
+            #expect(await reopened.perform(.add(text: "after the cut"), as: .member("alpha")) == .applied(version: version + 1))
         }
     }
 
@@ -102,7 +102,7 @@ struct DurabilityTests {
             do {
                 // Commands journaled, then no close (a crash): the journal has a tail after its snapshot.
                 let board = try await Self.open(folder) { released = $0 }
-                for number in 0..<6 { _ = await board.perform(.add(text: "tail \(number)"), as: "alpha") }
+                for number in 0..<6 { _ = await board.perform(.add(text: "tail \(number)"), as: .member("alpha")) }
             }
             try await eventually("the journal was freed") { released == nil }
             do {
@@ -127,7 +127,7 @@ struct DurabilityTests {
         try await withDataFolder { folder in
             let board = try await Self.open(folder)
             let outcomes = await withTaskGroup(of: LiveOutcome.self) { group in
-                for number in 0..<200 { group.addTask { await board.perform(.add(text: "n\(number)"), cid: "c\(number)", as: "alpha") } }
+                for number in 0..<200 { group.addTask { await board.perform(.add(text: "n\(number)"), cid: "c\(number)", as: .member("alpha")) } }
                 return await group.reduce(into: []) { $0.append($1) }
             }
             let versions = outcomes.compactMap { outcome -> Int? in
@@ -146,15 +146,15 @@ struct DurabilityTests {
             BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "T", texts: ["a"]))
         let before = board.state.value
         journal.failNextSync(with: DiskFull())
-        let refused = await board.perform(.add(text: "lost"), cid: "c1", as: "alpha")
+        let refused = await board.perform(.add(text: "lost"), cid: "c1", as: .member("alpha"))
         guard case .unavailable = refused else {
             Issue.record("expected unavailable, got \(refused)")
             return
         }
         #expect(board.state.value == before)
         // The same command, retried with its id, is applied now, once.
-        #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .applied(version: 1))
-        #expect(await board.perform(.add(text: "lost"), cid: "c1", as: "alpha") == .duplicate(version: 1))
+        #expect(await board.perform(.add(text: "lost"), cid: "c1", as: .member("alpha")) == .applied(version: 1))
+        #expect(await board.perform(.add(text: "lost"), cid: "c1", as: .member("alpha")) == .duplicate(version: 1))
         let reopened = try await LiveHub.open(
             BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "T"))
         #expect(reopened.state.value == board.state.value)

@@ -91,15 +91,17 @@ struct ProcessTests {
         }
     }
 
-    @Test("a first start prints each new team's share link once; a restart keeps the token and prints none")
+    @Test("a first start prints each new team's share link and viewer link once; a restart keeps the token and prints none")
     func firstStartTokens() async throws {
         try await withDataFolder { folder in
             let first = try ServerProcess(["--port", "0", "--data", folder])
             defer { first.stop() }
             let port = try await first.port()
-            try await eventually("both share links") { first.stdout.components(separatedBy: "#token=").count == 3 }
-            let link = try #require(first.stdout.split(separator: "\n").first { $0.contains("?team=alpha#token=") })
+            try await eventually("both share links and both viewer links") { first.stdout.components(separatedBy: "#token=").count == 5 }
+            let link = try #require(first.stdout.split(separator: "\n").first { $0.contains("share link") && $0.contains("?team=alpha#token=") })
             let token = String(try #require(link.split(separator: "#token=").last))
+            let viewerLink = try #require(first.stdout.split(separator: "\n").first { $0.contains("viewer link") && $0.contains("?team=alpha#token=") })
+            #expect(String(try #require(viewerLink.split(separator: "#token=").last)) == ViewerTokens.token(forMemberToken: token))
             let client = try await connectedClient(port: port, token: token)
             #expect(client.view.value?.title == "Team Alpha")
             await client.close()
@@ -255,7 +257,7 @@ struct CheckTests {
             BoardService(team: "alpha", access: LiveTokenTable(tokens: [:])), log: journal, initial: Board(title: "unused"),
             options: LiveOptions(snapshotEvery: 1_000_000))
         for index in 0..<commands {
-            guard case .applied = await board.perform(.add(text: "item \(index)"), as: "alpha") else {
+            guard case .applied = await board.perform(.add(text: "item \(index)"), as: .member("alpha")) else {
                 throw TestFailure("command \(index) was not applied")
             }
         }

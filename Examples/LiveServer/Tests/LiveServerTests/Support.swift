@@ -299,3 +299,27 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+extension LiveHub where Service == BoardService {
+    /// The members' view: what every client saw before the board had viewers, and what the tests of
+    /// members' clients compare with.
+    var view: LiveBoardView { view(for: .member) }
+}
+
+/// Whether `frame` is a `presence` frame (who is on the board).
+func isPresence(_ frame: String) -> Bool { frame.hasPrefix(#"{"type":"presence""#) }
+
+/// The frames of `connection`'s next write that has more than `presence` frames, without those, or the
+/// close as `close CODE` (`closed` when the connection ended): for the tests of what the board sends,
+/// which presence frames (sent whenever someone joins or leaves) would interleave.
+func nextFrames(_ connection: LiveConnection<BoardService>) async -> [String] {
+    while true {
+        switch await connection.nextWrite() {
+        case .frames(let frames)?:
+            let kept = frames.filter { !isPresence($0) }
+            if !kept.isEmpty { return kept }
+        case .close(let code, _)?: return ["close \(code.rawValue)"]
+        case nil: return ["closed"]
+        }
+    }
+}

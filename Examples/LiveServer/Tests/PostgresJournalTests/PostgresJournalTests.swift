@@ -57,7 +57,7 @@ struct PostgresJournalTests {
         let a = try await ahead.open(log, service: clusterService, initial: Board(title: "Far"), options: LiveOptions(snapshotEvery: 10))
         let b = try await behind.open(log, service: clusterService, initial: Board(title: "Never used"), options: LiveOptions(snapshotEvery: 10))
         for index in 0..<30 {
-            let appended = await a.perform(.add(text: "n\(index)"), cid: "n\(index)", as: "alpha")
+            let appended = await a.perform(.add(text: "n\(index)"), cid: "n\(index)", as: .member("alpha"))
             guard case .applied = appended else {
                 Issue.record("append \(index): \(appended)")
                 return
@@ -73,7 +73,7 @@ struct PostgresJournalTests {
         }
         #expect(try await ahead.log.records(of: log, after: 0).first?.seq == 26)
         // Its next command finds the actions it lacks pruned: it starts again from the snapshot, then goes on.
-        let outcome = await b.perform(.add(text: "from behind"), cid: "late", as: "alpha")
+        let outcome = await b.perform(.add(text: "from behind"), cid: "late", as: .member("alpha"))
         #expect(outcome == .applied(version: 31), "\(outcome)")
         while a.state.value != b.state.value, ContinuousClock.now < deadline + .seconds(10) {
             try await Task.sleep(for: .milliseconds(20))
@@ -97,16 +97,16 @@ struct PostgresJournalTests {
         let b = try await second.open(log, service: clusterService, initial: Board(title: "Never used"), options: LiveOptions(snapshotEvery: 10))
         #expect(a.stream == b.stream)
         // Commands on both nodes at once; one refers to an item the other node adds.
-        async let x = a.perform(.add(text: "from a"), cid: "a1", as: "alpha")
-        async let y = b.perform(.rename(id: "i1", text: "renamed on b"), cid: "b1", as: "alpha")
+        async let x = a.perform(.add(text: "from a"), cid: "a1", as: .member("alpha"))
+        async let y = b.perform(.rename(id: "i1", text: "renamed on b"), cid: "b1", as: .member("alpha"))
         let (outcomeA, outcomeB) = await (x, y)
         guard case .applied = outcomeA, case .applied = outcomeB else {
             Issue.record("\(outcomeA) \(outcomeB)")
             return
         }
-        for index in 0..<25 { _ = await (index % 2 == 0 ? a : b).perform(.toggle(id: "i2"), cid: "t\(index)", as: "alpha") }
+        for index in 0..<25 { _ = await (index % 2 == 0 ? a : b).perform(.toggle(id: "i2"), cid: "t\(index)", as: .member("alpha")) }
         // A retried id on the other node is answered, not applied again.
-        let retried = await b.perform(.add(text: "from a"), cid: "a1", as: "alpha")
+        let retried = await b.perform(.add(text: "from a"), cid: "a1", as: .member("alpha"))
         guard case .duplicate = retried else {
             Issue.record("a retried id gave \(retried)")
             return
@@ -145,19 +145,19 @@ struct PostgresJournalTests {
         let a = try await LiveHub.open(service, log: journal.log(named: name), initial: Board(title: "Groceries"))
         let b = try await LiveHub.open(service, log: journal.log(named: name), initial: Board(title: "never used"))
         #expect(a.stream == b.stream)
-        #expect(await a.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .applied(version: 1))
+        #expect(await a.perform(.add(text: "milk"), cid: "m1", as: .member("alpha")) == .applied(version: 1))
         // b appends after a's record: its own command is applied in the log's order, a's first.
-        #expect(await b.perform(.add(text: "bread"), cid: "b1", as: "alpha") == .applied(version: 2))
-        #expect(b.view.items.map(\.text) == ["milk", "bread"])
+        #expect(await b.perform(.add(text: "bread"), cid: "b1", as: .member("alpha")) == .applied(version: 2))
+        #expect(b.view(for: .member).items.map(\.text) == ["milk", "bread"])
         // What a NOTIFY tells a node: the log's head.
         a.advance(to: Int(try await journal.head(of: name)))
         await a.settle()
         #expect(a.version == 2)
-        #expect(a.view == b.view)
-        #expect(await b.perform(.add(text: "milk"), cid: "m1", as: "alpha") == .duplicate(version: 1))
-        #expect(await a.perform(.setTitle("Weekend"), cid: "t1", as: "alpha") == .applied(version: 3))
+        #expect(a.view(for: .member) == b.view(for: .member))
+        #expect(await b.perform(.add(text: "milk"), cid: "m1", as: .member("alpha")) == .duplicate(version: 1))
+        #expect(await a.perform(.setTitle("Weekend"), cid: "t1", as: .member("alpha")) == .applied(version: 3))
         try await b.refresh()
-        #expect(b.view == LiveBoardView(title: "Weekend", items: a.view.items))
+        #expect(b.view(for: .member) == LiveBoardView(title: "Weekend", items: a.view(for: .member).items))
         #expect(try await journal.head(of: name) == 3)
         await a.close()
         await b.close()
