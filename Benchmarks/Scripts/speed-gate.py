@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The speed gate: instructions per operation of Stillwater's side of W1, W2, W3, W5, W7, W8, W9 and W14
-under `valgrind --tool=callgrind`, compared with the baseline checked in as `Benchmarks/speed-baseline.json`.
+"""The speed gate: instructions per operation of Stillwater's side of W1, W2, W3, W5, W7, W8, W9, W14 and
+its variants with 10 and 1 000 audiences (`W14 a10`, `W14 a1000`) under `valgrind --tool=callgrind`, compared with the baseline checked in as `Benchmarks/speed-baseline.json`.
 
 Instructions do not depend on the machine's load, so the gate can run on a shared CI machine: a time
 could not. Usage (from `Benchmarks/`, after `swift build -c release` or `swift run -c release benchmarks`):
@@ -9,7 +9,7 @@ could not. Usage (from `Benchmarks/`, after `swift build -c release` or `swift r
     python3 Scripts/speed-gate.py --update    # measure and write the baseline (a commit that does so says why)
 
 Options: `--binary PATH` (default `.build/release/benchmarks`), `--baseline PATH` (default
-`speed-baseline.json` beside `Scripts/`), `--only W1,W8` (some of the workloads; `--update` then keeps
+`speed-baseline.json` beside `Scripts/`), `--only W1,W8` or `--only "W14 a10"` (some of the workloads; `--update` then keeps
 the others' entries), `--jobs N` (callgrind runs at once; default the number of cores), `--threshold P`
 (percent; default the baseline's `threshold_percent`, 5).
 
@@ -45,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 
-WORKLOADS = ["W1", "W2", "W3", "W5", "W7", "W8", "W9", "W14"]
+WORKLOADS = ["W1", "W2", "W3", "W5", "W7", "W8", "W9", "W14", "W14 a10", "W14 a1000"]
 BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOTALS = re.compile(r"^totals:\s+(\d+)", re.MULTILINE)
 
@@ -65,7 +65,7 @@ def operations(binary, workloads):
 
 def instructions(binary, workload, rounds, directory):
     """The instructions callgrind collected in the timed parts of one run of the program, or an error."""
-    output = os.path.join(directory, f"callgrind.{workload}.{rounds}")
+    output = os.path.join(directory, f"callgrind.{workload.replace(' ', '-')}.{rounds}")
     run = subprocess.run(
         ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={output}",
          binary, "--quick", "--only", workload, "--library", "stillwater", "--rounds", str(rounds)],

@@ -21,7 +21,17 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
     ("W9", effectsWorkload),
     ("W12", bridgeWorkload),
     ("W14", liveFanoutWorkload),
+    ("W14 a10", { liveFanoutWorkload($0, audiences: 10) }),
+    ("W14 a1000", { liveFanoutWorkload($0, audiences: 1_000) }),
 ]
+
+/// Whether `selector` (from `--only`) selects the entry named `name`: an entry named exactly so alone
+/// ("W14" is not "W14 a10"), else every entry whose name starts with it and a space ("W6": both sizes).
+@MainActor
+func selects(_ selector: String, _ name: String) -> Bool {
+    registry.contains { $0.name.lowercased() == selector.lowercased() }
+        ? name.lowercased() == selector.lowercased() : workload(name, isNamed: selector)
+}
 
 let usage = """
     usage: benchmarks [--quick] [--only W1,W3] [--library NAME] [--rounds N] [--markdown PATH] [--svg PATH]
@@ -29,7 +39,8 @@ let usage = """
            benchmarks --journal-group-commit [--commands N]
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
-      --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 W14 ("W6" means both sizes)
+      --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 W14
+                       "W14 a10" "W14 a1000" ("W6" means both sizes; "W14" is W14 alone)
       --library NAME   run only the libraries whose name starts with NAME (for profiling one library)
       --rounds N       rounds per library (default 5; --quick: 3)
       --markdown PATH  also write the table to PATH
@@ -95,7 +106,7 @@ struct Options {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let selected = registry.filter { entry in options.selectors?.contains { workload(entry.name, isNamed: $0) } ?? true }
+let selected = registry.filter { entry in options.selectors?.contains { selects($0, entry.name) } ?? true }
 
 // MARK: Run and report
 
