@@ -134,10 +134,7 @@ private func liveFanoutWorkload<Service: FanoutServing>(_ scale: Scale, shape: F
         operation: "frame", operations: ticks * shape.connections, countsAllocations: true,
         contenders: [
             Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextWrite)") { stopwatch in
-                // Under callgrind on a loaded machine, admitting W14 a1000's 1 000 audiences (a view and a
-                // snapshot each, on the hub's side) once left the measuring thread nothing to run for
-                // longer than the default 300 s: the limit only catches a hang, so it is generous here.
-                let executor = CallerThreadExecutor(name: "W14" + suffix, stallLimit: .seconds(3_600))
+                let executor = CallerThreadExecutor(name: "W14" + suffix)
                 let fanout = executor.run { await Fanout<Service>.start(shape, on: executor) }
                 stopwatch.measure {
                     executor.run { await fanout.deliver(ticks: ticks) }
