@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The speed gate: instructions per operation of Stillwater's side of W1, W2, W3, W5, W7, W8, W9 and W14
-under `valgrind --tool=callgrind`, compared with the baseline checked in as `Benchmarks/speed-baseline.json`.
+"""The speed gate: instructions per operation of Stillwater's side of W1, W2, W3, W5, W7, W8, W9, W14 and
+its variant with 10 audiences (`W14 a10`; `W14 a1000` only when named, see NAMED_ONLY) under `valgrind --tool=callgrind`, compared with the baseline checked in as `Benchmarks/speed-baseline.json`.
 
 Instructions do not depend on the machine's load, so the gate can run on a shared CI machine: a time
 could not. Usage (from `Benchmarks/`, after `swift build -c release` or `swift run -c release benchmarks`):
@@ -9,7 +9,7 @@ could not. Usage (from `Benchmarks/`, after `swift build -c release` or `swift r
     python3 Scripts/speed-gate.py --update    # measure and write the baseline (a commit that does so says why)
 
 Options: `--binary PATH` (default `.build/release/benchmarks`), `--baseline PATH` (default
-`speed-baseline.json` beside `Scripts/`), `--only W1,W8` (some of the workloads; `--update` then keeps
+`speed-baseline.json` beside `Scripts/`), `--only W1,W8` or `--only "W14 a10"` (some of the workloads; `--update` then keeps
 the others' entries), `--jobs N` (callgrind runs at once; default the number of cores), `--threshold P`
 (percent; default the baseline's `threshold_percent`, 5).
 
@@ -45,7 +45,11 @@ import subprocess
 import sys
 import tempfile
 
-WORKLOADS = ["W1", "W2", "W3", "W5", "W7", "W8", "W9", "W14"]
+WORKLOADS = ["W1", "W2", "W3", "W5", "W7", "W8", "W9", "W14", "W14 a10", "W14 a1000"]
+# Counted only when named (`--only "W14 a1000"`): under callgrind its setup sometimes never ends (3 runs
+# of 6 so far: the measuring thread waits for a job that never comes), and a run takes 8 minutes or more
+# on the loaded 2-core machine. Its baseline entry stays.
+NAMED_ONLY = ["W14 a1000"]
 BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOTALS = re.compile(r"^totals:\s+(\d+)", re.MULTILINE)
 
@@ -65,7 +69,7 @@ def operations(binary, workloads):
 
 def instructions(binary, workload, rounds, directory):
     """The instructions callgrind collected in the timed parts of one run of the program, or an error."""
-    output = os.path.join(directory, f"callgrind.{workload}.{rounds}")
+    output = os.path.join(directory, f"callgrind.{workload.replace(' ', '-')}.{rounds}")
     run = subprocess.run(
         ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={output}",
          binary, "--quick", "--only", workload, "--library", "stillwater", "--rounds", str(rounds)],
@@ -122,7 +126,7 @@ def main():
     parser.add_argument("--threshold", type=float, help="percent a workload may rise (default: the baseline's)")
     arguments = parser.parse_args()
 
-    workloads = arguments.only.split(",") if arguments.only else WORKLOADS
+    workloads = arguments.only.split(",") if arguments.only else [name for name in WORKLOADS if name not in NAMED_ONLY]
     if unknown := [name for name in workloads if name not in WORKLOADS]:
         fail(f"--only: no gated workload named {', '.join(unknown)} (the gate runs {' '.join(WORKLOADS)})")
     if arguments.jobs < 1:

@@ -43,18 +43,46 @@ struct FanoutService: LiveService {
     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> { .accepted("reader") }
 }
 
+/// W14's service with audiences (the variants `W14 a10` and `W14 a1000`): a client's token is its
+/// audience's number, and each audience is shown the title with its number in it, so no two audiences
+/// share a view or a frame; the rows are the same for all.
+struct AudienceFanoutService: LiveService {
+    func view(of state: FanoutState, for audience: Int) -> FanoutView {
+        FanoutView(title: "\(state.title) for audience \(audience)", rows: state.rows)
+    }
+    func audience(of identity: Int) -> Int { identity }
+    func decide(_ command: SetRowCount, state: FanoutState, identity: Int) -> LiveDecision<SetRowCount> { .accept(command) }
+    func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<Int> { .accepted(Int(handshake.token ?? "") ?? 0) }
+}
+
+/// What W14 needs of its service: W14's state and command, and who the driver submits as.
+protocol FanoutServing: LiveService where State == FanoutState, Command == SetRowCount, LiveAction == SetRowCount {
+    init()
+    /// The identity the driver's commands are submitted as.
+    static var driver: Identity { get }
+}
+
+extension FanoutService: FanoutServing {
+    static var driver: String { "driver" }
+}
+
+extension AudienceFanoutService: FanoutServing {
+    static var driver: Int { 0 }
+}
+
 // MARK: - The workload
 
 /// W14's shape: what stays the same at every scale (`--quick` divides only the commands).
 struct FanoutShape {
     var connections = 1_000
     var rows = 200
+    /// Commands at the full size (`--quick` divides them by 50).
+    var commands = 10_000
     /// Commands applied per tick.
     var batch = 10
-    /// How many audiences the connections are spread over, each with a view of its own. Only 1 exists:
-    /// the library has no views per audience yet. Once it has, connection `i` joins audience
-    /// `i % audiences`, and the variants of the workloads file (1, 10 and 1 000) become entries of the
-    /// registry ("W14 a10", "W14 a1000") made by `liveFanoutWorkload(_:shape:)` with this set.
+    /// How many audiences the connections are spread over, each with a view of its own: connection `i`
+    /// joins audience `i % audiences`. 1 is W14 itself (``FanoutService``, one view for all); more are
+    /// the variants `W14 a10` and `W14 a1000` (``AudienceFanoutService``).
     var audiences = 1
 }
 
@@ -80,15 +108,34 @@ func liveFanoutWorkload(_ scale: Scale) -> Workload {
 }
 
 func liveFanoutWorkload(_ scale: Scale, shape: FanoutShape) -> Workload {
-    precondition(shape.audiences == 1, "W14: views per audience do not exist yet")
-    let ticks = max(1, scale.count(10_000) / shape.batch)
+    precondition(shape.audiences >= 1 && shape.audiences <= shape.connections, "W14: 1 to \(shape.connections) audiences")
+    return shape.audiences == 1
+        ? liveFanoutWorkload(scale, shape: shape, service: FanoutService.self)
+        : liveFanoutWorkload(scale, shape: shape, service: AudienceFanoutService.self)
+}
+
+/// The variants of W14 with `audiences` audiences (`W14 a10`, `W14 a1000`): the connections spread evenly
+/// over them, each audience's view its own (its title names it). With 1 000 audiences a frame costs
+/// about 20 times W14's in instructions (each audience's patch is diffed and encoded for its one
+/// client), so that variant sends a tenth of the commands (1 000: 100 ticks, 100 000 frames; two ticks at
+/// the quick size), to keep the speed gate's time within reason.
+func liveFanoutWorkload(_ scale: Scale, audiences: Int) -> Workload {
+    var shape = FanoutShape()
+    shape.audiences = audiences
+    if audiences >= 1_000 { shape.commands = 1_000 }
+    return liveFanoutWorkload(scale, shape: shape)
+}
+
+private func liveFanoutWorkload<Service: FanoutServing>(_ scale: Scale, shape: FanoutShape, service: Service.Type) -> Workload {
+    let ticks = max(1, scale.count(shape.commands) / shape.batch)
+    let suffix = shape.audiences == 1 ? "" : " a\(shape.audiences)"
     return Workload(
-        name: "W14", title: "live fan-out ×\(shape.connections)", operation: "frame",
-        operations: ticks * shape.connections, countsAllocations: true,
+        name: "W14" + suffix, title: "live fan-out ×\(shape.connections)" + (shape.audiences == 1 ? "" : ", \(shape.audiences) audiences"),
+        operation: "frame", operations: ticks * shape.connections, countsAllocations: true,
         contenders: [
             Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextWrite)") { stopwatch in
-                let executor = CallerThreadExecutor(name: "W14")
-                let fanout = executor.run { await Fanout.start(shape, on: executor) }
+                let executor = CallerThreadExecutor(name: "W14" + suffix)
+                let fanout = executor.run { await Fanout<Service>.start(shape, on: executor) }
                 stopwatch.measure {
                     executor.run { await fanout.deliver(ticks: ticks) }
                 }
@@ -96,12 +143,12 @@ func liveFanoutWorkload(_ scale: Scale, shape: FanoutShape) -> Workload {
                 let frames = tally.frames, version = tally.lastVersion
                 executor.run { await fanout.finish() }
                 precondition(frames == ticks * shape.connections && version == ticks * shape.batch, """
-                    W14: \(frames) frames delivered (not \(ticks * shape.connections)); connection 0 ended on \
+                    W14\(suffix): \(frames) frames delivered (not \(ticks * shape.connections)); connection 0 ended on \
                     version \(version), not \(ticks * shape.batch)
                     """)
-                stopwatch.note = "encoded \(number(Double(tally.firstBytes) / Double(version))) bytes per version "
-                    + "(\(number(Double(tally.firstBytes) / Double(ticks))) per tick's patch); written \(number(Double(tally.bytes))) "
-                    + "bytes in all, \(number(Double(tally.bytes) / Double(tally.firstBytes)))x the encoded"
+                stopwatch.note = "encoded \(number(Double(tally.encodedBytes) / Double(version))) bytes per version "
+                    + "(\(number(Double(tally.encodedBytes) / Double(ticks))) per tick's patches); written \(number(Double(tally.bytes))) "
+                    + "bytes in all, \(number(Double(tally.bytes) / Double(tally.encodedBytes)))x the encoded"
                 return frames &+ version
             },
         ]
@@ -109,13 +156,13 @@ func liveFanoutWorkload(_ scale: Scale, shape: FanoutShape) -> Workload {
 }
 
 /// A hub with its connections admitted, each with its write loop.
-private final class Fanout: Sendable {
+private final class Fanout<Service: FanoutServing>: Sendable {
     let shape: FanoutShape
-    let hub: LiveHub<FanoutService>
+    let hub: LiveHub<Service>
     let tally: FanoutTally
     let writers: [Task<Void, Never>]
 
-    private init(shape: FanoutShape, hub: LiveHub<FanoutService>, tally: FanoutTally, writers: [Task<Void, Never>]) {
+    private init(shape: FanoutShape, hub: LiveHub<Service>, tally: FanoutTally, writers: [Task<Void, Never>]) {
         self.shape = shape
         self.hub = hub
         self.tally = tally
@@ -126,20 +173,26 @@ private final class Fanout: Sendable {
     /// welcome and snapshot. Runs in a task of `executor`; the write loops are tasks that prefer it too.
     static func start(_ shape: FanoutShape, on executor: CallerThreadExecutor) async -> Fanout {
         let log = MemoryJournal<LiveLogState<FanoutState>, LiveEntry<SetRowCount>>()
-        let hub = try! await LiveHub.open(FanoutService(), log: log, initial: FanoutState(rows: shape.rows))
+        let hub = try! await LiveHub.open(Service(), log: log, initial: FanoutState(rows: shape.rows))
         let connections = (0..<shape.connections).map { _ in hub.connect() }
-        let tally = FanoutTally(first: connections[0])
-        // An adapter's write loop: write what `nextWrite()` returns, then ask again, until nil.
-        let writers = connections.map { connection in
+        let tally = FanoutTally()
+        // An adapter's write loop: write what `nextWrite()` returns, then ask again, until nil. The first
+        // connection of each audience (`index < audiences`) counts what was encoded for it.
+        let writers = connections.enumerated().map { index, connection in
             Task(executorPreference: executor) {
                 while let write = await connection.nextWrite() {
                     guard case .frames(let frames) = write else { continue }
-                    tally.took(frames, from: connection)
+                    tally.took(frames, first: index == 0, representative: index < shape.audiences)
                 }
             }
         }
         await tally.waitForFrames(2 * shape.connections) {
-            for connection in connections { connection.receive(#"{"type":"hello","protocol":1}"#) }
+            for (index, connection) in connections.enumerated() {
+                // W14 itself sends the hello it always sent; the variants name the audience in the token.
+                connection.receive(shape.audiences == 1
+                    ? #"{"type":"hello","protocol":1}"#
+                    : #"{"type":"hello","protocol":1,"token":"\#(index % shape.audiences)"}"#)
+            }
         }
         tally.reset()
         return Fanout(shape: shape, hub: hub, tally: tally, writers: writers)
@@ -154,7 +207,7 @@ private final class Fanout: Sendable {
                 let first = (tick - 1) * shape.batch
                 for command in first..<first + shape.batch {
                     let set = SetRowCount(row: command % shape.rows, count: command / shape.rows + 1)
-                    hub.submit(set, as: "driver") { _ in
+                    hub.submit(set, as: Service.driver) { _ in
                         if waiting.tick() { applied.resume() }
                     }
                 }
@@ -177,34 +230,30 @@ private final class Countdown: Sendable {
     func tick() -> Bool { left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
 }
 
-/// What the write loops took: frames and bytes, and the last frame of the first connection; and the
-/// driver waiting for a number of frames.
+/// What the write loops took: frames and bytes, the bytes of each audience's first connection, and the
+/// last frame of the first connection; and the driver waiting for a number of frames.
 ///
 /// Unchecked: the write loops and the driver are tasks of one ``CallerThreadExecutor``, so every access
 /// is on the measuring thread, one job after another (no lock, so the gate counts none).
 private final class FanoutTally: @unchecked Sendable {
-    private let first: LiveConnection<FanoutService>
     private(set) var frames = 0
     private(set) var bytes = 0
-    /// The bytes the first connection took: every frame the others took is one of them (each patch is
-    /// encoded once and shared), so this is what was encoded.
-    private(set) var firstBytes = 0
+    /// The bytes the first connection of each audience took: every frame the others took is one of
+    /// theirs (each audience's patch is encoded once and shared), so this is what was encoded.
+    private(set) var encodedBytes = 0
     private var lastFrame = ""
     private var target = Int.max
     private var waiter: CheckedContinuation<Void, Never>?
 
-    init(first: LiveConnection<FanoutService>) {
-        self.first = first
-    }
-
-    /// A write loop took `taken` from `connection`.
-    func took(_ taken: [String], from connection: LiveConnection<FanoutService>) {
+    /// A write loop took `taken`: from the first connection (`first`), from the first of its audience
+    /// (`representative`), or from another.
+    func took(_ taken: [String], first: Bool, representative: Bool) {
         frames += taken.count
-        for frame in taken { bytes += frame.utf8.count }
-        if connection === first, let last = taken.last {
-            lastFrame = last
-            for frame in taken { firstBytes += frame.utf8.count }
-        }
+        var size = 0
+        for frame in taken { size += frame.utf8.count }
+        bytes += size
+        if representative { encodedBytes += size }
+        if first, let last = taken.last { lastFrame = last }
         if frames >= target { release() }
     }
 
@@ -221,7 +270,7 @@ private final class FanoutTally: @unchecked Sendable {
     func reset() {
         frames = 0
         bytes = 0
-        firstBytes = 0
+        encodedBytes = 0
     }
 
     /// The version of the first connection's last frame (a patch's or a snapshot's `version`).
