@@ -90,6 +90,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// read by the hub's tick without the lock (``sync(_:from:to:)`` checks again under it), so a tick
     /// takes no lock for a connection that wants nothing.
     private let syncBase = Atomic<Int>(Int.min)
+    /// The number of the audience the client was admitted to (``LiveHubShared/admit(_:to:)``), or
+    /// `Int.min` before: read by the tick without a lock.
+    let audienceIndex = Atomic<Int>(Int.min)
     /// Numbers the calls of ``nextWrite()``, so that a cancellation is matched to its own call (the
     /// lock orders what the waiter does with the number; the count itself needs no order).
     private let calls = Atomic<UInt64>(0)

@@ -334,20 +334,23 @@ public final class LiveHub<Service: LiveService>: Sendable {
     public func tick() {
         shared.tickStarts()
         let head = shared.head
-        let members = shared.members
-        var behind: [Service.Audience: [Int: [LiveConnection<Service>]]] = [:]
-        for (connection, audience) in members {
-            guard let audience, let from = connection.wantsSync(head: head.version) else { continue }
-            behind[audience, default: [:]][from, default: []].append(connection)
+        let connections = shared.connections
+        // Grouped by the audience's number and the version: no audience is hashed per connection.
+        var behind: [LiveSyncGroup: [LiveConnection<Service>]] = [:]
+        for connection in connections {
+            guard let from = connection.wantsSync(head: head.version) else { continue }
+            // Set before the client went live (which the acquiring read above follows).
+            let audience = connection.audienceIndex.load(ordering: .relaxed)
+            guard audience != Int.min else { continue }
+            behind[LiveSyncGroup(audience: audience, from: from), default: []].append(connection)
         }
-        for (audience, byVersion) in behind {
-            for (from, connections) in byVersion {
-                let frame = shared.syncFrame(for: audience, from: from, to: head, stream: stream)
-                for connection in connections { connection.sync(frame.text, from: from, to: frame.version) }
-            }
+        for (group, members) in behind {
+            guard let audience = shared.audience(at: group.audience) else { continue }
+            let frame = shared.syncFrame(for: audience, from: group.from, to: head, stream: stream)
+            for connection in members { connection.sync(frame.text, from: group.from, to: frame.version) }
         }
         if LiveHubShared<Service>.showsPresence, let presence = shared.takePresenceChanges() {
-            for (connection, audience) in members where audience != nil {
+            for connection in connections where connection.audienceIndex.load(ordering: .relaxed) != Int.min {
                 connection.presence(changes: presence.changes, whole: presence.whole)
             }
         }
@@ -447,6 +450,12 @@ public final class LiveHub<Service: LiveService>: Sendable {
 extension LiveHub where Service.Audience == LiveEveryone {
     /// The newest view, as every client is shown it.
     public var view: Service.View { view(for: .everyone) }
+}
+
+/// The clients a tick sends one frame: those of one audience (by its number) at one version.
+struct LiveSyncGroup: Hashable {
+    var audience: Int
+    var from: Int
 }
 
 /// The options of a ``LiveHub``.

@@ -42,6 +42,9 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var connections: [ObjectIdentifier: Member] = [:]
         /// The run loops waiting for a client to fall behind (``LiveHub/run()``).
         var wakeups = LiveWakeups()
+        /// The audiences with a number (those a connection was admitted to), by number.
+        var audienceAt: [Int: Service.Audience] = [:]
+        var nextAudienceIndex = 0
         /// Who is here, and what changed since the last tick.
         var presence = LivePresenceList()
     }
@@ -60,6 +63,8 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var snapshot: (version: Int, text: LiveViewText)?
         /// Admitted connections in the audience.
         var members = 0
+        /// The audience's number (``admit(_:to:)``); -1 for one made only for the server's reads.
+        var index = -1
     }
 
     struct Member {
@@ -205,7 +210,10 @@ final class LiveHubShared<Service: LiveService>: Sendable {
             let oldest = version - historyCapacity
             func forgotten(_ views: AudienceViews) -> Bool { views.members == 0 && (views.history.last?.version ?? Int.min) < oldest }
             // Scanned on every publish, copied only when an audience is to go.
-            if state.audiences.values.contains(where: forgotten) { state.audiences = state.audiences.filter { !forgotten($0.value) } }
+            if state.audiences.values.contains(where: forgotten) {
+                for views in state.audiences.values where forgotten(views) && views.index >= 0 { state.audienceAt[views.index] = nil }
+                state.audiences = state.audiences.filter { !forgotten($0.value) }
+            }
             return !state.connections.isEmpty
         }
         headVersion.store(version, ordering: .releasing)
@@ -322,7 +330,8 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         }
     }
 
-    /// Places an admitted connection in `audience` (moving it from the one it was in).
+    /// Places an admitted connection in `audience` (moving it from the one it was in), and gives the
+    /// connection the audience's number, by which the tick groups connections without hashing audiences.
     func admit(_ connection: LiveConnection<Service>, to audience: Service.Audience) {
         state.withLock { state in
             let id = ObjectIdentifier(connection)
@@ -330,9 +339,23 @@ final class LiveHubShared<Service: LiveService>: Sendable {
             if let old = member.audience { state.audiences[old]?.members -= 1 }
             member.audience = audience
             state.connections[id] = member
-            state.audiences[audience, default: AudienceViews()].members += 1
+            var views = state.audiences[audience] ?? AudienceViews()
+            if views.index < 0 {
+                // Numbered on its first connection (an audience the server only read has none yet).
+                views.index = state.nextAudienceIndex
+                state.nextAudienceIndex += 1
+                state.audienceAt[views.index] = audience
+            }
+            views.members += 1
+            state.audiences[audience] = views
+            connection.audienceIndex.store(views.index, ordering: .releasing)
         }
         wantTick()
+    }
+
+    /// The audience numbered `index` (see ``admit(_:to:)``), while it has views kept.
+    func audience(at index: Int) -> Service.Audience? {
+        state.withLock { $0.audienceAt[index] }
     }
 
     func remove(_ connection: LiveConnection<Service>) {
@@ -346,19 +369,13 @@ final class LiveHubShared<Service: LiveService>: Sendable {
 
     /// The open connections (forgetting those their adapters let go of).
     var connections: [LiveConnection<Service>] {
-        members.map(\.connection)
-    }
-
-    /// The open connections with their audiences (nil before admission), forgetting those their
-    /// adapters let go of.
-    var members: [(connection: LiveConnection<Service>, audience: Service.Audience?)] {
-        let (live, emptied) = state.withLock { state -> ([(connection: LiveConnection<Service>, audience: Service.Audience?)], Bool) in
-            var live: [(connection: LiveConnection<Service>, audience: Service.Audience?)] = []
+        let (live, emptied) = state.withLock { state -> ([LiveConnection<Service>], Bool) in
+            var live: [LiveConnection<Service>] = []
             live.reserveCapacity(state.connections.count)
             var gone: [ObjectIdentifier] = []
             for (id, member) in state.connections {
                 if let connection = member.connection {
-                    live.append((connection, member.audience))
+                    live.append(connection)
                 } else {
                     gone.append(id)
                 }

@@ -40,6 +40,7 @@ import Synchronization
 /// alpha.transportClosed()
 /// try await Task.sleep(for: .milliseconds(200))          // longer than the idle timeout
 /// print(rooms.openRooms.count, try await rooms.hub(for: "alpha").view.count)
+/// await rooms.close()                                    // at shutdown: every room answers and writes its snapshot
 /// // Prints "1",
 /// //        "0 1"
 /// ```

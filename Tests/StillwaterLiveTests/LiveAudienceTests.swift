@@ -150,6 +150,17 @@ struct LiveAudienceTests {
         #expect(await hub.perform("peek", as: TeamUser(name: "cat", role: .viewer)) == .rejected("viewers cannot add tasks"))
     }
 
+    @Test("an audience the server read before anyone joined it is patched like any other")
+    func audienceReadFirst() async throws {
+        let hub = try await makeHub()
+        _ = await hub.perform("paint", as: TeamUser(name: "ann", role: .member))
+        #expect(hub.view(for: .viewer).names == ["paint"])
+        let (cat, _) = await join(hub, "cat:viewer")
+        _ = await hub.perform("sand", as: TeamUser(name: "ann", role: .member))
+        hub.tick()
+        #expect(await frames(cat) == [#"{"type":"patch","from":1,"version":2,"set":{"names":["paint","sand"]}}"#])
+    }
+
     @Test("the welcome tells the client who it is and when its credentials expire")
     func welcomeSaysWhoAndUntil() async throws {
         let hub = try await makeHub()
