@@ -45,6 +45,9 @@ import Synchronization
 /// //        "0 1"
 /// ```
 ///
+/// Call ``close()`` at shutdown. Rooms let go without it stop ticking their open hubs, without writing
+/// their snapshots (the logs keep every record: the next open replays them).
+///
 /// Cost: one entry per open room; an open room costs its hub (its state and recent views) and one
 /// waiting task; a closing room a task until its snapshot is written.
 public final class LiveRooms<Service: LiveService>: Sendable {
@@ -81,6 +84,22 @@ public final class LiveRooms<Service: LiveService>: Sendable {
         precondition(idleTimeout >= .zero, "LiveRooms(idleTimeout:) must not be negative (got \(idleTimeout))")
         self.idleTimeout = idleTimeout
         self.open = open
+    }
+
+    deinit {
+        // Let go without close(): the open rooms stop being ticked (their hubs go with their last
+        // references; no snapshot is written — close() writes them).
+        for room in state.withLock({ Array($0.rooms.values) }) {
+            switch room {
+            case .open(_, let ticking, let idle):
+                ticking.cancel()
+                idle?.cancel()
+            case .opening(let opening):
+                opening.cancel()
+            case .closing:
+                break
+            }
+        }
     }
 
     /// The names of the rooms open now (being closed or opened not counted), sorted.

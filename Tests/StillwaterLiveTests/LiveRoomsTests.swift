@@ -92,6 +92,17 @@ struct LiveRoomsTests {
         #expect(rooms.openRooms == ["delta"])
         join.transportClosed()
         #expect(await eventually { rooms.openRooms.isEmpty })
+        await rooms.close()
+    }
+
+    @Test("rooms let go without close() stop ticking their open hubs, which are then released")
+    func releasedWithoutClose() async throws {
+        weak var hub: BoardHub?
+        do {
+            let rooms = rooms(idle: .seconds(3_600))
+            hub = try await rooms.hub(for: "eta")
+        }
+        #expect(await eventually { hub == nil })
     }
 
     @Test("a room closed for being idle lets its hub go")
