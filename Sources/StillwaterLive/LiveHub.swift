@@ -145,7 +145,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
         self.options = options
         stream = durable.stream
         store = Store(durable.state)
-        shared = LiveHubShared(service: service, version: durable.version, state: durable.state, historyCapacity: options.historyCapacity)
+        shared = LiveHubShared(service: service, version: durable.version, state: durable.state, historyCapacity: options.historyCapacity,
+                               presenceLimit: options.presenceLimit)
         if let everyone = LiveEveryone.everyone as? Service.Audience {
             // One view for all: its type is checked now, so that a view that can never be sent stops the open.
             try shared.view(for: everyone, at: shared.head).checkLiveFields()
@@ -476,6 +477,11 @@ public struct LiveOptions: Sendable {
     /// every replica forgets the same clients: a hub opening an existing log uses the log's (a log made
     /// before clients were numbered has the default).
     public var clientRetention: Duration = LiveOptions.defaultClientRetention
+    /// The most clients of this server listed in `presence` frames (1 000 by default): the clients who
+    /// join beyond it are not listed (nor their leaving), so that the whole list a joining client gets
+    /// stays small (about 70 bytes an entry) however many are connected. A listed client who leaves makes
+    /// room for those who join after.
+    public var presenceLimit: Int = 1_000
     /// The clock for client ids and the age of clients (the wall clock by default); a test may move it.
     public var now: @Sendable () -> Date = { Date() }
     /// The default ``clientRetention``: 30 days.

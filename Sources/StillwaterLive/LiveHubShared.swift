@@ -99,10 +99,11 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         var onEmpty: (@Sendable () -> Void)?
     }
 
-    init(service: Service, version: Int, state: Service.State, historyCapacity: Int) {
+    init(service: Service, version: Int, state: Service.State, historyCapacity: Int, presenceLimit: Int = Int.max) {
         self.service = service
         self.historyCapacity = historyCapacity
         var initial = State(head: Head(version: version, state: state))
+        initial.presence.limit = presenceLimit
         initial.target = version
         self.state = LiveLock(initial)
         headVersion = Atomic(version)
@@ -497,7 +498,11 @@ final class LiveHubShared<Service: LiveService>: Sendable {
 /// overlapping its old connection, or one connection here and one on another server) is one entry, which
 /// leaves with its last connection.
 struct LivePresenceList {
+    /// The most entries listed (``LiveOptions/presenceLimit``).
+    var limit = Int.max
     private var local: [String: (entry: String, connections: Int)] = [:]
+    /// This server's clients beyond the limit: counted (so that their leaving changes nothing), not listed.
+    private var unlisted: [String: Int] = [:]
     private var remote: [String: (entries: [String: String], expires: Date)] = [:]
     /// The list as the clients were last told it (``takeChanges()``).
     private var told: [String: String] = [:]
@@ -521,12 +526,20 @@ struct LivePresenceList {
     }
 
     mutating func join(_ client: String, entry: String) {
+        if local[client] == nil, unlisted[client] != nil || local.count >= limit {
+            unlisted[client, default: 0] += 1
+            return
+        }
         local[client] = (entry, (local[client]?.connections ?? 0) + 1)
         changed = true
     }
 
     /// True when this server's entry left (its last connection here closed).
     mutating func leave(_ client: String) -> Bool {
+        if let count = unlisted[client] {
+            unlisted[client] = count > 1 ? count - 1 : nil
+            return false
+        }
         guard let found = local[client] else { return false }
         guard found.connections <= 1 else {
             local[client]?.connections -= 1

@@ -333,6 +333,27 @@ struct LiveAudienceTests {
         #expect(await frames(bob) == [#"{"type":"presence","leaves":["\#(annID)"]}"#])
     }
 
+    @Test("presence lists at most presenceLimit clients; those beyond it join and leave unlisted")
+    func presenceLimit() async throws {
+        var options = LiveOptions()
+        options.presenceLimit = 2
+        let hub = try await makeHub(options: options, presence: true)
+        let (ann, _) = await join(hub, "ann:member")
+        let (bob, _) = await join(hub, "bob:member")
+        let (cat, catFirst) = await join(hub, "cat:member")
+        let catList = catFirst.count > 2 ? catFirst[2] : (await frames(cat)).first ?? ""
+        #expect(Set(((object(catList)["state"] as? [String: [String: String]]) ?? [:]).values.map { $0["name"] ?? "" }) == ["ann", "bob"])
+        hub.tick()
+        _ = await frames(ann)
+        cat.transportClosed()                    // unlisted: its leaving changes nothing
+        hub.tick()
+        #expect(await frames(ann).isEmpty)
+        let bobID = try clientID(bob)
+        bob.transportClosed()
+        hub.tick()
+        #expect(await frames(ann) == [#"{"type":"presence","leaves":["\#(bobID)"]}"#])
+    }
+
     @Test("a ping is answered by a pong with its ref; before the hello it is a protocol error")
     func ping() async throws {
         let hub = try await makeHub()
