@@ -9,6 +9,7 @@ import Synchronization
 // live-cluster --postgres URL [--nodes 3] [--clients 30] [--senders N] [--actions 3000] [--rate 300]
 //              [--window 8] [--patch-interval-ms 10] [--snapshot-every 500]
 //              [--kill-node] [--pause-node] [--restart-postgres COMMAND] [--late-node]
+//              [--presence-interval-ms 500]
 //
 // Runs a cluster of `live-server --postgres URL` nodes (the binary beside this one) on a new team, so on a
 // new log, and checks it. Clients speak the live protocol (a WebSocket to /live?team=TEAM, a hello with
@@ -23,7 +24,10 @@ import Synchronization
 //
 // Then it checks: every client and a fresh client on every running node show the same board; every
 // acknowledged command id is in the log exactly once, no id is there that was not sent, and the log
-// replayed from its newest snapshot gives the same board. It prints the figures (latency from a command's
+// replayed from its newest snapshot gives the same board; and every client, on every node, lists in its
+// `presence` exactly the clients connected to all the nodes (the nodes tell each other who is connected
+// every `presence-interval-ms`, 500 unless given). With --kill-node, the killed node's clients must leave
+// the other nodes' lists within four intervals and a second of the kill. It prints the figures (latency from a command's
 // sending to the moment the last client, on any node, had a version including it) and exits 0, or 1 when a
 // check fails or the run times out, 2 for a bad argument.
 
@@ -41,6 +45,7 @@ struct Options {
     var pauseNode = false
     var restartPostgres: String?
     var lateNode = false
+    var presenceIntervalMs = 500
 }
 
 func usage(_ line: String) -> Never {
@@ -49,6 +54,7 @@ func usage(_ line: String) -> Never {
         usage: live-cluster --postgres URL [--nodes N] [--clients N] [--senders N] [--actions N] [--rate N]
                             [--window N] [--patch-interval-ms N] [--snapshot-every N]
                             [--kill-node] [--pause-node] [--restart-postgres COMMAND] [--late-node]
+                            [--presence-interval-ms N]
 
         """.utf8))
     exit(2)
@@ -81,6 +87,7 @@ while let argument = arguments.popFirst() {
         guard let command = arguments.popFirst() else { usage("--restart-postgres needs a command") }
         options.restartPostgres = command
     case "--late-node": options.lateNode = true
+    case "--presence-interval-ms": options.presenceIntervalMs = number(100)
     default: usage("unknown argument \"\(argument.prefix(64))\"")
     }
 }
@@ -129,6 +136,7 @@ final class Nodes: Sendable {
             "--port", "0", "--postgres", config.postgres, "--data", "\(folder)/node-\(index)",
             "--team", "\(team)=\(token)", "--patch-interval-ms", String(config.patchIntervalMs),
             "--snapshot-every", String(config.snapshotEvery),
+            "--presence-interval-ms", String(config.presenceIntervalMs),
         ]) else {
             say("node \(index + 1) did not start")
             finish(1)
@@ -230,11 +238,24 @@ let startVersion = clients.map(\.version).max() ?? 0
 let started = ContinuousClock.now
 final class Flag: Sendable { let value = Mutex(false) }
 let half = Flag()
+/// How long the killed node's clients stayed in the other nodes' presence lists after the kill.
+let killedLeft = Mutex<Duration?>(nil)
+/// The longest a dead node's clients may stay listed: the exchange's time to live (three intervals), its
+/// next round, and a second for the patch interval and the database.
+let presenceBound = Duration.milliseconds(config.presenceIntervalMs * 4) + .seconds(1)
 let events = Task {
     try await waitUntil("half the actions", within: 600) { half.value.withLock { $0 } }
     if config.killNode {
-        say("kill -9 node 1 (its clients move to other nodes)")
+        let onKilled = clients.filter { $0.state.withLock { $0.node == 0 } }
+        let killedIDs = Set(onKilled.compactMap { $0.state.withLock(\.client) })
+        let watchers = clients.filter { client in !onKilled.contains { $0 === client } }
+        say("kill -9 node 1 (its \(killedIDs.count) clients move to other nodes)")
         nodes.kill(0)
+        let killedAt = ContinuousClock.now
+        try await waitUntil("the killed node's clients to leave the presence lists", within: 120) {
+            watchers.allSatisfy { $0.state.withLock { $0.presence.isDisjoint(with: killedIDs) } }
+        }
+        killedLeft.withLock { $0 = ContinuousClock.now - killedAt }
     }
     if config.pauseNode {
         say("SIGSTOP node \(config.nodes) for 3 s")
@@ -293,6 +314,22 @@ try await freshClients()
 try await waitUntil("every client and node on one board", within: 120) { converged() }
 let convergedAt = ContinuousClock.now
 var failures: [String] = []
+
+// Presence: every client, on every node, lists exactly the clients connected to all the nodes.
+@MainActor func presenceAgrees() -> Bool {
+    let connected = Set((clients + fresh).compactMap { $0.state.withLock(\.client) })
+    return (clients + fresh).allSatisfy { $0.state.withLock { $0.presence == connected } }
+}
+let presenceWait = ContinuousClock.now
+try await waitUntil("every client to list every connected client", within: 30 + seconds(presenceBound)) { presenceAgrees() }
+let listed = Set((clients + fresh).compactMap { $0.state.withLock(\.client) }).count
+say(String(format: "presence: every client lists the %d clients of all nodes (agreed %.2f s after the boards did)",
+           listed, seconds(ContinuousClock.now - presenceWait)))
+if let left = killedLeft.withLock({ $0 }) {
+    say(String(format: "presence: the killed node's clients left every list %.2f s after the kill (bound %.2f s)",
+               seconds(left), seconds(presenceBound)))
+    if left > presenceBound { failures.append("the killed node's clients stayed listed \(left), over \(presenceBound)") }
+}
 
 if config.lateNode {
     let index = try await nodes.start()

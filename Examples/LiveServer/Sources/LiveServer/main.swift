@@ -79,7 +79,7 @@ if let url = options.postgresURL {
     } catch {
         fail("--postgres: \(error)", status: 2)
     }
-    node = ClusterNode(log: log)
+    node = ClusterNode(log: log, presenceInterval: options.presenceInterval)
     do {
         opened = try await folder.open(options, node: node!, waiting: complain)
     } catch let error as DataFolderError {

@@ -55,6 +55,11 @@ public struct ServerOptions: Equatable, Sendable {
     /// (older ones are deleted when a snapshot is written).
     public var keptActions = 10_000
 
+    /// With `--postgres`: how often a node tells the others who is connected to its boards
+    /// (`--presence-interval-ms`, 5 s unless set). The clients of a node that dies leave the others'
+    /// lists within four intervals.
+    public var presenceInterval: Duration = .seconds(5)
+
     /// Creates the defaults.
     public init() {}
 
@@ -96,6 +101,10 @@ public struct ServerOptions: Equatable, Sendable {
                                 (or when it cannot be checked: missing, or in use by a live-server)
           --kept-actions N      with --postgres: commands kept in the database before a board's newest
                                 snapshot; older ones are deleted at each snapshot (default 10000)
+          --presence-interval-ms N
+                                with --postgres: how often a node tells the others who is connected to
+                                it, 100 to 600000 (default 5000); a dead node's clients leave the other
+                                nodes' lists within four intervals
         Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used (in use
         by another live-server, damaged) or the database refuses, 2 for a bad argument or a port that cannot
         be listened on.
@@ -135,6 +144,7 @@ public struct ServerOptions: Equatable, Sendable {
             case "--patch-interval-ms": options.patchInterval = .milliseconds(try number(in: 1...60_000))
             case "--snapshot-every": options.snapshotEvery = try number(in: 1...10_000_000)
             case "--kept-actions": options.keptActions = try number(in: 0...100_000_000)
+            case "--presence-interval-ms": options.presenceInterval = .milliseconds(try number(in: 100...600_000))
             case "--send-whole-board":
                 throw UsageError("--send-whole-board is no longer offered: clients are always sent patches")
             case "--postgres":

@@ -105,11 +105,17 @@ public final class BoardLoadClient: Sendable {
         public var framesReceived = 0
         /// The frames that moved the replica on after its first snapshot.
         public var counts = FrameCounts()
+        /// The client id the server gave the current connection (its welcome's `client`).
+        public var client: String?
+        /// Who is connected to the board, by client id, as the `presence` frames said (emptied when the
+        /// connection drops).
+        public var presence: Set<String> = []
         /// The first thing that went wrong: a frame that did not fit, an error about no command of ours,
         /// or (without reconnecting) a connection that could not be made.
         public var failure: String?
         var pending: [Int: Pending] = [:]
-        var node: Int
+        /// The index of the node the client is (or was last) connected to.
+        public internal(set) var node: Int
         var outgoing: AsyncStream<String>.Continuation?
 
         /// How many commands are sent and not answered.
@@ -209,6 +215,8 @@ public final class BoardLoadClient: Sendable {
             state.withLock { state in
                 state.outgoing?.finish()
                 state.outgoing = nil
+                state.client = nil
+                state.presence = []
             }
             guard reconnects, !Task.isCancelled else { return }
             state.withLock { state in
@@ -287,7 +295,13 @@ public final class BoardLoadClient: Sendable {
             state.refused += 1
             state.answers[ref] = CommandAnswer(cid: command.cid, version: nil, duplicate: false,
                                                sentAt: command.sentAt, answeredAt: now)
-        case .welcome, .snapshot, .patch, .ack, .ignored:
+        case .welcome(_, _, let client):
+            state.client = client
+        case .presence(let list, let joins, let leaves):
+            if let list { state.presence = list }
+            state.presence.formUnion(joins)
+            state.presence.subtract(leaves)
+        case .snapshot, .patch, .ack, .ignored:
             break
         }
         return nil

@@ -9,8 +9,9 @@ import Synchronization
 
 /// A frame the server sends, as a load client reads it.
 public enum LiveFrame: Sendable {
-    /// The client is admitted: the log's identity and how many commands may be unanswered at once.
-    case welcome(stream: String, window: Int)
+    /// The client is admitted: the log's identity, how many commands may be unanswered at once, and the
+    /// client id the server gave the connection.
+    case welcome(stream: String, window: Int, client: String?)
     /// The whole view at `version`.
     case snapshot(stream: String, version: Int, view: LiveBoardView)
     /// What changed from `from` to `version`: the new title when it changed, the items' list patch when they did.
@@ -19,7 +20,9 @@ public enum LiveFrame: Sendable {
     case ack(ref: Int?, cid: String?, version: Int, duplicate: Bool)
     /// A frame or command refused; `retry` when it may be sent again unchanged.
     case error(code: String, message: String, ref: Int?, cid: String?, retry: Bool)
-    /// A frame a load client reads and ignores: who is connected (`presence`), a `pong`, a `reauthed`.
+    /// Who is connected, by client id: the whole list (`state`), or what changed since the last frame.
+    case presence(state: Set<String>?, joins: Set<String>, leaves: [String])
+    /// A frame a load client reads and ignores: a `pong`, a `reauthed`.
     case ignored(type: String)
 
     /// Decodes one text frame; throws `LoadFrameError` for a frame of another shape.
@@ -35,7 +38,8 @@ public enum LiveFrame: Sendable {
             return value
         }
         switch wire.type {
-        case "welcome": return .welcome(stream: try need(wire.stream, "stream"), window: try need(wire.window, "window"))
+        case "welcome":
+            return .welcome(stream: try need(wire.stream, "stream"), window: try need(wire.window, "window"), client: wire.client)
         case "snapshot":
             return .snapshot(stream: try need(wire.stream, "stream"), version: try need(wire.version, "version"),
                              view: try need(wire.view, "view"))
@@ -47,7 +51,9 @@ public enum LiveFrame: Sendable {
         case "error":
             return .error(code: try need(wire.code, "code"), message: wire.message ?? "", ref: wire.ref, cid: wire.cid,
                           retry: wire.retry ?? false)
-        case "presence", "pong", "reauthed": return .ignored(type: wire.type)
+        case "presence":
+            return .presence(state: wire.state.map { Set($0.keys) }, joins: Set((wire.joins ?? [:]).keys), leaves: wire.leaves ?? [])
+        case "pong", "reauthed": return .ignored(type: wire.type)
         default: throw LoadFrameError("a frame of unknown type \"\(wire.type.prefix(32))\"")
         }
     }
@@ -56,7 +62,13 @@ public enum LiveFrame: Sendable {
     private struct Wire: Decodable {
         struct Set: Decodable { var title: String? }
         struct Lists: Decodable { var items: ListPatch<BoardItem>? }
+        /// A presence entry: the app's JSON, which the load programs do not read.
+        struct Entry: Decodable { init(from decoder: any Decoder) throws {} }
         var type: String
+        var client: String?
+        var state: [String: Entry]?
+        var joins: [String: Entry]?
+        var leaves: [String]?
         var stream: String?
         var window: Int?
         var version: Int?
@@ -154,7 +166,7 @@ public struct LiveBoardReplica: Sendable {
             if let items { try items.apply(to: &view.items) }
             (self.version, self.view) = (version, view)
             return version != from
-        case .welcome, .ack, .error, .ignored:
+        case .welcome, .ack, .error, .presence, .ignored:
             return false
         }
     }

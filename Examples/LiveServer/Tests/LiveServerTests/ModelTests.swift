@@ -38,6 +38,8 @@ struct ModelTests {
         let live = try ServerOptions.parse(["--patch-interval-ms", "100", "--snapshot-every", "50"]).liveOptions
         #expect(live.patchInterval == .milliseconds(100) && live.snapshotEvery == 50)
         #expect(live.limits.maxFrameBytes == Limits.frame && live.limits.window == Limits.commandsInFlight)
+        #expect(try ServerOptions.parse([]).presenceInterval == .seconds(5))
+        #expect(try ServerOptions.parse(["--presence-interval-ms", "250"]).presenceInterval == .milliseconds(250))
         let bad: [([String], [String: String], String)] = [
             (["--port", "abc"], [:], "--port must be a whole number from 0 to 65535 (got \"abc\")"),
             (["--port", "99999"], [:], "--port must be a whole number from 0 to 65535 (got \"99999\")"),
@@ -53,6 +55,7 @@ struct ModelTests {
             (["--bogus"], [:], "unknown argument \"--bogus\" (see --help)"),
             (["--send-whole-board"], [:], "--send-whole-board is no longer offered: clients are always sent patches"),
             (["--patch-interval-ms", "0"], [:], "--patch-interval-ms must be a whole number from 1 to 60000 (got \"0\")"),
+            (["--presence-interval-ms", "50"], [:], "--presence-interval-ms must be a whole number from 100 to 600000 (got \"50\")"),
         ]
         for (arguments, environment, message) in bad {
             #expect(throws: UsageError(message)) { try ServerOptions.parse(arguments, environment: environment) }
