@@ -67,9 +67,13 @@ import Darwin
 /// Testing inside a Swift Testing test, to XCTest otherwise.
 ///
 /// Errors an effect does not handle itself are failures too, reported at the next assertion.
-// @unchecked: fields are locks, mutexes, constants, `store` (Sendable for a Sendable state only) and the `Keeper` of the steps
-// (actions and states, not `Sendable`, read and written under its lock), reached from effects' threads.
-public final class TestStore<State: Equatable, TestedAction: Stillwater.Action>: @unchecked Sendable
+///
+/// The state and the action type are `Sendable`: effects have the store reduce actions on their own
+/// threads while the test reads each step (the action, the state before and after it) on its own, so the
+/// compiler checks that both may cross threads, and the test store is `Sendable` by that check. A
+/// struct or enum whose members are `Sendable` is one already when it is not `public`; a `public` one
+/// says so (`struct Search: Equatable, Sendable`).
+public final class TestStore<State: Equatable & Sendable, TestedAction: Stillwater.Action & Sendable>: Sendable
 where TestedAction.State == State {
     /// How strictly the store checks.
     public enum Exhaustivity: Sendable, Equatable {
@@ -80,13 +84,42 @@ where TestedAction.State == State {
     }
 
     /// One action reduced by the store, with the state before and after it.
-    struct Step {
-        var action: any Stillwater.Action<State>
+    struct Step: Sendable {
+        var action: Reduced
         var before: State
         var after: State
     }
 
-    struct Book {
+    /// The action of a ``Step``: one of the test's type, or the name of one of another type (dispatched
+    /// to ``store`` directly), which no `receive` can match and a failure message only names.
+    enum Reduced: Sendable {
+        case tested(TestedAction)
+        case other(name: String)
+
+        /// Made by the recording middleware from what the store reduced.
+        init(_ action: any Stillwater.Action<State>) {
+            if let tested = action as? TestedAction {
+                self = .tested(tested)
+            } else {
+                self = .other(name: TestStore.name(action))
+            }
+        }
+
+        /// The action, if it is of the test's type.
+        var tested: TestedAction? {
+            if case .tested(let action) = self { action } else { nil }
+        }
+
+        /// The action as failure messages name it (see ``TestStore/name(_:)``).
+        var name: String {
+            switch self {
+            case .tested(let action): TestStore.name(action)
+            case .other(let name): name
+            }
+        }
+    }
+
+    struct Book: Sendable {
         /// True on the store's deliverer while the sent action goes through the middleware, until the
         /// recording middleware takes it as `sent`.
         var awaitingSent = false
@@ -100,8 +133,8 @@ where TestedAction.State == State {
     }
 
     /// The book, under a lock, shared with the recording middleware.
-    final class Keeper {
-        let lock = LockedBox(Book())
+    final class Keeper: Sendable {
+        let lock = Lock(Book())
 
         func withLock<R>(_ body: (inout Book) -> R) -> R { lock.withLock(body) }
     }
@@ -188,7 +221,7 @@ where TestedAction.State == State {
         let recording = Middleware<State> { store, action, next in
             let before = store.state.value
             next(action)
-            let step = Step(action: action, before: before, after: store.state.value)
+            let step = Step(action: Reduced(action), before: before, after: store.state.value)
             book.withLock { book in
                 book.reducedCount += 1
                 if book.awaitingSent {
@@ -418,7 +451,7 @@ where TestedAction.State == State {
     ) async rethrows where TestedAction: Equatable {
         try await receive(
             description: Self.name(expected), timeout: timeout ?? self.timeout,
-            matching: { ($0 as? TestedAction) == expected },
+            matching: { $0 == expected },
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -443,7 +476,7 @@ where TestedAction.State == State {
     ) async rethrows {
         try await receive(
             description: "an action matching the predicate", timeout: timeout ?? self.timeout,
-            matching: { ($0 as? TestedAction).map(isExpected) ?? false },
+            matching: isExpected,
             assert: assert, at: (fileID, filePath, line, column))
     }
 
@@ -564,7 +597,7 @@ where TestedAction.State == State {
     typealias Location = (StaticString, StaticString, UInt, UInt)
 
     private func receive(
-        description: String, timeout: Duration, matching: (any Stillwater.Action<State>) -> Bool,
+        description: String, timeout: Duration, matching: (TestedAction) -> Bool,
         assert: ((inout State) throws -> Void)?, at location: Location
     ) async rethrows {
         reportEffectErrors(at: location)
@@ -579,18 +612,20 @@ where TestedAction.State == State {
                 if exhaustive {
                     return book.received.isEmpty ? nil : .some(book.received.removeFirst())
                 }
-                guard let index = book.received.firstIndex(where: { matching($0.action) }) else { return nil }
+                guard let index = book.received.firstIndex(where: { $0.action.tested.map(matching) ?? false }) else {
+                    return nil
+                }
                 let step = book.received[index]
                 book.received.removeFirst(index + 1)
                 return .some(step)
             }
             if let found, let step = found {
-                if !matching(step.action) {
-                    fail("Received \(Self.name(step.action)), but expected \(description). The action received:\n"
+                if !(step.action.tested.map(matching) ?? false) {
+                    fail("Received \(step.action.name), but expected \(description). The action received:\n"
                          + Self.describe([step]), at: location)
                     return
                 }
-                try check(step, assert, exhaustive: exhaustive, what: "receiving \(Self.name(step.action))",
+                try check(step, assert, exhaustive: exhaustive, what: "receiving \(step.action.name)",
                           at: location)
                 return
             }
@@ -644,7 +679,7 @@ where TestedAction.State == State {
                     + StateDiff.lines(expected: step.before, actual: step.after)
                         .split(separator: "\n", omittingEmptySubsequences: false)
                         .map { "     " + $0 }.joined(separator: "\n")
-            return "  \(index + 1). \(name(step.action))\n\(change)"
+            return "  \(index + 1). \(step.action.name)\n\(change)"
         }.joined(separator: "\n")
     }
 

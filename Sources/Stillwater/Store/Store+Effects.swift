@@ -488,8 +488,9 @@ struct ChildGroup {
 ///
 /// `@unchecked Sendable`: `starter`, `holdsOne`, `held` and `heldCount` belong, while the start runs, to
 /// the thread inside ``start``'s `sending` state or to the starting thread outside of any send, and after
-/// the start to the deliverer (which reduces what was queued during it); the compiler cannot see a
-/// hand-over made by an atomic word. The rest is constant or atomic.
+/// the start to the deliverer (which reduces what was queued during it), and `reducedCount` to the
+/// deliverer; the compiler cannot see a hand-over made by an atomic word, nor the deliverer. The rest is
+/// constant or atomic.
 @usableFromInline final class StoreSink<State, Output: Action>: EffectRecord, EffectSink, @unchecked Sendable where Output.State == State {
     @usableFromInline let runtime: EffectRuntime
     /// The store, held strongly from the start until the start ended and the last action queued

@@ -48,6 +48,7 @@ struct SendableConformanceTests {
         #expect(isSendable(Recorder<Int>.self))
         #expect(isSendable(TestSource<Int>.self))
         #expect(isSendable(TestScheduler.self))
+        #expect(isSendable(TestStore<Int, Noop>.self))
     }
 
     @Test("a handle's Sendable parameter lets a value holding it cross into a task")

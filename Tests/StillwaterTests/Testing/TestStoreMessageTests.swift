@@ -26,6 +26,12 @@ enum ScoreAction: EffectAction, Equatable, Sendable {
     }
 }
 
+/// An action of a type other than the test store's, dispatched to its store directly.
+struct Bonus: Stillwater.Action, Sendable {
+    var points: Int
+    func reduce(_ state: inout Score) { state.points += points }
+}
+
 /// The text of the issues `body` records, joined.
 private func failureText(_ body: () async -> Void) async -> String {
     let text = Mutex("")
@@ -78,6 +84,19 @@ struct TestStoreMessageTests {
         #expect(text.contains("Received add(2), but expected rename(\"two\"). The action received:\n  1. add(2)"), "\(text)")
         #expect(text.contains("+   - points: 2"), "\(text)")
         store.skipReceivedActions()
+        await store.finish()
+    }
+
+    @Test("an action of another type dispatched to the store directly is named, never matched as the tested type")
+    func otherTypeIsNamed() async {
+        let store = TestStore(initialState: Score(), actions: ScoreAction.self)
+        store.store.dispatch(Bonus(points: 7))
+        #expect(store.state.points == 7)
+        // A predicate that accepts every tested action still does not take it.
+        let text = await failureText { await store.receive(where: { _ in true }) }
+        #expect(text.contains("Received Bonus(points: 7), but expected an action matching the predicate."), "\(text)")
+        #expect(text.contains("  1. Bonus(points: 7)\n     state (− before, + after):"), "\(text)")
+        #expect(text.contains("+   - points: 7"), "\(text)")
         await store.finish()
     }
 

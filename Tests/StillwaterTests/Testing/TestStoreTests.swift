@@ -465,7 +465,7 @@ struct Unequal: Equatable, Sendable {
 
 /// Reaches the test store's diff through a failing send, so the test reads what a user would see.
 enum StateDiffProbe {
-    static func lines<State: Equatable>(_ expected: State, _ actual: State) -> String {
+    static func lines<State: Equatable & Sendable>(_ expected: State, _ actual: State) -> String {
         let store = TestStore<State, Replace<State>>(initialState: expected)
         let text = Shared("")
         withKnownIssue {
@@ -479,7 +479,7 @@ enum StateDiffProbe {
 }
 
 /// An action that replaces the whole state.
-enum Replace<State: Equatable>: Action {
+enum Replace<State: Equatable & Sendable>: Action, Sendable {
     case to(State)
 
     func reduce(_ state: inout State) {
