@@ -95,12 +95,15 @@ struct LiveClientAccessTests {
     func reauth() async throws {
         let served = try await ServedTeam.make()
         let transport = TeamTransport(hub: served.hub)
-        let client = TeamClient(transport: transport, token: "ann:member:1.5", options: quickOptions)
+        // Credentials for 5 s: room for a machine loaded by the sanitizers to connect and renew first.
+        let client = TeamClient(transport: transport, token: "ann:member:5", options: quickOptions)
         #expect(await eventually { client.status.value == .live })
+        let first = try #require(client.expires.value)
         let expires = try #require(try await client.reauth(token: "ann:member:3600"))
         #expect(expires.timeIntervalSinceNow > 3_500)
         #expect(client.expires.value == expires)
-        try await Task.sleep(for: .milliseconds(1_700))   // past the first expiry
+        let pastFirst = first.timeIntervalSinceNow + 0.2
+        if pastFirst > 0 { try await Task.sleep(for: .seconds(pastFirst)) }   // past the first expiry
         #expect(client.status.value == .live && transport.connectionCount == 1)
         #expect(try await client.send("paint") == .applied(version: 1))
         await #expect(throws: LiveClientError.unauthorized("the token was refused")) { try await client.reauth(token: "bad") }
@@ -114,10 +117,10 @@ struct LiveClientAccessTests {
         let transport = TeamTransport(hub: served.hub)
         let supplier = TokenSupplier(["ann:member:3600"])
         var options = quickOptions
-        options.reauthMargin = .seconds(3)
-        // Credentials for 4 s, shorter than twice the margin: renewed halfway, about 2 s before they expire
-        // (room for a slow machine, the thread sanitizer's, to get the reauth through).
-        let client = TeamClient(transport: transport, token: "ann:member:4", options: options, refreshToken: supplier.next)
+        options.reauthMargin = .seconds(6)
+        // Credentials for 8 s, shorter than twice the margin: renewed halfway, about 4 s before they expire
+        // (room for a slow machine, the thread sanitizer's under a full suite, to get the reauth through).
+        let client = TeamClient(transport: transport, token: "ann:member:8", options: options, refreshToken: supplier.next)
         #expect(await eventually { client.expires.value != nil })
         let first = try #require(client.expires.value)
         #expect(await eventually { (client.expires.value?.timeIntervalSinceNow ?? 0) > 3_500 })
@@ -181,7 +184,7 @@ struct LiveClientAccessTests {
         let transport = TeamTransport(hub: served.hub)
         var options = quickOptions
         options.pingAfter = .milliseconds(50)
-        options.pongTimeout = .milliseconds(200)
+        options.pongTimeout = .seconds(5)   // a loaded machine may take long to answer; no answer is tested below
         let client = TeamClient(transport: transport, token: "ann:member", options: options)
         #expect(await eventually { transport.sentFrames.filter { $0 == #"{"type":"ping"}"# }.count >= 3 })
         #expect(transport.receivedFrames.contains(#"{"type":"pong"}"#))
