@@ -13,8 +13,13 @@ struct EndpointSocket: Sendable {
 
     /// Writes `frames` as text frames, in order, in one hop to the channel's event loop and with one
     /// flush (so the kernel gets them in one `writev` when the socket can take them); false once the
-    /// socket is closed. Returns when the last frame is written to the socket, so that frames a slow
-    /// client cannot take wait in its outbox, where the hub bounds them.
+    /// socket is closed.
+    ///
+    /// While the socket takes what it is given (NIO holds less than its high-water mark for it), this
+    /// returns once the frames are handed to the event loop, with no hop back per batch; otherwise it
+    /// returns when the last frame is written to the socket, so that frames a slow client cannot take
+    /// wait in its outbox, where the hub bounds them. The event loop runs what is handed to it in order,
+    /// so the close, sent through the WebSocket handler after the last batch, follows it.
     ///
     /// Each frame's bytes go into a `ByteBuffer` once per frame, kept with the frame
     /// (`LiveFrame.transportBuffer`): a patch sent to every client is copied once, and each socket adds
@@ -33,6 +38,7 @@ struct EndpointSocket: Sendable {
             }
             return channel.writeAndFlush(Self.webSocketFrame(frames[last]))
         }
+        if channel.isWritable && channel.isActive { return true }
         do {
             try await written.get()
             return true
