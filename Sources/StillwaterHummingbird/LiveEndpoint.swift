@@ -61,8 +61,10 @@ import Synchronization
 /// endpoint in the application's own `services` instead and the WebSocket library closes the sockets
 /// first, with 1000.
 ///
-/// Cost: one task per connection for its reads plus one for its writes, one tick task per hub; a frame
-/// is written as the hub encoded it (shared by every client at the same version).
+/// Cost: one task per connection for its reads plus one for its writes, one tick task per hub. A patch or
+/// snapshot is encoded once per version and audience, copied into a NIO buffer once, and that buffer is
+/// written to every client of the audience (each socket adds only its frame header); the frames waiting
+/// for a client go out together, with one flush.
 public final class LiveEndpoint<Live: LiveService>: Sendable {
     /// The timeouts, bounds and allowed origins of a ``LiveEndpoint``.
     public struct Configuration: Sendable {
@@ -419,9 +421,10 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         return nil
     }
 
-    /// Writes what `connection` has to write, in order, until it is closed or the socket is.
+    /// Writes what `connection` has to write, in order, until it is closed or the socket is: each batch
+    /// (every frame waiting for the client) in one write with one flush.
     private func pump(_ connection: LiveConnection<Live>, to socket: EndpointSocket, id: Int) async {
-        while let write = await connection.nextWrite() {
+        while let write = await connection.nextBatch() {
             switch write {
             case .frames(let frames):
                 guard await socket.write(frames) else {

@@ -11,14 +11,45 @@ struct EndpointSocket: Sendable {
     let channel: any Channel
     let closeTimeout: Duration
 
-    /// Writes `frames` as text frames, in order; false once the socket is closed.
-    func write(_ frames: [String]) async -> Bool {
+    /// Writes `frames` as text frames, in order, in one hop to the channel's event loop and with one
+    /// flush (so the kernel gets them in one `writev` when the socket can take them); false once the
+    /// socket is closed.
+    ///
+    /// While the socket takes what it is given (NIO holds less than its high-water mark for it), this
+    /// returns once the frames are handed to the event loop, with no hop back per batch; otherwise it
+    /// returns when the last frame is written to the socket, so that frames a slow client cannot take
+    /// wait in its outbox, where the hub bounds them. The event loop runs what is handed to it in order,
+    /// so the close, sent through the WebSocket handler after the last batch, follows it.
+    ///
+    /// Each frame's bytes go into a `ByteBuffer` once per frame, kept with the frame
+    /// (`LiveFrame.transportBuffer`): a patch sent to every client is copied once, and each socket adds
+    /// only its frame header (NIO's encoder writes it in a buffer of its own when the payload is shared).
+    ///
+    /// The frames bypass `WebSocketOutboundWriter`, which writes and flushes one frame per call through
+    /// the WebSocket handler's actor: they are written to the channel itself, beneath the handler. The
+    /// endpoint sets no WebSocket extension, so the handler would pass them to NIO's encoder unchanged.
+    func write(_ frames: [LiveFrame]) async -> Bool {
+        guard !frames.isEmpty else { return true }
+        let channel = channel
+        let written = channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            let last = frames.count - 1
+            for frame in frames[..<last] {
+                channel.write(Self.webSocketFrame(frame), promise: nil)
+            }
+            return channel.writeAndFlush(Self.webSocketFrame(frames[last]))
+        }
+        if channel.isWritable && channel.isActive { return true }
         do {
-            for frame in frames { try await outbound.write(.text(frame)) }
+            try await written.get()
             return true
         } catch {
             return false
         }
+    }
+
+    /// A text frame of `frame`'s bytes, in the buffer shared by every socket that writes it.
+    private static func webSocketFrame(_ frame: LiveFrame) -> WebSocketFrame {
+        WebSocketFrame(fin: true, opcode: .text, data: frame.transportBuffer { ByteBuffer(string: $0.text) })
     }
 
     /// Sends the close frame; a client that has not answered it within the close timeout is dropped.
@@ -31,7 +62,7 @@ struct EndpointSocket: Sendable {
     /// Writes everything `session` has to write: its frames, then its close.
     func send<Command, Identity>(_ session: LiveSession<Command, Identity>) async {
         var session = session
-        while let write = session.takeWrite() {
+        while let write = session.takeBatch() {
             switch write {
             case .frames(let frames):
                 guard await self.write(frames) else { return }

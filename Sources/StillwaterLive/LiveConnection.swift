@@ -7,8 +7,8 @@ import Synchronization
 /// An adapter (a WebSocket server, a test) does three things and nothing else:
 ///
 /// 1. each text frame the client sends goes to ``receive(_:)``, each binary frame to ``receiveBinary()``;
-/// 2. a loop writes what ``nextWrite()`` returns — frames in order, then the close with its code —
-///    awaiting each write before asking for more, until it returns nil;
+/// 2. a loop writes what ``nextBatch()`` returns — every frame waiting, in order and with one flush, then
+///    the close with its code — awaiting each write before asking for more, until it returns nil;
 /// 3. when the socket closes, ``transportClosed()``.
 ///
 /// The adapter owns the connection (the hub holds it weakly); the connection keeps its hub alive.
@@ -22,7 +22,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     private struct Driver {
         var session: Session
         /// The adapter's write loop: waiting for something to write, or cancelled before it could wait.
-        var waiter = WriteWaiter<Session.Write>.idle
+        var waiter = WriteWaiter.idle
         var timer: Task<Void, Never>?
         /// Ends the session when the client's credentials expire (while it is live).
         var expiry: Task<Void, Never>?
@@ -34,7 +34,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         /// The end of a connection whose view cannot be sent: the frames the session held, the
         /// `view_unavailable` error, then the close (1011). Written before anything else; the session
         /// is closed by then and queues nothing more.
-        var ending: [Session.Write] = []
+        var ending: [LiveWrite] = []
 
         /// Where the connection is, as the adapter sees it: closing while the ending is not written.
         var phase: Session.Phase {
@@ -47,9 +47,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         }
 
         /// Takes what to write next: the ending, else what the session has.
-        mutating func takeWrite() -> Session.Write? {
+        mutating func takeBatch() -> LiveWrite? {
             if !ending.isEmpty { return ending.removeFirst() }
-            return session.takeWrite()
+            return session.takeBatch()
         }
 
         /// Ends the connection because the view it needs cannot be sent: the frames the session holds
@@ -57,29 +57,29 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         /// live; a connection already closing ends as it was going to.
         mutating func viewUnavailable(_ message: String) {
             guard session.phase == .authenticating || session.phase == .live else { return }
-            var frames: [String] = []
-            if case .frames(let held)? = session.takeWrite() { frames = held }
+            var frames: [LiveFrame] = []
+            if case .frames(let held)? = session.takeBatch() { frames = held }
             session.transportClosed()
-            frames.append(ServerFrame.error(.viewUnavailable, message, ref: nil))
+            frames.append(LiveFrame(ServerFrame.error(.viewUnavailable, message, ref: nil)))
             ending = [.frames(frames), .close(.serverError, reason: LiveErrorCode.viewUnavailable.rawValue)]
         }
 
-        /// What follows from the session's phase: the hello timer to stop once the client is past the
-        /// hello (taken once), and whether the hub must now forget the connection (true once, when closed).
-        mutating func takeFinished() -> (remove: Bool, timers: [Task<Void, Never>]) {
+        /// What follows from the session's phase, added to `handoff`: the hello timer to stop once the
+        /// client is past the hello (taken once), and whether the hub must now forget the connection
+        /// (true once, when closed).
+        mutating func takeFinished(into handoff: inout LiveHandoff) {
             let phase = session.phase
-            var stopped: [Task<Void, Never>] = []
             if phase != .awaitingHello && phase != .authenticating, let timer {
-                stopped.append(timer)
+                handoff.timers.append(timer)
                 self.timer = nil
             }
             if phase == .closing || phase == .closed, let expiry {
-                stopped.append(expiry)
+                handoff.timers.append(expiry)
                 self.expiry = nil
             }
-            guard phase == .closed, !removed else { return (false, stopped) }
+            guard phase == .closed, !removed else { return }
             removed = true
-            return (true, stopped)
+            handoff.remove = true
         }
     }
 
@@ -93,7 +93,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// The number of the audience the client was admitted to (``LiveHubShared/admit(_:to:)``), or
     /// `Int.min` before: read by the tick without a lock.
     let audienceIndex = Atomic<Int>(Int.min)
-    /// Numbers the calls of ``nextWrite()``, so that a cancellation is matched to its own call (the
+    /// Numbers the calls of ``nextBatch()``, so that a cancellation is matched to its own call (the
     /// lock orders what the waiter does with the number; the count itself needs no order).
     private let calls = Atomic<UInt64>(0)
 
@@ -135,7 +135,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         driver.withLock { $0.session.identity }
     }
 
-    /// Whether ``nextWrite()`` would return at once (frames are waiting, or the close).
+    /// Whether ``nextBatch()`` would return at once (frames are waiting, or the close).
     public var hasWrite: Bool {
         driver.withLock { !$0.ending.isEmpty || $0.session.hasWrite }
     }
@@ -172,30 +172,51 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         update { $0.transportClosed() }
     }
 
-    /// Waits for what to write next: frames (write them in order, and wait for the writes before asking
-    /// again) or the close (send it with its code and reason, then stop). Nil once the connection is
-    /// closed; also nil, at once, when the calling task is cancelled (before the call or while it
-    /// waits), and what was to be written stays for the next call.
-    public func nextWrite() async -> LiveSession<Service.Command, Service.Identity>.Write? {
+    /// Waits for what to write next: every frame waiting for the client, to go out in one write (write
+    /// them in order, then flush once, and wait for the write before asking again), or the close (send it
+    /// with its code and reason, then stop). Nil once the connection is closed; also nil, at once, when
+    /// the calling task is cancelled (before the call or while it waits), and what was to be written stays
+    /// for the next call.
+    ///
+    /// A snapshot or patch in the batch is the hub's frame, shared with every client of the same audience
+    /// at the same version (``LiveFrame/sharesStorage(with:)``): write its bytes as they are. Let go of
+    /// the batch before asking again, and the connection reuses its array: in the steady state a batch
+    /// allocates nothing, and a write loop that waits is resumed once per batch, however many frames it holds.
+    public func nextBatch() async -> LiveWrite? {
         let call = calls.wrappingAdd(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Session.Write?, Never>) in
-                let (ready, finished) = driver.withLock { driver -> (Session.Write??, (remove: Bool, timers: [Task<Void, Never>])) in
+            // Resumed exactly once: here when something is ready, else by the section that hands the
+            // waiter its write, or by the cancellation (`WriteWaiter` keeps the one continuation).
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<LiveWrite?, Never>) in
+                var handoff = LiveHandoff()
+                let ready = driver.withLock { driver -> Bool in
                     // A cancellation that came before this point is a state of the waiter, not a race.
-                    if driver.waiter.takeCancellation(of: call) { return (.some(nil), (false, [])) }
-                    if let write = driver.takeWrite() { return (.some(write), endSection(&driver)) }
-                    if driver.isFinished { return (.some(nil), endSection(&driver)) }
+                    if driver.waiter.takeCancellation(of: call) { return true }
+                    handoff.write = driver.takeBatch()
+                    if handoff.write != nil || driver.isFinished {
+                        endSection(&driver, &handoff)
+                        return true
+                    }
+                    // The write loop let go of its last batch: so does the session (an idle connection
+                    // keeps no frame alive).
+                    driver.session.releaseTaken()
                     driver.waiter.suspend(call: call, continuation)
-                    return (nil, (false, []))
+                    return false
                 }
-                if let ready {
-                    continuation.resume(returning: ready)
-                    finish(finished)
+                if ready {
+                    continuation.resume(returning: handoff.write)
+                    finish(handoff)
                 }
             }
         } onCancel: {
             driver.withLock { $0.waiter.cancel(call: call) }?.resume(returning: nil)
         }
+    }
+
+    /// Waits for what to write next, with the frames as `String`s: what ``nextBatch()`` returns.
+    @available(*, deprecated, message: "use nextBatch(), which returns the frames as LiveFrame values (shared bytes; their text is .text) and the close as LiveWrite.close")
+    public func nextWrite() async -> LiveSession<Service.Command, Service.Identity>.Write? {
+        await nextBatch().map(Session.Write.init)
     }
 
     // MARK: The hub's side
@@ -209,10 +230,10 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// `from`; when that view cannot be sent, ends the connection with `view_unavailable` and 1011.
     func sync(_ frame: LiveViewText, from: Int, to: Int) {
         switch frame {
-        case .frame(let text):
-            update { $0.sync(text, from: from, to: to) }
+        case .frame(let frame):
+            apply { $0.session.sync(frame, from: from, to: to) }
         case .unavailable(let message):
-            updateDriver { driver in
+            apply { driver in
                 guard driver.session.syncBase == from else { return }
                 driver.viewUnavailable(message)
             }
@@ -249,48 +270,54 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// One section of the lock per call: it runs once or more per frame.
     @discardableResult
     private func update<R>(_ body: (inout Session) -> R) -> R {
-        updateDriver { body(&$0.session) }
+        var result: R?
+        apply { result = body(&$0.session) }
+        return result!
     }
 
     /// Runs `body` on the driver (the session and the connection's own ending) under the lock, then
     /// hands a waiting writer what there is to write.
     @discardableResult
     private func updateDriver<R>(_ body: (inout Driver) -> R) -> R {
-        let (result, waiter, write, finished) = driver.withLock {
-            driver -> (R, CheckedContinuation<Session.Write?, Never>?, Session.Write??, (remove: Bool, timers: [Task<Void, Never>])) in
-            let result = body(&driver)
-            guard driver.waiter.isWaiting else { return (result, nil, nil, endSection(&driver)) }
-            if let write = driver.takeWrite() {
-                return (result, driver.waiter.resume(), .some(write), endSection(&driver))
+        var result: R?
+        apply { result = body(&$0) }
+        return result!
+    }
+
+    /// The one section of the lock that changes the driver: runs `body`, hands a waiting write loop what
+    /// there is to write (resumed outside the lock), and does what the session's phase asks. Not generic
+    /// in what `body` returns, so the per-frame calls (a patch for every connection) look up no type
+    /// metadata for a result.
+    private func apply(_ body: (inout Driver) -> Void) {
+        var handoff = LiveHandoff()
+        driver.withLock { driver in
+            body(&driver)
+            if driver.waiter.isWaiting {
+                handoff.write = driver.takeBatch()
+                if handoff.write != nil || driver.isFinished { handoff.waiter = driver.waiter.resume() }
             }
-            if driver.isFinished {
-                return (result, driver.waiter.resume(), .some(nil), endSection(&driver))
-            }
-            return (result, nil, nil, endSection(&driver))
+            endSection(&driver, &handoff)
         }
-        if let waiter, let write {
-            waiter.resume(returning: write)
-        }
-        finish(finished)
-        return result
+        handoff.waiter?.resume(returning: handoff.write)
+        finish(handoff)
     }
 
     /// Ends a section of the lock that may have changed the session: stores its sync base for the tick
-    /// (and asks for a tick when the client just took its view frame and is still behind), and takes what
-    /// ``Driver/takeFinished()`` says is to be done outside the lock.
-    private func endSection(_ driver: inout Driver) -> (remove: Bool, timers: [Task<Void, Never>]) {
+    /// (and asks for a tick when the client just took its view frame and is still behind), and adds to
+    /// `handoff` what ``Driver/takeFinished(into:)`` says is to be done outside the lock.
+    private func endSection(_ driver: inout Driver, _ handoff: inout LiveHandoff) {
         let base = driver.session.syncBase ?? Int.min
         if syncBase.exchange(base, ordering: .acquiringAndReleasing) == Int.min, base != Int.min {
             hub.shared.synced(at: base)
         }
-        return driver.takeFinished()
+        driver.takeFinished(into: &handoff)
     }
 
     /// Stops the timers and forgets the connection in the hub (and its presence), as
-    /// ``Driver/takeFinished()`` said.
-    private func finish(_ finished: (remove: Bool, timers: [Task<Void, Never>])) {
-        for timer in finished.timers { timer.cancel() }
-        guard finished.remove else { return }
+    /// ``Driver/takeFinished(into:)`` said.
+    private func finish(_ handoff: LiveHandoff) {
+        for timer in handoff.timers { timer.cancel() }
+        guard handoff.remove else { return }
         hub.shared.remove(self)
         if let present = driver.withLock({ driver -> LiveClientID? in
             defer { driver.present = nil }
@@ -301,8 +328,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     }
 
     /// Queues a presence frame (see ``LiveSession/presence(changes:whole:)``).
-    func presence(changes: String, whole: String) {
-        update { $0.presence(changes: changes, whole: whole) }
+    func presence(changes: LiveFrame, whole: LiveFrame) {
+        apply { $0.session.presence(changes: changes, whole: whole) }
     }
 
     /// Puts the admitted client in the hub's presence list and sends it the whole list, when the service
@@ -322,7 +349,10 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             driver.present = client
             return hub.shared.join(client, entry: json)
         }
-        if let whole { update { $0.presence(changes: whole, whole: whole) } }
+        if let whole {
+            let frame = LiveFrame(whole)
+            apply { $0.session.presence(changes: frame, whole: frame) }
+        }
     }
 
     /// Runs `body` on the session and does the work it asks for. Commands are submitted to the hub
@@ -474,16 +504,16 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     }
 }
 
-/// Where the write loop's call of ``LiveConnection/nextWrite()`` is: none waiting, one waiting, or one
+/// Where the write loop's call of ``LiveConnection/nextBatch()`` is: none waiting, one waiting, or one
 /// cancelled before it could wait.
 ///
 /// The cancellation handler of a call may run before the call stores its continuation (always, when
 /// the task was cancelled before the call). It then leaves `cancelledBeforeSuspend` for the call to
 /// find, and the call returns nil at once instead of waiting for a resume that would never come. Calls
 /// are numbered, so a cancellation that comes too late for its own call is dropped by the next.
-enum WriteWaiter<Write: Sendable> {
+enum WriteWaiter: Sendable {
     case idle
-    case waiting(call: UInt64, CheckedContinuation<Write?, Never>)
+    case waiting(call: UInt64, UnsafeContinuation<LiveWrite?, Never>)
     case cancelledBeforeSuspend(call: UInt64)
 
     /// Whether a call waits.
@@ -494,7 +524,7 @@ enum WriteWaiter<Write: Sendable> {
 
     /// Call `call` was cancelled: its continuation when it waits (to resume with nil, outside the
     /// lock); else the cancellation is kept for the call to find.
-    mutating func cancel(call: UInt64) -> CheckedContinuation<Write?, Never>? {
+    mutating func cancel(call: UInt64) -> UnsafeContinuation<LiveWrite?, Never>? {
         switch self {
         case .waiting(let waiting, let continuation):
             guard waiting == call else { return nil }
@@ -515,15 +545,30 @@ enum WriteWaiter<Write: Sendable> {
     }
 
     /// Call `call` waits with `continuation`.
-    mutating func suspend(call: UInt64, _ continuation: CheckedContinuation<Write?, Never>) {
-        precondition(!isWaiting, "LiveConnection.nextWrite() was called by two tasks at once")
+    mutating func suspend(call: UInt64, _ continuation: UnsafeContinuation<LiveWrite?, Never>) {
+        precondition(!isWaiting, "LiveConnection.nextBatch() was called by two tasks at once")
         self = .waiting(call: call, continuation)
     }
 
     /// The waiting call's continuation, to resume outside the lock; nil when none waits.
-    mutating func resume() -> CheckedContinuation<Write?, Never>? {
+    mutating func resume() -> UnsafeContinuation<LiveWrite?, Never>? {
         guard case .waiting(_, let continuation) = self else { return nil }
         self = .idle
         return continuation
     }
+}
+
+/// What a section of a connection's lock leaves to do once the lock is let go: the waiting write loop to
+/// resume and what with, the timers to stop, and whether the hub must forget the connection. Outside
+/// ``LiveConnection`` so that it is not generic: made in every section, it needs no type metadata
+/// looked up.
+struct LiveHandoff {
+    /// The write loop to resume with ``write``.
+    var waiter: UnsafeContinuation<LiveWrite?, Never>?
+    /// What to hand the write loop (nil: nothing more will be written).
+    var write: LiveWrite?
+    /// The hello and expiry timers to stop.
+    var timers: [Task<Void, Never>] = []
+    /// The hub must forget the connection (true once, when it closed).
+    var remove = false
 }

@@ -49,11 +49,11 @@ import Stillwater
 /// let hub = try await LiveHub.open(Poll(), log: log, initial: Tally())
 /// let connection = hub.connect()
 /// connection.receive(#"{"type":"hello","protocol":1}"#)
-/// _ = await connection.nextWrite()                       // the welcome and the snapshot
+/// _ = await connection.nextBatch()                       // the welcome and the snapshot
 /// connection.receive(#"{"type":"command","ref":1,"command":"yes"}"#)
-/// if case .frames(let frames)? = await connection.nextWrite() { print(frames[0]) }
+/// if case .frames(let frames)? = await connection.nextBatch() { print(frames[0]) }
 /// hub.tick()                                             // run() does this every patch interval
-/// if case .frames(let frames)? = await connection.nextWrite() { print(frames[0]) }
+/// if case .frames(let frames)? = await connection.nextBatch() { print(frames[0]) }
 /// // Prints "{\"type\":\"ack\",\"ref\":1,\"version\":1}",
 /// //        "{\"type\":\"patch\",\"from\":0,\"version\":1,\"set\":{\"total\":1}}"
 /// ```
@@ -172,7 +172,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
     }
 
     /// A new connection, waiting for its client's hello. The adapter feeds it what the client sends and
-    /// writes what ``LiveConnection/nextWrite()`` returns.
+    /// writes what ``LiveConnection/nextBatch()`` returns.
     ///
     /// - Parameter transport: What the adapter saw of the connection (an `authorization` header, an
     ///   `origin`, an `address`), handed to ``LiveService/authenticate(_:)`` in the handshake.
@@ -301,11 +301,11 @@ public final class LiveHub<Service: LiveService>: Sendable {
     /// let ann = hub.connect(), bob = hub.connect()
     /// ann.receive(#"{"type":"hello","protocol":1,"token":"ann"}"#)
     /// bob.receive(#"{"type":"hello","protocol":1,"token":"bob"}"#)
-    /// _ = (await ann.nextWrite(), await bob.nextWrite())    // the welcomes and snapshots
+    /// _ = (await ann.nextBatch(), await bob.nextBatch())    // the welcomes and snapshots
     /// // Ann left the team: her open sessions end; her next hello is checked again.
     /// print(hub.disconnect(where: { $0 == "ann" }, reason: "you left the team"))
-    /// if case .frames(let frames)? = await ann.nextWrite() { print(frames[0]) }
-    /// if case .close(let code, _)? = await ann.nextWrite() { print(code.rawValue, bob.phase) }
+    /// if case .frames(let frames)? = await ann.nextBatch() { print(frames[0]) }
+    /// if case .close(let code, _)? = await ann.nextBatch() { print(code.rawValue, bob.phase) }
     /// // Prints "1",
     /// //        "{\"type\":\"error\",\"code\":\"disconnected\",\"message\":\"you left the team\"}",
     /// //        "4403 live"

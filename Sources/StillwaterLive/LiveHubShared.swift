@@ -289,7 +289,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         let new = view(for: audience, at: head)
         let text: LiveViewText
         do {
-            text = .frame(ServerFrame.patch(from: from, version: head.version, changes: try LiveViewPatch(from: old, to: new)))
+            text = .frame(LiveFrame(ServerFrame.patch(from: from, version: head.version, changes: try LiveViewPatch(from: old, to: new))))
         } catch {
             text = .unavailable("the view at version \(head.version) cannot be sent: \(LiveJSON.describe(encoding: error))")
         }
@@ -317,7 +317,7 @@ final class LiveHubShared<Service: LiveService>: Sendable {
         guard json.utf8.first == UInt8(ascii: "{") else {
             return .unavailable("the view at version \(version) cannot be sent: it is not a JSON object")
         }
-        return .frame(ServerFrame.snapshot(stream: stream, version: version, viewJSON: json))
+        return .frame(LiveFrame(ServerFrame.snapshot(stream: stream, version: version, viewJSON: json)))
     }
 
     // MARK: Connections
@@ -434,11 +434,11 @@ final class LiveHubShared<Service: LiveService>: Sendable {
     }
 
     /// The frames of what changed in the list since the last call (`changes`, and the whole list after
-    /// them), or nil when nothing did.
-    func takePresenceChanges() -> (changes: String, whole: String)? {
+    /// them), made once for every client, or nil when nothing did.
+    func takePresenceChanges() -> (changes: LiveFrame, whole: LiveFrame)? {
         state.withLock { state in
             guard let (joins, leaves) = state.presence.takeChanges() else { return nil }
-            return (ServerFrame.presence(joins: joins, leaves: leaves), ServerFrame.presence(state: state.presence.entries))
+            return (LiveFrame(ServerFrame.presence(joins: joins, leaves: leaves)), LiveFrame(ServerFrame.presence(state: state.presence.entries)))
         }
     }
 
@@ -625,10 +625,10 @@ struct LiveWakeups {
     }
 }
 
-/// A snapshot or patch frame's text, or why the view it needed cannot be sent.
+/// A snapshot or patch frame, or why the view it needed cannot be sent.
 enum LiveViewText: Sendable, Equatable {
-    /// The frame, ready to write.
-    case frame(String)
+    /// The frame, ready to write: made once, and shared by every client it is handed to.
+    case frame(LiveFrame)
     /// The view does not encode (or not as a JSON object): a message for the client, in the protocol's
     /// words, saying which version and where.
     case unavailable(String)

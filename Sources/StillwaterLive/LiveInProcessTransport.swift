@@ -47,9 +47,9 @@ public struct LiveInProcessTransport<Service: LiveService>: LiveClientTransport 
         let connection = hub.connect(transport: transport)
         let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
         let writer = Task {
-            while let write = await connection.nextWrite() {
+            while let write = await connection.nextBatch() {
                 switch write {
-                case .frames(let frames): for frame in frames { sink.yield(.text(frame)) }
+                case .frames(let frames): for frame in frames { sink.yield(.text(frame.text)) }
                 case .close(let code, let reason): sink.yield(.closed(code: code.rawValue, reason: reason))
                 }
             }

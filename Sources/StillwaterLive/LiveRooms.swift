@@ -34,7 +34,7 @@ import Synchronization
 /// }
 /// let alpha = try await rooms.connect(to: "alpha")
 /// alpha.receive(#"{"type":"hello","protocol":1}"#)
-/// _ = await alpha.nextWrite()
+/// _ = await alpha.nextBatch()
 /// _ = try await rooms.hub(for: "alpha").perform("hello", as: "guest")
 /// print(rooms.openRooms.count)
 /// alpha.transportClosed()

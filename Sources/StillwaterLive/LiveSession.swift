@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Its phases are ``Phase/awaitingHello`` → ``Phase/authenticating`` → ``Phase/live`` → ``Phase/closing``
 /// → ``Phase/closed``. Each input method returns the work it needs done (``Effect``: check credentials,
-/// submit a command), and frames to write collect in the session's outbox, which ``takeWrite()`` empties.
+/// submit a command), and frames to write collect in the session's outbox, which ``takeBatch()`` empties.
 /// ``LiveConnection`` drives one for an adapter; a test or another driver may drive one directly:
 ///
 /// ```swift
@@ -15,7 +15,7 @@ import Foundation
 /// print(session.receive(hello).count, session.phase)
 /// let client = LiveClientID(issuedAt: 0, random: 1)
 /// session.authenticated(as: "ann", client: client, stream: "s-1", sync: "(the snapshot)", version: 0)
-/// if case .frames(let frames)? = session.takeWrite() { print(session.phase, frames[0]) }
+/// if case .frames(let frames)? = session.takeBatch() { print(session.phase, frames[0]) }
 /// // Prints "1 authenticating",
 /// //        "live {\"type\":\"welcome\",\"protocol\":1,\"stream\":\"s-1\",\"window\":2,\"client\":\"c000000000000-0000000000000001\"}"
 /// ```
@@ -56,7 +56,10 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         case reauthenticate(LiveHandshake, ref: Int?)
     }
 
-    /// What to write next.
+    /// What to write next, with the frames as `String`s (``takeWrite()``'s answer).
+    ///
+    /// Kept for adapters written before ``LiveWrite``: ``takeBatch()`` hands the same frames as
+    /// ``LiveFrame``s, whose bytes every client of a hub shares.
     public enum Write: Sendable, Equatable {
         /// Text frames, in order.
         case frames([String])
@@ -83,10 +86,8 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// The hello's parameters, handed again to ``LiveService/authenticate(_:)`` with a `reauth`'s token.
     private var helloParams: [String: String] = [:]
     private var state = State.awaitingHello
-    private var outbox: [Outgoing] = []
-    /// Window places held: commands submitted or held, and answers not yet taken.
-    private var placesHeld = 0
-    private var syncWaiting = false
+    /// The frames waiting, the window places held, whether a view frame waits.
+    private var outbox = LiveOutbox()
     /// The version of the last view queued for the client (its snapshot or last patch); nil before.
     public private(set) var version: Int?
     /// The id the hello named, if any.
@@ -120,15 +121,15 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         }
     }
 
-    /// Whether ``takeWrite()`` has something: frames in the outbox, or the close.
+    /// Whether ``takeBatch()`` has something: frames in the outbox, or the close.
     public var hasWrite: Bool {
-        if !outbox.isEmpty { return true }
+        if !outbox.frames.isEmpty { return true }
         if case .closing = state { return true }
         return false
     }
 
     /// How many frames wait in the outbox.
-    public var queuedFrames: Int { outbox.count }
+    public var queuedFrames: Int { outbox.frames.count }
 
     /// Who the client is, while it is live: the identity the service admitted it as (or re-admitted it
     /// as, after a `reauth`); nil in every other phase.
@@ -239,13 +240,22 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         as identity: Identity, client: LiveClientID, stream: String, sync: String, version: Int, you: String? = nil,
         expires: Date? = nil
     ) -> [Effect] {
+        authenticated(as: identity, client: client, stream: stream, sync: LiveFrame(sync), version: version, you: you, expires: expires)
+    }
+
+    /// Admits the client as ``authenticated(as:client:stream:sync:version:you:expires:)`` does, with its
+    /// first view frame as the hub's shared frame.
+    @discardableResult
+    mutating func authenticated(
+        as identity: Identity, client: LiveClientID, stream: String, sync: LiveFrame, version: Int, you: String?, expires: Date?
+    ) -> [Effect] {
         guard case .authenticating(let held, _, let named) = state else { return [] }
         let client = named ?? client
         state = .live(identity, client: client)
         enqueue(Outgoing(text: ServerFrame.welcome(stream: stream, window: limits.window, client: client, you: you, expires: expires)))
-        enqueue(Outgoing(text: sync, isSync: true))
+        enqueue(Outgoing(frame: sync, isSync: true))
         self.version = version
-        syncWaiting = true
+        outbox.syncWaiting = true
         guard case .live = state else { return [] }
         return held.map { .submit($0, identity) }
     }
@@ -314,11 +324,15 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     ///   - changes: A `presence` frame with `joins` and `leaves`.
     ///   - whole: A `presence` frame with the whole list (`state`) as it is after those changes.
     public mutating func presence(changes: String, whole: String) {
+        presence(changes: LiveFrame(changes), whole: LiveFrame(whole))
+    }
+
+    /// Queues a presence frame as ``presence(changes:whole:)-(String,String)`` does, with frames the hub made
+    /// once for all its clients.
+    mutating func presence(changes: LiveFrame, whole: LiveFrame) {
         guard case .live = state else { return }
-        if let waiting = outbox.firstIndex(where: { $0.isPresence }) {
-            outbox[waiting].text = whole
-        } else {
-            enqueue(Outgoing(text: changes, isPresence: true))
+        if !outbox.replacePresence(with: whole) {
+            enqueue(Outgoing(frame: changes, isPresence: true))
         }
     }
 
@@ -329,7 +343,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// command had a `ref` or a `cid`; the window place is given back when that frame is taken.
     public mutating func answered(_ request: LiveCommandRequest<Command>, with outcome: LiveOutcome) {
         guard case .live = state else {
-            placesHeld = max(0, placesHeld - 1)
+            outbox.placesHeld = max(0, outbox.placesHeld - 1)
             return
         }
         let text: String?
@@ -351,7 +365,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
             text = ServerFrame.error(.clientExpired, message, ref: request.ref, cid: request.cid, seq: request.seq)
         }
         guard let text else {
-            placesHeld -= 1
+            outbox.placesHeld -= 1
             return
         }
         enqueue(Outgoing(text: text, holdsPlace: true))
@@ -367,7 +381,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// The version a patch for this client would start from, whatever the head: its version while it is
     /// live and no snapshot or patch of its waits in the outbox; else nil.
     var syncBase: Int? {
-        guard case .live = state, let version, !syncWaiting else { return nil }
+        guard case .live = state, let version, !outbox.syncWaiting else { return nil }
         return mustSnapshot ? Self.needsSnapshot : version
     }
 
@@ -377,12 +391,18 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// - Returns: Whether the frame was queued.
     @discardableResult
     public mutating func sync(_ frame: String, from: Int, to: Int) -> Bool {
+        sync(LiveFrame(frame), from: from, to: to)
+    }
+
+    /// Queues `frame` as ``sync(_:from:to:)-(String,_,_)`` does, with the hub's shared frame.
+    @discardableResult
+    mutating func sync(_ frame: LiveFrame, from: Int, to: Int) -> Bool {
         guard syncBase == from else { return false }
-        enqueue(Outgoing(text: frame, isSync: true))
+        enqueue(Outgoing(frame: frame, isSync: true))
         guard case .live = state else { return false }
         version = to
         mustSnapshot = false
-        syncWaiting = true
+        outbox.syncWaiting = true
         return true
     }
 
@@ -410,33 +430,34 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     /// The transport closed: the outbox is dropped and nothing more is written.
     public mutating func transportClosed() {
         state = .closed
-        outbox = []
-        placesHeld = 0
-        syncWaiting = false
+        outbox.drop()
     }
 
-    /// Takes what to write next: every frame in the outbox, else the close once the session is closing;
-    /// nil when there is nothing (or the session is closed).
+    /// Takes what to write next: every frame in the outbox, to go out in one write, else the close once
+    /// the session is closing; nil when there is nothing (or the session is closed).
     ///
     /// Write what it returns before taking more: the outbox, not the transport, is where frames wait, so
-    /// that its bounds hold.
-    public mutating func takeWrite() -> Write? {
-        if !outbox.isEmpty {
-            // One pass, without key paths: a key path into a type nested in this generic one is
-            // instantiated at run time on every call, and this runs once per frame written.
-            var texts: [String] = []
-            texts.reserveCapacity(outbox.count)
-            for frame in outbox {
-                texts.append(frame.text)
-                if frame.holdsPlace { placesHeld -= 1 }
-                if frame.isSync { syncWaiting = false }
-            }
-            outbox = []
-            return .frames(texts)
-        }
+    /// that its bounds hold. Let go of the returned frames before the next call, and the session reuses
+    /// their array: in the steady state taking frames allocates nothing.
+    ///
+    /// - Complexity: O(*n*) in the frames taken; a snapshot or patch is the hub's shared frame, not a copy.
+    public mutating func takeBatch() -> LiveWrite? {
+        if !outbox.frames.isEmpty { return .frames(outbox.take()) }
         guard case .closing(let code, let reason) = state else { return nil }
         state = .closed
         return .close(code, reason: reason)
+    }
+
+    /// Takes what to write next, with the frames as `String`s: what ``takeBatch()`` takes.
+    @available(*, deprecated, message: "use takeBatch(), which returns the frames as LiveFrame values (their text is .text) and the close as LiveWrite.close")
+    public mutating func takeWrite() -> Write? {
+        takeBatch().map(Write.init)
+    }
+
+    /// Lets go of the frames the last ``takeBatch()`` returned, once the driver has written them (it asks
+    /// for more and nothing waits), so that an idle connection keeps no frame alive.
+    mutating func releaseTaken() {
+        outbox.releaseTaken()
     }
 
     /// `request`, numbered by `client` when it has a `seq`.
@@ -449,13 +470,13 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
 
     /// Takes a window place for `request`, or queues a `window_full` error and returns false.
     private mutating func takePlace(for request: LiveCommandRequest<Command>) -> Bool {
-        guard placesHeld < limits.window else {
+        guard outbox.placesHeld < limits.window else {
             enqueue(Outgoing(text: ServerFrame.error(
                 .windowFull, "\(limits.window) commands are unanswered; wait for an answer", ref: request.ref, cid: request.cid,
                 seq: request.seq)))
             return false
         }
-        placesHeld += 1
+        outbox.placesHeld += 1
         return true
     }
 
@@ -474,27 +495,98 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         case .closing(let code, _) where code == .tooSlow: return
         default: break
         }
-        guard outbox.count < limits.maxQueuedFrames else {
-            outbox = []
-            placesHeld = 0
-            syncWaiting = false
+        guard outbox.frames.count < limits.maxQueuedFrames else {
+            outbox.drop()
             state = .closing(.tooSlow, reason: "the client read too slowly")
             return
         }
-        outbox.append(frame)
+        outbox.frames.append(frame)
+    }
+}
+
+extension LiveSession.Write {
+    /// The same write, with the frames' text.
+    init(_ write: LiveWrite) {
+        switch write {
+        case .frames(let frames): self = .frames(frames.map(\.text))
+        case .close(let code, let reason): self = .close(code, reason: reason)
+        }
     }
 }
 
 /// A frame waiting in a session's outbox. Outside ``LiveSession`` so that it is not generic: the
 /// per-frame code that reads it needs no type metadata looked up.
-private struct LiveOutgoingFrame: Sendable {
-    var text: String
+struct LiveOutgoingFrame: Sendable {
+    var frame: LiveFrame
     /// Holds one of the window's places until it is taken (an answer to a command).
     var holdsPlace = false
     /// A snapshot or patch.
     var isSync = false
     /// A presence frame.
     var isPresence = false
+
+    init(frame: LiveFrame, holdsPlace: Bool = false, isSync: Bool = false, isPresence: Bool = false) {
+        self.frame = frame
+        self.holdsPlace = holdsPlace
+        self.isSync = isSync
+        self.isPresence = isPresence
+    }
+
+    init(text: String, holdsPlace: Bool = false, isSync: Bool = false) {
+        self.init(frame: LiveFrame(text), holdsPlace: holdsPlace, isSync: isSync)
+    }
+}
+
+/// A session's outbox: the frames waiting, in order, and what taking them gives back (window places,
+/// the view frame). Not generic, so that the per-frame work runs as compiled, with no type metadata
+/// looked up.
+///
+/// Both arrays keep their capacity: ``take()`` fills the array it handed out last time (once its
+/// taker let go of it), so in the steady state queuing and taking frames allocates nothing.
+struct LiveOutbox: Sendable {
+    var frames: [LiveOutgoingFrame] = []
+    /// The array ``take()`` returned last, reused by the next take once the driver let go of it.
+    private var taken: [LiveFrame] = []
+    /// Window places held: commands submitted or held, and answers not yet taken.
+    var placesHeld = 0
+    /// A snapshot or patch waits in the outbox.
+    var syncWaiting = false
+
+    /// Takes every frame waiting: the window places their answers held are given back, and a view frame
+    /// among them is no longer waiting.
+    mutating func take() -> [LiveFrame] {
+        // Unique again once the driver let go of the last batch: cleared in place, no allocation.
+        taken.removeAll(keepingCapacity: true)
+        taken.reserveCapacity(frames.count)
+        // One pass, without key paths: this runs once per frame written.
+        for frame in frames {
+            taken.append(frame.frame)
+            if frame.holdsPlace { placesHeld -= 1 }
+            if frame.isSync { syncWaiting = false }
+        }
+        frames.removeAll(keepingCapacity: true)
+        return taken
+    }
+
+    /// Lets go of the frames last taken (their array keeps its capacity).
+    mutating func releaseTaken() {
+        if !taken.isEmpty { taken.removeAll(keepingCapacity: true) }
+    }
+
+    /// Puts `whole` in the place of the presence frame that waits; false when none waits.
+    mutating func replacePresence(with whole: LiveFrame) -> Bool {
+        guard let waiting = frames.firstIndex(where: { $0.isPresence }) else { return false }
+        frames[waiting].frame = whole
+        return true
+    }
+
+    /// Drops every frame (the connection closed, or its client read too slowly).
+    mutating func drop() {
+        frames = []
+        taken = []
+        placesHeld = 0
+        syncWaiting = false
+    }
 }
 
 /// The bounds of one connection.

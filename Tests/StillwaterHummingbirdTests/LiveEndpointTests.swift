@@ -10,6 +10,29 @@ import Testing
 
 @Suite("LiveEndpoint over real WebSockets", .timeLimit(.minutes(5)))
 struct LiveEndpointTests {
+    @Test("frames queued together go out in one write each batch: every one arrives, whole and in order")
+    func batchedFramesInOrder() async throws {
+        let hub = try await counterHub()
+        let live = LiveEndpoint(path: "/live", hub: hub)
+        try await withServer(live) { served in
+            let client = try await LiveTestClient.admitted(port: served.port)
+            let watcher = try await LiveTestClient.admitted(port: served.port)
+            // Sent faster than the write loop takes them: the pongs queue and go out in batches.
+            for ref in 1...40 { client.send(#"{"type":"ping","ref":\#(ref)}"#) }
+            client.send(#"{"type":"command","ref":41,"command":2}"#)
+            try await eventually("the pongs, the ack and the patch") { client.frames.count >= 44 && watcher.frames.count >= 3 }
+            let pongs = client.frames[2..<42]
+            #expect(pongs.map { members($0)["ref"] as? Int } == Array(1...40))
+            #expect(pongs.allSatisfy { type(of: $0) == "pong" })
+            #expect(client.frames[42] == #"{"type":"ack","ref":41,"version":1}"#)
+            // The patch both clients got is the hub's one frame, written from the same buffer.
+            #expect(client.frames[43] == #"{"type":"patch","from":0,"version":1,"set":{"count":2}}"#)
+            #expect(watcher.frames[2] == client.frames[43])
+            await client.close()
+            await watcher.close()
+        }
+    }
+
     @Test("a counter mounted in a few lines: hello, welcome, snapshot, command, ack and patch to every client")
     func mountedCounter() async throws {
         // What a user writes (see withServer for the router, application and service group).

@@ -111,13 +111,13 @@ struct LiveAudienceTests {
     func join(_ hub: LiveHub<TeamService>, _ token: String) async -> (LiveConnection<TeamService>, [String]) {
         let connection = hub.connect()
         connection.receive(hello(token))
-        guard case .frames(let frames)? = await connection.nextWrite() else { return (connection, []) }
+        guard let frames = await connection.nextBatch()?.texts else { return (connection, []) }
         return (connection, frames)
     }
 
     func frames(_ connection: LiveConnection<TeamService>) async -> [String] {
         var frames: [String] = []
-        while connection.queuedFrames > 0, case .frames(let texts)? = await connection.nextWrite() { frames += texts }
+        while connection.queuedFrames > 0, let texts = await connection.nextBatch()?.texts { frames += texts }
         return frames
     }
 
@@ -179,17 +179,17 @@ struct LiveAudienceTests {
         let (late, lateFrames) = await join(hub, "ann:member:-1")
         #expect(object(lateFrames[0])["code"] as? String == "token_expired")
         #expect(object(lateFrames[0])["message"] as? String == "the credentials expired: connect again with new ones")
-        #expect(await late.nextWrite() == .close(.expired, reason: "token_expired"))
+        #expect(await late.nextBatch() == .close(.expired, reason: "token_expired"))
 
         let (soon, _) = await join(hub, "bob:member:0.2")
         let (lasting, _) = await join(hub, "cat:member")
-        let ended = await soon.nextWrite()   // waits for the expiry
-        guard case .frames(let frames)? = ended else {
+        let ended = await soon.nextBatch()   // waits for the expiry
+        guard let frames = ended?.texts else {
             Issue.record("no error frame before the close: \(String(describing: ended))")
             return
         }
         #expect(object(frames[0])["code"] as? String == "token_expired")
-        #expect(await soon.nextWrite() == .close(.expired, reason: "token_expired"))
+        #expect(await soon.nextBatch() == .close(.expired, reason: "token_expired"))
         #expect(soon.phase == .closed && lasting.phase == .live)
     }
 
@@ -198,7 +198,7 @@ struct LiveAudienceTests {
         let hub = try await makeHub()
         let (ann, _) = await join(hub, "ann:member:0.3")
         ann.receive(#"{"type":"reauth","ref":5,"token":"ann:member:3600"}"#)
-        guard case .frames(let answers)? = await ann.nextWrite(), let answer = answers.first else {
+        guard let answers = await ann.nextBatch()?.texts, let answer = answers.first else {
             Issue.record("no answer to the reauth")
             return
         }
@@ -210,18 +210,18 @@ struct LiveAudienceTests {
         #expect(await hub.perform("tile", as: TeamUser(name: "ann", role: .member)) == .applied(version: 1))
 
         ann.receive(#"{"type":"reauth","ref":6,"token":"bad"}"#)
-        guard case .frames(let refused)? = await ann.nextWrite() else {
+        guard let refused = await ann.nextBatch()?.texts else {
             Issue.record("no answer to the refused reauth")
             return
         }
         #expect(object(refused.last!)["code"] as? String == "unauthorized")
         #expect(object(refused.last!)["ref"] as? Int == 6)
-        #expect(await ann.nextWrite() == .close(.unauthorized, reason: "unauthorized"))
+        #expect(await ann.nextBatch() == .close(.unauthorized, reason: "unauthorized"))
 
         // Before the welcome a reauth is not taken; the connection stays.
         let early = hub.connect()
         early.receive(#"{"type":"reauth","token":"x"}"#)
-        #expect(await early.nextWrite() == .frames([#"{"type":"error","code":"hello_expected","message":"the first frame must be a hello"}"#]))
+        #expect(await early.nextBatch() == .frames([LiveFrame(#"{"type":"error","code":"hello_expected","message":"the first frame must be a hello"}"#)]))
     }
 
     @Test("a reauth into another audience is sent a snapshot of that audience's view")
@@ -233,7 +233,7 @@ struct LiveAudienceTests {
         ann.receive(#"{"type":"reauth","ref":1,"token":"ann:member"}"#)
         var seen: [String] = []
         while !seen.contains(where: { $0.contains(#""type":"reauthed""#) }) {
-            guard case .frames(let texts)? = await ann.nextWrite() else { break }
+            guard let texts = await ann.nextBatch()?.texts else { break }
             seen += texts
         }
         hub.tick()
@@ -252,9 +252,9 @@ struct LiveAudienceTests {
         let (bob, _) = await join(hub, "bob:member")
         #expect(hub.disconnect(where: { $0.name == "ann" }, reason: "you left the team") == 2)
         for connection in [ann, annAgain] {
-            #expect(await connection.nextWrite()
-                == .frames([#"{"type":"error","code":"disconnected","message":"you left the team"}"#]))
-            #expect(await connection.nextWrite() == .close(.disconnected, reason: "disconnected"))
+            #expect(await connection.nextBatch()
+                == .frames([LiveFrame(#"{"type":"error","code":"disconnected","message":"you left the team"}"#)]))
+            #expect(await connection.nextBatch() == .close(.disconnected, reason: "disconnected"))
         }
         #expect(bob.phase == .live)
         #expect(hub.disconnect(where: { $0.name == "ann" }, reason: "again") == 0)
@@ -278,7 +278,7 @@ struct LiveAudienceTests {
         // Bob connects again under his id before the old connection closed: still one entry.
         let again = hub.connect()
         again.receive(#"{"type":"hello","protocol":1,"token":"bob:viewer","client":"\#(bobID)"}"#)
-        _ = await again.nextWrite()
+        _ = await again.nextBatch()
         _ = await frames(again)
         bob.transportClosed()
         hub.tick()
@@ -359,13 +359,13 @@ struct LiveAudienceTests {
         let hub = try await makeHub()
         let (ann, _) = await join(hub, "ann:member")
         ann.receive(#"{"type":"ping","ref":9}"#)
-        #expect(await ann.nextWrite() == .frames([#"{"type":"pong","ref":9}"#]))
+        #expect(await ann.nextBatch() == .frames([LiveFrame(#"{"type":"pong","ref":9}"#)]))
         ann.receive(#"{"type":"ping"}"#)
-        #expect(await ann.nextWrite() == .frames([#"{"type":"pong"}"#]))
+        #expect(await ann.nextBatch() == .frames([LiveFrame(#"{"type":"pong"}"#)]))
         let early = hub.connect()
         early.receive(#"{"type":"ping"}"#)
-        #expect(await early.nextWrite() == .frames([#"{"type":"error","code":"hello_expected","message":"the first frame must be a hello"}"#]))
-        #expect(await early.nextWrite() == .close(.protocolError, reason: "hello_expected"))
+        #expect(await early.nextBatch() == .frames([LiveFrame(#"{"type":"error","code":"hello_expected","message":"the first frame must be a hello"}"#)]))
+        #expect(await early.nextBatch() == .close(.protocolError, reason: "hello_expected"))
     }
 
     @Test("run() ticks only while a client is behind: an idle hub, with or without clients, schedules nothing")
@@ -380,8 +380,8 @@ struct LiveAudienceTests {
         let afterJoin = hub.shared.ticks
         #expect(afterJoin <= 2)                             // at most the tick the admission asked for
         _ = await hub.perform("paint", as: TeamUser(name: "ann", role: .member))
-        let patch = await ann.nextWrite()                  // the run loop sends the patch
-        #expect(patch.map { if case .frames(let texts) = $0 { texts.first?.contains(#""version":1"#) == true } else { false } } == true)
+        let patch = await ann.nextBatch()                  // the run loop sends the patch
+        #expect(patch.map { if case .frames(let frames) = $0 { frames.first?.text.contains(#""version":1"#) == true } else { false } } == true)
         try await Task.sleep(for: .milliseconds(100))
         let settled = hub.shared.ticks
         try await Task.sleep(for: .milliseconds(200))

@@ -46,11 +46,11 @@ final class InProcessTransport<Service: LiveService>: LiveClientTransport {
         let connection = hub.connect()
         let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
         let writer = Task { [weak self] in
-            while let write = await connection.nextWrite() {
+            while let write = await connection.nextBatch() {
                 switch write {
                 case .frames(let frames):
-                    self?.state.withLock { $0.received += frames }
-                    for frame in frames { sink.yield(.text(frame)) }
+                    self?.state.withLock { $0.received += frames.map(\.text) }
+                    for frame in frames { sink.yield(.text(frame.text)) }
                 case .close(let code, let reason):
                     sink.yield(.closed(code: code.rawValue, reason: reason))
                     connection.transportClosed()
@@ -192,7 +192,7 @@ struct LiveClientTests {
         #expect(cid.count == 22)
         let other = hub.connect()
         other.receive(goodHello)
-        _ = await other.nextWrite()
+        _ = await other.nextBatch()
         other.receive(frame)
         let answers = await drainUntilAck(other)
         #expect(answers.contains { object($0)["duplicate"] as? Bool == true && object($0)["cid"] as? String == cid })
@@ -309,7 +309,7 @@ struct LiveClientTests {
 func drainUntilAck(_ connection: LiveConnection<BoardService>) async -> [String] {
     var frames: [String] = []
     for _ in 0..<5 {
-        guard case .frames(let texts)? = await connection.nextWrite() else { break }
+        guard let texts = await connection.nextBatch()?.texts else { break }
         frames += texts
         if texts.contains(where: { ["ack", "error"].contains(object($0)["type"] as? String) }) { break }
     }

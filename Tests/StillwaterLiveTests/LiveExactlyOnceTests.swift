@@ -220,7 +220,7 @@ struct LiveExactlyOnceTests {
         bad.receive(#"{"type":"hello","protocol":1,"token":"good","client":"not-an-id"}"#)
         let error = object(try #require(await take(bad).first))
         #expect(error["code"] as? String == "malformed")
-        if case .close(let code, _)? = await bad.nextWrite() { #expect(code == .protocolError) } else { Issue.record("no close") }
+        if case .close(let code, _)? = await bad.nextBatch() { #expect(code == .protocolError) } else { Issue.record("no close") }
     }
 
     @Test("client ids: the text round-trips, malformed texts are refused")
@@ -310,7 +310,7 @@ private func dayRetention(_ clock: TestWallClock) -> LiveOptions {
 private func take(_ connection: LiveConnection<BoardService>, count: Int = 1) async -> [String] {
     var frames: [String] = []
     while frames.count < count {
-        guard case .frames(let more)? = await connection.nextWrite() else { break }
+        guard let more = await connection.nextBatch()?.texts else { break }
         frames += more
     }
     return frames

@@ -11,7 +11,7 @@ struct LiveHubTests {
         let connection = hub.connect()
         connection.receive(hello)
         var replica = JSONReplica()
-        guard case .frames(let frames)? = await connection.nextWrite() else { return (connection, replica, []) }
+        guard let frames = await connection.nextBatch()?.texts else { return (connection, replica, []) }
         if frames.contains(where: { object($0)["type"] as? String == "snapshot" }) {
             for frame in frames { try replica.apply(frame) }
         }
@@ -34,15 +34,15 @@ struct LiveHubTests {
         let hub = try await BoardHub.make()
         let connection = hub.connect()
         connection.receive(#"{"type":"hello","protocol":1,"token":"bad","ref":1}"#)
-        guard case .frames(let frames)? = await connection.nextWrite() else {
+        guard let frames = await connection.nextBatch()?.texts else {
             Issue.record("no error frame")
             return
         }
         #expect(object(frames[0])["code"] as? String == "unauthorized")
         #expect(object(frames[0])["message"] as? String == "the token was refused")
         #expect(object(frames[0])["ref"] as? Int == 1)
-        #expect(await connection.nextWrite() == .close(.unauthorized, reason: "unauthorized"))
-        #expect(await connection.nextWrite() == nil)
+        #expect(await connection.nextBatch() == .close(.unauthorized, reason: "unauthorized"))
+        #expect(await connection.nextBatch() == nil)
         #expect(connection.phase == .closed)
     }
 
@@ -236,7 +236,7 @@ struct LiveHubTests {
             connection.receive("not json")
             #expect(connection.queuedFrames <= 10)
         }
-        #expect(await connection.nextWrite() == .close(.tooSlow, reason: "the client read too slowly"))
+        #expect(await connection.nextBatch() == .close(.tooSlow, reason: "the client read too slowly"))
     }
 
     @Test("malformed frames from a live client get clear errors with their ref, and the connection stays live")
@@ -282,7 +282,7 @@ struct LiveHubTests {
         _ = await hub.perform(.add(text: "a"), as: "server")
         await hub.close()
         _ = await drain(connection)
-        #expect(await connection.nextWrite() == .close(.goingAway, reason: "the server is shutting down"))
+        #expect(await connection.nextBatch() == .close(.goingAway, reason: "the server is shutting down"))
         #expect(await hub.perform(.add(text: "b"), as: "server") == .unavailable("the server is shutting down"))
         #expect(try await log.open().snapshot?.version == 1)
     }

@@ -23,9 +23,9 @@ struct HubTransport<Service: LiveService>: LiveClientTransport {
         let connection = hub.connect()
         let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
         let writer = Task {
-            while let write = await connection.nextWrite() {
+            while let write = await connection.nextBatch() {
                 switch write {
-                case .frames(let frames): for frame in frames { sink.yield(.text(frame)) }
+                case .frames(let frames): for frame in frames { sink.yield(.text(frame.text)) }
                 case .close(let code, let reason):
                     sink.yield(.closed(code: code.rawValue, reason: reason))
                     connection.transportClosed()
@@ -41,11 +41,11 @@ struct HubTransport<Service: LiveService>: LiveClientTransport {
     }
 }
 
-@Suite("LiveConnection.nextWrite() and cancellation", .timeLimit(.minutes(5)))
+@Suite("LiveConnection.nextBatch() and cancellation", .timeLimit(.minutes(5)))
 struct LiveConnectionCancellationTests {
-    typealias Write = LiveSession<BoardCommand, String>.Write
+    typealias Write = LiveWrite
 
-    @Test("a task cancelled before it calls nextWrite() gets nil at once, and the frames wait for the next call",
+    @Test("a task cancelled before it calls nextBatch() gets nil at once, and the frames wait for the next call",
           arguments: [false, true])
     func cancelledBefore(framesWaiting: Bool) async throws {
         let hub = try await BoardHub.make()
@@ -57,13 +57,13 @@ struct LiveConnectionCancellationTests {
         let outcome = Outcome<Write>()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            outcome.set(await connection.nextWrite())
+            outcome.set(await connection.nextBatch())
         }
         #expect(await eventually { outcome.isSet })
         #expect(outcome.result == .some(nil))
         if framesWaiting {
             #expect(connection.hasWrite)
-            guard case .frames(let frames)? = await connection.nextWrite() else {
+            guard let frames = await connection.nextBatch()?.texts else {
                 Issue.record("the frames were lost")
                 return
             }
@@ -79,7 +79,7 @@ struct LiveConnectionCancellationTests {
         let hub = try await BoardHub.make()
         let connection = hub.connect()
         let outcome = Outcome<Write>()
-        let waiting = Task { outcome.set(await connection.nextWrite()) }
+        let waiting = Task { outcome.set(await connection.nextBatch()) }
         try await Task.sleep(for: .milliseconds(50))
         #expect(!outcome.isSet)
         waiting.cancel()
@@ -87,14 +87,14 @@ struct LiveConnectionCancellationTests {
         #expect(outcome.result == .some(nil))
         // The cancellation belonged to that call only.
         let next = Outcome<Write>()
-        let reader = Task { next.set(await connection.nextWrite()) }
+        let reader = Task { next.set(await connection.nextBatch()) }
         connection.receive(goodHello)
         #expect(await eventually { next.isSet })
-        guard case .frames(let frames)?? = next.result else {
+        guard case .frames(let batch)?? = next.result else {
             Issue.record("no frames after the cancelled call")
             return
         }
-        #expect(frames.map { object($0)["type"] as? String } == ["welcome", "snapshot"])
+        #expect(batch.map { object($0.text)["type"] as? String } == ["welcome", "snapshot"])
         reader.cancel()
         connection.transportClosed()
         await hub.close()
@@ -102,7 +102,7 @@ struct LiveConnectionCancellationTests {
 
     @Test("the waiter state machine: a cancellation before the wait is found by its call only")
     func waiterStates() {
-        var waiter = WriteWaiter<Int>.idle
+        var waiter = WriteWaiter.idle
         let early = waiter.cancel(call: 1)
         #expect(early == nil)
         let found = waiter.takeCancellation(of: 1)

@@ -11,7 +11,7 @@ struct LiveSessionTests {
     }
 
     func frames(_ session: inout Session) -> [String] {
-        guard case .frames(let texts)? = session.takeWrite() else { return [] }
+        guard let texts = session.takeBatch()?.texts else { return [] }
         return texts
     }
 
@@ -19,7 +19,7 @@ struct LiveSessionTests {
         var session = Session(limits: limits)
         _ = hello(&session)
         session.authenticated(as: "ann", stream: "s-1", sync: "SNAPSHOT", version: 3)
-        _ = session.takeWrite()
+        _ = session.takeBatch()
         return session
     }
 
@@ -64,9 +64,9 @@ struct LiveSessionTests {
         session.refused("the token was refused")
         let written = frames(&session)
         #expect(object(written[0])["code"] as? String == "unauthorized")
-        #expect(session.takeWrite() == .close(.unauthorized, reason: "unauthorized"))
+        #expect(session.takeBatch() == .close(.unauthorized, reason: "unauthorized"))
         #expect(session.phase == .closed)
-        #expect(session.takeWrite() == nil)
+        #expect(session.takeBatch() == nil)
     }
 
     @Test("a first frame that is not a hello is a protocol error (4400), with the frame's ref")
@@ -76,7 +76,7 @@ struct LiveSessionTests {
         let written = frames(&session)
         #expect(object(written[0])["code"] as? String == "hello_expected")
         #expect(object(written[0])["ref"] as? Int == 5)
-        #expect(session.takeWrite() == .close(.protocolError, reason: "hello_expected"))
+        #expect(session.takeBatch() == .close(.protocolError, reason: "hello_expected"))
     }
 
     @Test("a hello of another protocol version closes with 4400")
@@ -84,7 +84,7 @@ struct LiveSessionTests {
         var session = Session()
         _ = session.receive(.hello(LiveHello(protocolVersion: 2, ref: 1)))
         #expect(object(frames(&session)[0])["code"] as? String == "unsupported_protocol")
-        #expect(session.takeWrite() == .close(.protocolError, reason: "unsupported_protocol"))
+        #expect(session.takeBatch() == .close(.protocolError, reason: "unsupported_protocol"))
     }
 
     @Test("no hello in time closes with 4408; the timer is ignored once live")
@@ -92,11 +92,11 @@ struct LiveSessionTests {
         var waiting = Session()
         waiting.helloTimedOut()
         #expect(object(frames(&waiting)[0])["code"] as? String == "hello_timeout")
-        #expect(waiting.takeWrite() == .close(.helloTimeout, reason: "hello_timeout"))
+        #expect(waiting.takeBatch() == .close(.helloTimeout, reason: "hello_timeout"))
         var live = admitted()
         live.helloTimedOut()
         #expect(live.phase == .live)
-        #expect(live.takeWrite() == nil)
+        #expect(live.takeBatch() == nil)
     }
 
     @Test("a command beyond the window gets window_full with its ref; a place comes back when its answer is taken")
@@ -157,7 +157,7 @@ struct LiveSessionTests {
         for _ in 0..<20 { session.receiveBinary() }
         #expect(session.queuedFrames == 0)
         #expect(session.phase == .closing)
-        #expect(session.takeWrite() == .close(.tooSlow, reason: "the client read too slowly"))
+        #expect(session.takeBatch() == .close(.tooSlow, reason: "the client read too slowly"))
     }
 
     @Test("invalid frames get error frames and the session stays live")
@@ -177,11 +177,11 @@ struct LiveSessionTests {
         session.receiveBinary()
         session.shutDown()
         #expect(frames(&session).count == 1)
-        #expect(session.takeWrite() == .close(.goingAway, reason: "the server is shutting down"))
+        #expect(session.takeBatch() == .close(.goingAway, reason: "the server is shutting down"))
         var other = admitted()
         other.receiveBinary()
         other.transportClosed()
-        #expect(other.takeWrite() == nil)
+        #expect(other.takeBatch() == nil)
         #expect(other.phase == .closed)
     }
 

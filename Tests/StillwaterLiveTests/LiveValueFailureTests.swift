@@ -89,17 +89,17 @@ extension MeterHub {
         } else {
             connection.receive(#"{"type":"hello","protocol":1}"#)
         }
-        guard case .frames(let frames)? = await connection.nextWrite() else { return (connection, []) }
+        guard let frames = await connection.nextBatch()?.texts else { return (connection, []) }
         return (connection, frames)
     }
 }
 
 /// Every frame a connection writes until its close, and the close (nil when it did not close).
-func framesUntilClose<Service>(_ connection: LiveConnection<Service>) async -> ([String], LiveSession<Service.Command, Service.Identity>.Write?) {
+func framesUntilClose<Service>(_ connection: LiveConnection<Service>) async -> ([String], LiveWrite?) {
     var frames: [String] = []
-    while let write = await connection.nextWrite() {
+    while let write = await connection.nextBatch() {
         switch write {
-        case .frames(let texts): frames += texts
+        case .frames(let batch): frames += batch.map(\.text)
         case .close: return (frames, write)
         }
     }
@@ -127,7 +127,7 @@ struct LiveValueFailureTests {
             #expect(message.contains("version 1") && message.contains("at reading"))
             #expect(message.contains(text == "nan" ? "NaN" : "infinity"))
             #expect(close == .close(.serverError, reason: "view_unavailable"))
-            #expect(await connection.nextWrite() == nil)
+            #expect(await connection.nextBatch() == nil)
             #expect(connection.phase == .closed)
         }
         // Commands are still recorded; a new client is refused the NaN view the same way, and once a
@@ -135,7 +135,7 @@ struct LiveValueFailureTests {
         #expect(await hub.perform(.label("kitchen"), as: "server") == .applied(version: 2))
         let (refused, refusedFrames) = await hub.joined()
         #expect(refusedFrames.map { object($0)["code"] as? String } == ["view_unavailable"])
-        #expect(await refused.nextWrite() == .close(.serverError, reason: "view_unavailable"))
+        #expect(await refused.nextBatch() == .close(.serverError, reason: "view_unavailable"))
         #expect(await hub.perform(.read("21.5"), as: "server") == .applied(version: 3))
         let (fresh, freshFrames) = await hub.joined()
         #expect(freshFrames.map { object($0)["type"] as? String } == ["welcome", "snapshot"])
@@ -145,7 +145,7 @@ struct LiveValueFailureTests {
         _ = await hub.perform(.label("hall"), as: "server")
         hub.tick()
         for connection in [fresh, resumed] {
-            guard case .frames(let frames)? = await connection.nextWrite() else {
+            guard let frames = await connection.nextBatch()?.texts else {
                 Issue.record("no patch after the view encoded again")
                 continue
             }
@@ -168,7 +168,7 @@ struct LiveValueFailureTests {
         hub.tick()
         other.tick()
         for (connection, reading) in [(late, 3.0), (watcher, 4.0)] {
-            guard case .frames(let frames)? = await connection.nextWrite() else {
+            guard let frames = await connection.nextBatch()?.texts else {
                 Issue.record("no patch")
                 continue
             }
@@ -196,7 +196,7 @@ struct LiveValueFailureTests {
         // The snapshot of that view fails too; a later one that encodes is served.
         let (refused, refusedFrames) = await hub.joined()
         #expect(refusedFrames.map { object($0)["code"] as? String } == ["view_unavailable"])
-        #expect(await refused.nextWrite() == .close(.serverError, reason: "view_unavailable"))
+        #expect(await refused.nextBatch() == .close(.serverError, reason: "view_unavailable"))
         _ = await hub.perform(.note("final", broken: false), as: "server")
         let (_, servedFrames) = await hub.joined()
         #expect(servedFrames.map { object($0)["type"] as? String } == ["welcome", "snapshot"])
@@ -217,7 +217,7 @@ struct LiveValueFailureTests {
         let hub = try await MeterHub.make(initial: Meter(reading: .infinity))
         let (connection, frames) = await hub.joined()
         #expect(frames.map { object($0)["code"] as? String } == ["view_unavailable"])
-        #expect(await connection.nextWrite() == .close(.serverError, reason: "view_unavailable"))
+        #expect(await connection.nextBatch() == .close(.serverError, reason: "view_unavailable"))
         await hub.close()
     }
 

@@ -27,8 +27,9 @@ final class Collected: Sendable {
 
     init(_ connection: LiveConnection<LobbyService>) {
         Task { [weak self] in
-            while let write = await connection.nextWrite() {
-                guard case .frames(let texts) = write else { return }
+            while let write = await connection.nextBatch() {
+                guard case .frames(let batch) = write else { return }
+                let texts = batch.map(\.text)
                 self?.frames.withLock { $0 += texts }
             }
         }

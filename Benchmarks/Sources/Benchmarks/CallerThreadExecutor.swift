@@ -4,7 +4,7 @@ import Synchronization
 /// A task executor whose jobs run on the thread that calls ``run(_:)``, one after another, in the order
 /// they were enqueued.
 ///
-/// W14 needs async code (a `LiveConnection`'s `nextWrite()`, awaited by a write loop per connection as an
+/// W14 needs async code (a `LiveConnection`'s `nextBatch()`, awaited by a write loop per connection as an
 /// adapter awaits it) in a timed part that callgrind counts. Callgrind switches collection on and off per
 /// thread (`Stopwatch.measure` toggles the calling thread's), and on the global concurrent executor a task
 /// moves between threads at every `await`. Tasks that prefer this executor (`Task(executorPreference:)`)

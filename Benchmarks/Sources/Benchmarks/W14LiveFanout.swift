@@ -87,7 +87,7 @@ struct FanoutShape {
 }
 
 /// W14 live fan-out: one `LiveHub` whose view holds a 200-row list and a title, 1 000 connections
-/// admitted over the live protocol (no sockets), each with a write loop awaiting `nextWrite()` as an
+/// admitted over the live protocol (no sockets), each with a write loop awaiting `nextBatch()` as an
 /// adapter's does; `count` commands, each setting one row's count, submitted 10 at a time through
 /// `LiveHub.submit`, and after each 10 are applied a `tick()`, which sends every connection one patch.
 /// Measured per delivered frame: the timed part is the whole loop (submitting, waiting for the hub's
@@ -133,7 +133,7 @@ private func liveFanoutWorkload<Service: FanoutServing>(_ scale: Scale, shape: F
         name: "W14" + suffix, title: "live fan-out ×\(shape.connections)" + (shape.audiences == 1 ? "" : ", \(shape.audiences) audiences"),
         operation: "frame", operations: ticks * shape.connections, countsAllocations: true,
         contenders: [
-            Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextWrite)") { stopwatch in
+            Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextBatch)") { stopwatch in
                 let executor = CallerThreadExecutor(name: "W14" + suffix)
                 let fanout = executor.run { await Fanout<Service>.start(shape, on: executor) }
                 stopwatch.measure {
@@ -176,11 +176,11 @@ private final class Fanout<Service: FanoutServing>: Sendable {
         let hub = try! await LiveHub.open(Service(), log: log, initial: FanoutState(rows: shape.rows))
         let connections = (0..<shape.connections).map { _ in hub.connect() }
         let tally = FanoutTally()
-        // An adapter's write loop: write what `nextWrite()` returns, then ask again, until nil. The first
+        // An adapter's write loop: write what `nextBatch()` returns, then ask again, until nil. The first
         // connection of each audience (`index < audiences`) counts what was encoded for it.
         let writers = connections.enumerated().map { index, connection in
             Task(executorPreference: executor) {
-                while let write = await connection.nextWrite() {
+                while let write = await connection.nextBatch() {
                     guard case .frames(let frames) = write else { continue }
                     tally.took(frames, first: index == 0, representative: index < shape.audiences)
                 }
@@ -247,13 +247,13 @@ private final class FanoutTally: @unchecked Sendable {
 
     /// A write loop took `taken`: from the first connection (`first`), from the first of its audience
     /// (`representative`), or from another.
-    func took(_ taken: [String], first: Bool, representative: Bool) {
+    func took(_ taken: [LiveFrame], first: Bool, representative: Bool) {
         frames += taken.count
         var size = 0
-        for frame in taken { size += frame.utf8.count }
+        for frame in taken { size += frame.count }
         bytes += size
         if representative { encodedBytes += size }
-        if first, let last = taken.last { lastFrame = last }
+        if first, let last = taken.last { lastFrame = last.text }
         if frames >= target { release() }
     }
 

@@ -13,7 +13,7 @@ import Glibc
 // - the first join of 100 different cold rooms, one after another: from `LiveRooms.connect(to:)` until the
 //   client took its welcome and snapshot (the room's journal opened and loaded, its hub made, the client
 //   admitted), p50 and p99;
-// - with those 100 rooms open, one client each (its write loop waiting in `nextWrite()`), nothing sent:
+// - with those 100 rooms open, one client each (its write loop waiting in `nextBatch()`), nothing sent:
 //   the process's CPU over `idle` seconds (user + system, `getrusage`), its context switches, its RSS
 //   (`/proc/self/statm`) and threads;
 // - the first join of rooms whose journal holds 100 000 records with a snapshot every 1 000.
@@ -110,13 +110,13 @@ private func firstJoin(_ rooms: LiveRooms<FanoutService>, room: String) async th
     let connection = try await rooms.connect(to: room)
     connection.receive(#"{"type":"hello","protocol":1}"#)
     var frames = 0
-    while frames < 2, let write = await connection.nextWrite() {
+    while frames < 2, let write = await connection.nextBatch() {
         if case .frames(let taken) = write { frames += taken.count }
     }
     let elapsed = clock.now - start
     precondition(frames >= 2, "W15: room \(room) closed the connection before its snapshot")
-    // An adapter's write loop: write what `nextWrite()` returns, then ask again, until nil.
-    let writer = Task { while await connection.nextWrite() != nil {} }
+    // An adapter's write loop: write what `nextBatch()` returns, then ask again, until nil.
+    let writer = Task { while await connection.nextBatch() != nil {} }
     return (seconds(elapsed), (connection, writer))
 }
 

@@ -121,8 +121,8 @@ let goodHello = #"{"type":"hello","protocol":1,"token":"good"}"#
 /// that follows them stays to be taken.
 func drain(_ connection: LiveConnection<BoardService>) async -> [String] {
     var frames: [String] = []
-    while connection.queuedFrames > 0, let write = await connection.nextWrite() {
-        guard case .frames(let texts) = write else { break }
+    while connection.queuedFrames > 0, let write = await connection.nextBatch() {
+        guard let texts = write.texts else { break }
         frames += texts
     }
     return frames
@@ -131,4 +131,12 @@ func drain(_ connection: LiveConnection<BoardService>) async -> [String] {
 /// Decodes a frame the server sent as a JSON object.
 func object(_ frame: String) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(frame.utf8))) as? [String: Any] ?? [:]
+}
+
+extension LiveWrite {
+    /// The frames' text, in order; nil for a close.
+    var texts: [String]? {
+        guard case .frames(let frames) = self else { return nil }
+        return frames.map(\.text)
+    }
 }
