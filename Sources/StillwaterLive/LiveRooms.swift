@@ -38,7 +38,9 @@ import Synchronization
 /// _ = try await rooms.hub(for: "alpha").perform("hello", as: "guest")
 /// print(rooms.openRooms.count)
 /// alpha.transportClosed()
-/// try await Task.sleep(for: .milliseconds(200))          // longer than the idle timeout
+/// while !rooms.openRooms.isEmpty {                        // nobody in it: it closes after the idle timeout
+///     try await Task.sleep(for: .milliseconds(10))
+/// }
 /// print(rooms.openRooms.count, try await rooms.hub(for: "alpha").view.count)
 /// await rooms.close()                                    // at shutdown: every room answers and writes its snapshot
 /// // Prints "1",

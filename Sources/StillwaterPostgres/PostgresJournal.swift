@@ -267,11 +267,11 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
         let text = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
         try await pool.withConnection { connection in
             if entries.isEmpty {
-                try await connection.query("""
+                _ = try await connection.query("""
                     DELETE FROM \(unescaped: self.presenceTable) WHERE log = \(log) AND node = \(node)
                     """, logger: self.logger)
             } else {
-                try await connection.query("""
+                _ = try await connection.query("""
                     INSERT INTO \(unescaped: self.presenceTable) (log, node, entries, expires)
                     VALUES (\(log), \(node), \(text), now() + \(milliseconds) * interval '1 millisecond')
                     ON CONFLICT (log, node) DO UPDATE SET entries = excluded.entries, expires = excluded.expires

@@ -46,9 +46,9 @@ struct AudienceTests {
             self.connection = connection
             self.texts = texts
             reader = Task {
-                while let write = await connection.nextWrite() {
+                while let write = await connection.nextBatch() {
                     guard case .frames(let frames) = write else { continue }
-                    texts.withLock { $0 += frames }
+                    texts.withLock { $0 += frames.map(\.text) }
                 }
             }
             connection.receive(#"{"type":"hello","protocol":1,"token":"\#(token)","params":{"team":"alpha","name":"\#(name)"}}"#)

@@ -314,9 +314,9 @@ func isPresence(_ frame: String) -> Bool { frame.hasPrefix(#"{"type":"presence""
 /// which presence frames (sent whenever someone joins or leaves) would interleave.
 func nextFrames(_ connection: LiveConnection<BoardService>) async -> [String] {
     while true {
-        switch await connection.nextWrite() {
+        switch await connection.nextBatch() {
         case .frames(let frames)?:
-            let kept = frames.filter { !isPresence($0) }
+            let kept = frames.map(\.text).filter { !isPresence($0) }
             if !kept.isEmpty { return kept }
         case .close(let code, _)?: return ["close \(code.rawValue)"]
         case nil: return ["closed"]
