@@ -50,9 +50,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
         /// Takes what to write next: the ending, else what the session has.
         mutating func takeWrite() -> Session.Write? {
-            let write = ending.isEmpty ? session.takeWrite() : ending.removeFirst()
-            if case .close(let code, _)? = write { trace?.closeTaken(code) }
-            return write
+            if !ending.isEmpty { return ending.removeFirst() }
+            return session.takeWrite()
         }
 
         /// Ends the connection because the view it needs cannot be sent: the frames the session holds
@@ -65,6 +64,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             session.transportClosed()
             frames.append(ServerFrame.error(.viewUnavailable, message, ref: nil))
             ending = [.frames(frames), .close(.serverError, reason: LiveErrorCode.viewUnavailable.rawValue)]
+            trace?.closeTaken(.serverError)
         }
 
         /// What follows from the session's phase: the hello timer to stop once the client is past the
@@ -122,7 +122,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     deinit {
         // An adapter that let go of the connection without closing it: its entry leaves all the same.
         if let present = driver.withLock({ $0.present }) { hub.shared.leave(present) }
-        trace?.closed()
+        trace?.closed(sent: driver.withLock { $0.session.sentClose })
     }
 
     /// Where the connection's session is in its life.
@@ -299,7 +299,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         for timer in finished.timers { timer.cancel() }
         guard finished.remove else { return }
         hub.shared.remove(self)
-        trace?.closed()
+        trace?.closed(sent: driver.withLock { $0.session.sentClose })
         if let present = driver.withLock({ driver -> LiveClientID? in
             defer { driver.present = nil }
             return driver.present

@@ -124,19 +124,21 @@ final class LiveConnectionTrace: Sendable {
         reporter.record(.connectionAdmitted(LiveConnectionInfo(room: reporter.room, connection: number, identity: identity)))
     }
 
-    /// The write loop took a close with `code`.
+    /// The connection ends with `code`, a close of the connection's own (its view cannot be sent)
+    /// rather than its session's.
     func closeTaken(_ code: LiveCloseCode) {
         state.withLock { state in
             if case .open(let identity, nil) = state { state = .open(identity: identity, code: code) }
         }
     }
 
-    /// The connection ended (the hub forgot it, or the adapter let go of it): reported once.
-    func closed() {
+    /// The connection ended (the hub forgot it, or the adapter let go of it), after its session handed
+    /// the write loop the close `sent` (nil: none): reported once.
+    func closed(sent: LiveCloseCode?) {
         let ended = state.withLock { state -> (identity: String?, code: LiveCloseCode?)? in
             guard case .open(let identity, let code) = state else { return nil }
             state = .reported
-            return (identity, code)
+            return (identity, code ?? sent)
         }
         guard let ended else { return }
         reporter.record(.connectionClosed(LiveConnectionInfo(room: reporter.room, connection: number, identity: ended.identity),

@@ -91,6 +91,8 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     public private(set) var version: Int?
     /// The id the hello named, if any.
     private var helloClient: LiveClientID?
+    /// The close ``takeWrite()`` handed over, once it did (for the observer's report).
+    private(set) var sentClose: LiveCloseCode?
 
     /// The id the client numbers its commands under, once admitted: its hello's, or the one its welcome
     /// gave it.
@@ -436,6 +438,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         }
         guard case .closing(let code, let reason) = state else { return nil }
         state = .closed
+        sentClose = code
         return .close(code, reason: reason)
     }
 
