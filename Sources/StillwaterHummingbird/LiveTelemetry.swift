@@ -83,6 +83,8 @@ public struct LiveTelemetry: LiveObserver {
         metrics = Instruments(prefix: prefix, factory: metricsFactory ?? MetricsSystem.factory)
     }
 
+    /// Logs, counts and (for a command) traces `event`, as the type's documentation lists. Called by the
+    /// hub outside its locks; safe from several tasks at once (the metric handlers and loggers are).
     public func record(_ event: LiveEvent) {
         switch event {
         case .connectionOpened(let info):

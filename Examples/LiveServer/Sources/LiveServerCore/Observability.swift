@@ -133,7 +133,9 @@ public final class BoardReadiness: LiveObserver {
 /// message's own, later ones winning). Newlines inside values are escaped, so a line is always one
 /// message.
 public struct JSONLinesLogHandler: LogHandler {
+    /// Metadata written with every message of this handler's logger.
     public var metadata: Logger.Metadata = [:]
+    /// The lowest level written.
     public var logLevel: Logger.Level
     private let label: String
     private let write: @Sendable (String) -> Void
@@ -152,11 +154,13 @@ public struct JSONLinesLogHandler: LogHandler {
         }
     }
 
+    /// One key of ``metadata``.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes `event` as one JSON line.
     public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
