@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
@@ -63,6 +65,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
+                // LiveTelemetry: the live library's events as logs, metrics and spans. Hummingbird 2 already
+                // depends on all three API packages, so the trait fetches nothing more for them.
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Hummingbird"])),
             ],
             resources: [.copy("Resources")]
         ),
@@ -100,6 +107,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         .testTarget(

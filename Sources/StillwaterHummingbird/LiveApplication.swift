@@ -25,8 +25,20 @@ extension LiveEndpoint {
         page: String? = nil, host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        application(routes: { _ in }, page: page, host: host, port: port, logger: logger, onRunning: onRunning)
+    }
+
+    /// The application of ``application(page:host:port:logger:onRunning:)`` with the app's own routes
+    /// beside the endpoint's: `routes` adds them to the router (`/metrics`, `/healthz`, say) before the
+    /// page, so the page's path is the only one they cannot take. (`routes` comes first, so that a
+    /// trailing closure is always `onRunning`.)
+    public func application(
+        routes: (Router<BasicRequestContext>) -> Void, page: String? = nil, host: String = "127.0.0.1", port: Int,
+        logger: Logger? = nil, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         addRoutes(to: router)
+        routes(router)
         if let page { addPage(page, to: router) }
         var quiet = Logger(label: "stillwater-live")
         quiet.logLevel = .warning
@@ -55,8 +67,20 @@ extension LiveEndpoint {
         page: String? = nil, host: String = "127.0.0.1", port: Int, logger: Logger? = nil,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        try await run(routes: { _ in }, page: page, host: host, port: port, logger: logger, onRunning: onRunning)
+    }
+
+    /// Serves as ``run(page:host:port:logger:onRunning:)`` does, with the app's own routes beside the
+    /// endpoint's (``application(routes:page:host:port:logger:onRunning:)``).
+    ///
+    /// - Throws: ``LiveListenError`` when the server fails before it listens, else what a service of
+    ///   the group throws.
+    public func run(
+        routes: (Router<BasicRequestContext>) -> Void, page: String? = nil, host: String = "127.0.0.1", port: Int,
+        logger: Logger? = nil, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         let listening = Atomic<Bool>(false)
-        let app = application(page: page, host: host, port: port, logger: logger) { port in
+        let app = application(routes: routes, page: page, host: host, port: port, logger: logger) { port in
             listening.store(true, ordering: .relaxed)
             await onRunning(port)
         }

@@ -35,6 +35,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         /// `view_unavailable` error, then the close (1011). Written before anything else; the session
         /// is closed by then and queues nothing more.
         var ending: [LiveWrite] = []
+        /// The connection's part in the observer's reports; nil when nobody observes.
+        let trace: LiveConnectionTrace?
 
         /// Where the connection is, as the adapter sees it: closing while the ending is not written.
         var phase: Session.Phase {
@@ -62,6 +64,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             session.transportClosed()
             frames.append(LiveFrame(ServerFrame.error(.viewUnavailable, message, ref: nil)))
             ending = [.frames(frames), .close(.serverError, reason: LiveErrorCode.viewUnavailable.rawValue)]
+            trace?.closeTaken(.serverError)
         }
 
         /// What follows from the session's phase, added to `handoff`: the hello timer to stop once the
@@ -96,10 +99,13 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// Numbers the calls of ``nextBatch()``, so that a cancellation is matched to its own call (the
     /// lock orders what the waiter does with the number; the count itself needs no order).
     private let calls = Atomic<UInt64>(0)
+    /// The connection's part in the observer's reports; nil when nobody observes.
+    private let trace: LiveConnectionTrace?
 
     init(hub: LiveHub<Service>, transport: [String: String]) {
         self.hub = hub
-        driver = LiveLock(Driver(session: Session(limits: hub.options.limits, transport: transport)))
+        trace = hub.reporter?.connectionOpened()
+        driver = LiveLock(Driver(session: Session(limits: hub.options.limits, transport: transport), trace: trace))
         guard hub.shared.add(self) else {
             driver.withLock { $0.session.shutDown() }
             return
@@ -116,6 +122,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     deinit {
         // An adapter that let go of the connection without closing it: its entry leaves all the same.
         if let present = driver.withLock({ $0.present }) { hub.shared.leave(present) }
+        trace?.closed(sent: driver.withLock { $0.session.sentClose })
     }
 
     /// Where the connection's session is in its life.
@@ -319,6 +326,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         for timer in handoff.timers { timer.cancel() }
         guard handoff.remove else { return }
         hub.shared.remove(self)
+        trace?.closed(sent: driver.withLock { $0.session.sentClose })
         if let present = driver.withLock({ driver -> LiveClientID? in
             defer { driver.present = nil }
             return driver.present
@@ -368,7 +376,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
                     checks.append(.hello(handshake, resume: resume))
                 case .submit(let request, let identity):
                     let submission = LiveSubmission<Service>(
-                        command: request.command, cid: request.cid, client: request.client, seq: request.seq, identity: identity
+                        command: request.command, cid: request.cid, client: request.client, seq: request.seq, identity: identity,
+                        origin: trace?.command()
                     ) {
                         [weak self] outcome in self?.update { $0.answered(request, with: outcome) }
                     }
@@ -490,6 +499,9 @@ public final class LiveConnection<Service: LiveService>: Sendable {
                 return
             }
             let client = hub.newClient()
+            // Told before the welcome is queued, so an observer hears of the admission first.
+            trace?.admitted(identity: hub.service.observedIdentity(of: identity))
+            hub.reporter?.viewFrame(frame.text, connections: 1)
             run {
                 $0.authenticated(as: identity, client: client, stream: hub.stream, sync: sync, version: frame.version, you: you,
                                  expires: expires)

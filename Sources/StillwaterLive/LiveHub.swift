@@ -79,6 +79,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
 
     let shared: LiveHubShared<Service>
     private let worker: LiveWorker<Service>
+    /// The way to ``LiveOptions/observer``; nil when nobody observes.
+    let reporter: LiveReporter?
 
     /// Opens the log and makes a hub of it: the newest snapshot and every record after it, reduced
     /// without effects. A log that holds nothing yet is given `initial` as its first snapshot (version
@@ -143,6 +145,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
     private init(service: Service, log: Log, durable: LiveLogState<Service.State>, replayed: Int, options: LiveOptions) throws(LiveHubError) {
         self.service = service
         self.options = options
+        reporter = LiveReporter.forHub(options)
         stream = durable.stream
         store = Store(durable.state)
         shared = LiveHubShared(service: service, version: durable.version, state: durable.state, historyCapacity: options.historyCapacity,
@@ -152,13 +155,22 @@ public final class LiveHub<Service: LiveService>: Sendable {
             try shared.view(for: everyone, at: shared.head).checkLiveFields()
         }
         let worker = LiveWorker(service: service, log: log, store: store, shared: shared, options: options,
-                                durable: durable, replayed: replayed)
+                                durable: durable, replayed: replayed, reporter: reporter)
         self.worker = worker
         shared.setStart { [weak worker] in
             guard let worker else { return }
             Task { await worker.run() }
         }
     }
+
+    /// The observer this hub reports to: its ``LiveOptions/observer``, or its ``LiveRooms``' when its
+    /// options name none; nil when nobody observes. A component that works for the hub (a cluster's
+    /// presence exchange) reports its own failures here.
+    public var observer: (any LiveObserver)? { reporter?.observer }
+
+    /// The room name this hub's events carry: ``LiveOptions/observedRoom``, else the name its
+    /// ``LiveRooms`` gave it; nil when it has none, or while nobody observes.
+    public var observedRoom: String? { reporter?.room }
 
     /// The version of the newest view: the log version of the last record applied.
     public var version: Int { shared.version }
@@ -238,7 +250,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
         _ command: Service.Command, cid: String? = nil, as identity: Service.Identity,
         reply: @escaping @Sendable (LiveOutcome) -> Void
     ) {
-        submit(LiveSubmission<Service>(command: command, cid: cid, identity: identity, reply: reply))
+        submit(LiveSubmission<Service>(command: command, cid: cid, identity: identity, origin: reporter?.serverCommand(), reply: reply))
     }
 
     /// Submits command number `seq` of `client` and returns at once; `reply` is called once with its
@@ -256,7 +268,8 @@ public final class LiveHub<Service: LiveService>: Sendable {
         reply: @escaping @Sendable (LiveOutcome) -> Void
     ) {
         precondition(seq >= 1, "LiveHub.submit(_:client:seq:as:reply:): seq must be at least 1; got \(seq)")
-        submit(LiveSubmission<Service>(command: command, client: client, seq: seq, identity: identity, reply: reply))
+        submit(LiveSubmission<Service>(command: command, client: client, seq: seq, identity: identity, origin: reporter?.serverCommand(),
+                                       reply: reply))
     }
 
     private func submit(_ submission: LiveSubmission<Service>) {
@@ -349,6 +362,7 @@ public final class LiveHub<Service: LiveService>: Sendable {
             guard let audience = shared.audience(at: group.audience) else { continue }
             let frame = shared.syncFrame(for: audience, from: group.from, to: head, stream: stream)
             for connection in members { connection.sync(frame.text, from: group.from, to: frame.version) }
+            reporter?.viewFrame(frame.text, connections: members.count)
         }
         if LiveHubShared<Service>.showsPresence, let presence = shared.takePresenceChanges() {
             for connection in connections where connection.audienceIndex.load(ordering: .relaxed) != Int.min {
@@ -484,6 +498,13 @@ public struct LiveOptions: Sendable {
     public var presenceLimit: Int = 1_000
     /// The clock for client ids and the age of clients (the wall clock by default); a test may move it.
     public var now: @Sendable () -> Date = { Date() }
+    /// Told what the hub does: connections, commands with their timelines, view frames, snapshots, log
+    /// failures (``LiveEvent``). Nil by default: the hub then makes no event and reads no clock for one.
+    /// A hub opened by a ``LiveRooms`` opener with none set here uses the rooms' observer.
+    public var observer: (any LiveObserver)?
+    /// The room name this hub's events carry (``LiveEvent``), for a hub opened on its own (a team's
+    /// board); nil by default. A hub a ``LiveRooms`` opener makes without one carries its room's name.
+    public var observedRoom: String?
     /// The default ``clientRetention``: 30 days.
     public static var defaultClientRetention: Duration { .seconds(30 * 86_400) }
     /// How many records between two snapshots of the log (a restart replays about this many). A snapshot

@@ -73,6 +73,9 @@ public final class LiveRooms<Service: LiveService>: Sendable {
 
     /// How long an open room with no client waits before it closes.
     public let idleTimeout: Duration
+    /// Told when rooms open, fail to open and close, and (for the hubs `open` makes without an observer
+    /// of their own) everything their hubs do, each event naming its room.
+    public let observer: (any LiveObserver)?
     private let open: Opener
     private let state = LiveLock(State())
 
@@ -82,9 +85,24 @@ public final class LiveRooms<Service: LiveService>: Sendable {
     ///   - idleTimeout: How long an open room with no client stays open (30 s by default); at least zero.
     ///   - open: Opens the hub of the room with this name, from its own log. Called once per opening,
     ///     outside every lock; joins of the room meanwhile wait for it.
-    public init(idleTimeout: Duration = .seconds(30), open: @escaping Opener) {
+    public convenience init(idleTimeout: Duration = .seconds(30), open: @escaping Opener) {
+        self.init(idleTimeout: idleTimeout, observer: nil, open: open)
+    }
+
+    /// Rooms opened by `open` on their first join and closed once idle for `idleTimeout`, told to
+    /// `observer`.
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: How long an open room with no client stays open (30 s by default); at least zero.
+    ///   - observer: Told when rooms open (``LiveEvent/roomOpened(room:duration:)``), fail to open and
+    ///     close. A hub that `open` makes without a ``LiveOptions/observer`` of its own reports to it
+    ///     too, every event with its room's name; nil reports nothing.
+    ///   - open: Opens the hub of the room with this name, from its own log. Called once per opening,
+    ///     outside every lock; joins of the room meanwhile wait for it.
+    public init(idleTimeout: Duration = .seconds(30), observer: (any LiveObserver)?, open: @escaping Opener) {
         precondition(idleTimeout >= .zero, "LiveRooms(idleTimeout:) must not be negative (got \(idleTimeout))")
         self.idleTimeout = idleTimeout
+        self.observer = observer
         self.open = open
     }
 
@@ -134,19 +152,23 @@ public final class LiveRooms<Service: LiveService>: Sendable {
 
     /// Closes every open room (each answers its commands and writes its snapshot) and opens no more.
     public func close() async {
-        let rooms = state.withLock { state -> [Room] in
+        let rooms = state.withLock { state -> [String: Room] in
             state.closed = true
             defer { state.rooms = [:] }
-            return Array(state.rooms.values)
+            return state.rooms
         }
-        for room in rooms {
+        for (name, room) in rooms {
             switch room {
             case .opening(let opening):
-                if let hub = try? await opening.value { await hub.close() }
+                // Its failure, if it fails, is reported by the opening itself.
+                guard let hub = try? await opening.value else { continue }
+                await hub.close()
+                observer?.record(.roomClosed(room: name))
             case .open(let hub, let ticking, let idle):
                 idle?.cancel()
                 await hub.close()
                 ticking.cancel()
+                observer?.record(.roomClosed(room: name))
             case .closing(let closing):
                 await closing.value
             }
@@ -186,7 +208,7 @@ public final class LiveRooms<Service: LiveService>: Sendable {
                 case .opening(let opening)?:
                     return .opened(opening)
                 case nil:
-                    let opening = Task { [open] in try await open(room) }
+                    let opening = Task { [open, observer] in try await LiveReporter.open(room, observer: observer) { try await open(room) } }
                     state.rooms[room] = .opening(opening)
                     return .opened(opening)
                 }
@@ -226,7 +248,12 @@ public final class LiveRooms<Service: LiveService>: Sendable {
             }
             return false
         }
-        if lateClose { Task { await hub.close() } }
+        if lateClose {
+            Task { [observer] in
+                await hub.close()
+                observer?.record(.roomClosed(room: room))
+            }
+        }
     }
 
     /// `hub`'s room lost its last connection: schedules its idle close. (A room gains connections only
@@ -269,5 +296,6 @@ public final class LiveRooms<Service: LiveService>: Sendable {
         state.withLock { state in
             if case .closing? = state.rooms[room] { state.rooms[room] = nil }
         }
+        observer?.record(.roomClosed(room: room))
     }
 }

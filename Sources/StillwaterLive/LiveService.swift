@@ -83,6 +83,13 @@ public protocol LiveService: Sendable {
     /// it is admitted. The default is nil.
     func presence(of identity: Identity) -> Presence?
 
+    /// How a client admitted as `identity` is named to the hub's ``LiveObserver`` (in logs, traces):
+    /// nil keeps who it is out of every event (the default), so that an identity is reported only
+    /// where the service decided it may be (a user id, never a token or an e-mail address it should not
+    /// log). Called outside every lock, only when an observer is set: once when the client is admitted,
+    /// and once per command answered.
+    func observedIdentity(of identity: Identity) -> String?
+
     /// Turns a client's command into an action to record and apply, or refuses it.
     ///
     /// `state` is the state as it will be once every command accepted before this one is applied, so a
@@ -130,6 +137,9 @@ extension LiveService {
 
     /// Nil: the client is not shown in presence frames.
     public func presence(of identity: Identity) -> Presence? { nil }
+
+    /// Nil: observers are not told who a client is.
+    public func observedIdentity(of identity: Identity) -> String? { nil }
 }
 
 /// What becomes of one command: an action to record and apply, or a refusal with its reason.

@@ -92,6 +92,8 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
     public private(set) var version: Int?
     /// The id the hello named, if any.
     private var helloClient: LiveClientID?
+    /// The close ``takeBatch()`` handed over, once it did (for the observer's report).
+    private(set) var sentClose: LiveCloseCode?
 
     /// The id the client numbers its commands under, once admitted: its hello's, or the one its welcome
     /// gave it.
@@ -445,6 +447,7 @@ public struct LiveSession<Command: Sendable, Identity: Sendable>: Sendable {
         if !outbox.frames.isEmpty { return .frames(outbox.take()) }
         guard case .closing(let code, let reason) = state else { return nil }
         state = .closed
+        sentClose = code
         return .close(code, reason: reason)
     }
 

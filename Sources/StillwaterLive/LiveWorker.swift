@@ -9,6 +9,8 @@ struct LiveSubmission<Service: LiveService>: Sendable {
     var client: LiveClientID?
     var seq: Int?
     var identity: Service.Identity
+    /// Where and when it arrived: only while someone observes (``LiveOptions/observer``).
+    var origin: LiveCommandOrigin? = nil
     var reply: @Sendable (LiveOutcome) -> Void
 }
 
@@ -52,10 +54,15 @@ actor LiveWorker<Service: LiveService> {
     /// The log refused a write and stopped (a file journal after a failed write or flush): it is opened
     /// again before the next append.
     private var logStopped = false
+    /// The way to the hub's observer; nil when nobody observes.
+    private let reporter: LiveReporter?
+    /// The instants of the batch being written, while someone observes.
+    private var timeline: LiveBatchTimeline?
 
     init(service: Service, log: Log, store: Store<Service.State>, shared: LiveHubShared<Service>,
-         options: LiveOptions, durable: LiveLogState<Service.State>, replayed: Int) {
+         options: LiveOptions, durable: LiveLogState<Service.State>, replayed: Int, reporter: LiveReporter?) {
         self.service = service
+        self.reporter = reporter
         sinceSnapshot = replayed
         self.log = log
         self.store = store
@@ -82,13 +89,15 @@ actor LiveWorker<Service: LiveService> {
         await snapshotWrite?.value
         guard sinceSnapshot > 0 else { return }
         sinceSnapshot = 0
-        try? await log.writeSnapshot(durable, version: durable.version)
+        let log = log, state = durable
+        await LiveReporter.writeSnapshot(reporter, version: state.version) { try await log.writeSnapshot(state, version: state.version) }
     }
 
     /// Decides every submission of `batch` on the state at the log's head, appends the recorded ones as
     /// one call that succeeds only if the head did not move, applies them, and answers every sender in
     /// the order submitted. When another node appended first, reads its records and decides again.
     private func write(_ batch: [LiveSubmission<Service>]) async {
+        timeline = reporter.map { _ in LiveBatchTimeline(batchSize: batch.count) }
         guard await reopenIfStopped() else {
             let (plans, entries) = plan(batch)
             return answer(batch, plans, entryOutcomes: Array(
@@ -97,14 +106,19 @@ actor LiveWorker<Service: LiveService> {
         // Submissions whose action cannot be stored: refused (a numbered one's refusal recorded in its place).
         var unstorable: [Int: String] = [:]
         for _ in 0..<Self.maxDecisions {
+            timeline?.deciding()
             let (plans, entries) = plan(batch, unstorable: unstorable)
+            timeline?.decidedNow()
             guard !entries.isEmpty else { return answer(batch, plans, entryOutcomes: []) }
             let head = durable.version
             do {
+                timeline?.appending()
                 let range = try await log.append(entries, ifHeadIs: head)
+                timeline?.appendedNow()
                 precondition(range == head + 1 ... head + entries.count,
                              "an ActionLog's append(_:ifHeadIs: \(head)) returned \(range) for \(entries.count) entries")
                 let outcomes = await apply(zip(range, entries).map { ActionLogRecord(version: $0, entry: $1) })
+                timeline?.appliedNow()
                 return answer(batch, plans, entryOutcomes: outcomes)
             } catch let conflict as ActionLogConflict {
                 // Another node recorded first: the decisions above saw an old state. Catch up, decide again.
@@ -122,6 +136,7 @@ actor LiveWorker<Service: LiveService> {
                 if let failure = error as? JournalError, failure.kind == .stopped || failure.kind == .unwritable {
                     logStopped = true
                 }
+                reporter?.logFailed(.append, error)
                 // The log's own words may name server paths: the client is told only that it failed.
                 return answer(batch, plans, entryOutcomes: Array(
                     repeating: .unavailable("the log could not record the command; try again later"), count: entries.count))
@@ -154,28 +169,44 @@ actor LiveWorker<Service: LiveService> {
     /// - Returns: False while the log cannot be opened (the batch is answered `unavailable`).
     private func reopenIfStopped() async -> Bool {
         guard logStopped else { return true }
-        guard let contents = try? await log.open() else { return false }
+        guard let contents = await openLog(for: .reopen) else { return false }
         logStopped = false
         let newer = contents.records.filter { $0.version > durable.version }
         if let first = newer.first, first.version == durable.version + 1 { await apply(newer) }
         return true
     }
 
+    /// The log's contents, opened again for `operation`; nil when it cannot be opened (told to the
+    /// observer).
+    private func openLog(for operation: LiveLogOperation) async -> ActionLogContents<LiveLogState<Service.State>, LiveEntry<Service.LiveAction>>? {
+        do {
+            return try await log.open()
+        } catch {
+            reporter?.logFailed(operation, error)
+            return nil
+        }
+    }
+
     /// Answers every submission of `batch` in order: `plans` says how, `entryOutcomes` holds the outcome of
     /// each entry the batch recorded.
     private func answer(_ batch: [LiveSubmission<Service>], _ plans: [Plan], entryOutcomes: [LiveOutcome]) {
         for (submission, plan) in zip(batch, plans) {
+            let outcome: LiveOutcome
             switch plan {
-            case .answer(let outcome):
-                submission.reply(outcome)
+            case .answer(let answer):
+                outcome = answer
             case .entry(let index):
-                submission.reply(entryOutcomes[index])
+                outcome = entryOutcomes[index]
             case .repeats(let index):
                 if case .applied(let version) = entryOutcomes[index] {
-                    submission.reply(.duplicate(version: version))
+                    outcome = .duplicate(version: version)
                 } else {
-                    submission.reply(entryOutcomes[index])
+                    outcome = entryOutcomes[index]
                 }
+            }
+            submission.reply(outcome)
+            if let timeline, let report = timeline.report(submission, outcome: outcome, service: service, room: reporter?.room) {
+                reporter?.record(.command(report))
             }
         }
     }
@@ -279,6 +310,7 @@ actor LiveWorker<Service: LiveService> {
             do {
                 records = try await log.records(after: durable.version, limit: options.readLimit)
             } catch {
+                reporter?.logFailed(.read, error)
                 return false
             }
             guard let first = records.first else { return true }
@@ -298,7 +330,9 @@ actor LiveWorker<Service: LiveService> {
     ///
     /// - Returns: False when the log could not be read or has no such snapshot (nothing changed).
     private func restart(before version: Int) async -> Bool {
-        guard let contents = try? await log.open(), let snapshot = contents.snapshot, snapshot.version >= version - 1 else {
+        guard let contents = await openLog(for: .restart) else { return false }
+        guard let snapshot = contents.snapshot, snapshot.version >= version - 1 else {
+            reporter?.logFailed(.restart, LiveHubError("the log's newest snapshot does not cover the records before \(version)"))
             return false
         }
         durable = snapshot.state
@@ -360,10 +394,11 @@ actor LiveWorker<Service: LiveService> {
     private func startSnapshot() {
         sinceSnapshot = 0
         snapshotInFlight = true
-        let log = log, state = durable, version = durable.version
+        let log = log, state = durable, version = durable.version, reporter = reporter
         snapshotWrite = Task.detached { [weak self] in
-            // A failed snapshot loses nothing (the log holds every record); the next one tries again.
-            try? await log.writeSnapshot(state, version: version)
+            // A failed snapshot loses nothing (the log holds every record); the next one tries again. The
+            // observer, if any, is told.
+            await LiveReporter.writeSnapshot(reporter, version: version) { try await log.writeSnapshot(state, version: version) }
             await self?.snapshotWritten()
         }
     }

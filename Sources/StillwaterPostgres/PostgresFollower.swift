@@ -137,7 +137,15 @@ public final class PostgresFollower<State: Codable & Sendable, Entry: Codable & 
     private func readAll() async {
         let logs = followers.withLock { $0.stopped ? [] : Array($0.logs.keys) }
         for log in logs {
-            guard let head = try? await journal.head(of: log) else { return }
+            let head: Int64
+            do {
+                head = try await journal.head(of: log)
+            } catch {
+                journal.logger.warning("the log's head could not be read; the next poll tries again", metadata: [
+                    "log": "\(log)", "error": "\(error)",
+                ])
+                return
+            }
             tell(log, head: Int(head))
         }
         await valuesObserver()?()

@@ -116,7 +116,7 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
     /// are deleted).
     public let keptActions: Int
     private let prefix: String
-    private let logger: Logger
+    let logger: Logger
     /// The name the listening connection gives the database (`application_name`, seen in
     /// `pg_stat_activity`): the URL's `application_name` with ` listen` after it, else `stillwater listen`.
     public let listeningName: String
@@ -292,7 +292,14 @@ public final class PostgresJournal<State: Codable & Sendable, Entry: Codable & S
                 """, logger: self.logger)
             var found: [String: [String: String]] = [:]
             for try await (other, text) in rows.decode((String, String).self) {
-                if let entries = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) { found[other] = entries }
+                do {
+                    found[other] = try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+                } catch {
+                    // Another server's row that does not read is left out of the round, and said so.
+                    self.logger.warning("a presence row does not decode; it is left out", metadata: [
+                        "log": "\(log)", "node": "\(other)", "error": "\(error)",
+                    ])
+                }
             }
             return found
         }

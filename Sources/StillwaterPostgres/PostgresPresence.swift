@@ -36,6 +36,8 @@ public final class PostgresPresenceExchange<State: Codable & Sendable, Entry: Co
         var local: @Sendable () -> [String: String]
         var merge: @Sendable ([String: [String: String]], Date) -> Void
         var forget: @Sendable (String) -> Void
+        /// Tells the hub's observer that a round failed for this room.
+        var failed: @Sendable (any Error) -> Void
         /// The servers whose word was merged in the last round.
         var merged: Set<String> = []
     }
@@ -63,7 +65,7 @@ public final class PostgresPresenceExchange<State: Codable & Sendable, Entry: Co
 
     /// Shares the presence of `hub`, the hub of the log named `log`, from the next round on.
     public func share<Service: LiveService>(_ hub: LiveHub<Service>, as log: String) {
-        let ttl = ttl
+        let ttl = ttl, node = node
         let room = Room(
             local: { [weak hub] in hub?.localPresence ?? [:] },
             merge: { [weak hub] said, now in
@@ -71,14 +73,27 @@ public final class PostgresPresenceExchange<State: Codable & Sendable, Entry: Co
                 for (node, entries) in said { hub.mergePresence(entries, from: node, expires: now.addingTimeInterval(Self.seconds(ttl))) }
                 hub.expirePresence(now: now)
             },
-            forget: { [weak hub] node in hub?.forgetPresence(from: node) })
+            forget: { [weak hub] node in hub?.forgetPresence(from: node) },
+            failed: { [weak hub] error in
+                hub?.observer?.record(.presenceExchangeFailed(room: log, node: node, error: String(describing: error)))
+            })
         rooms.withLock { $0[log] = room }
     }
 
     /// Stops sharing `log`'s presence, and removes this server's row for it.
     public func stopSharing(_ log: String) async {
-        guard rooms.withLock({ $0.removeValue(forKey: log) }) != nil else { return }
-        try? await journal.publishPresence([:], of: log, node: node, ttl: ttl)
+        guard let room = rooms.withLock({ $0.removeValue(forKey: log) }) else { return }
+        await remove(log, room)
+    }
+
+    /// Removes this server's row for `log`; a failure is told to the room's hub's observer (the row then
+    /// expires after ``ttl`` on its own).
+    private func remove(_ log: String, _ room: Room) async {
+        do {
+            try await journal.publishPresence([:], of: log, node: node, ttl: ttl)
+        } catch {
+            room.failed(error)
+        }
     }
 
     /// Exchanges every ``interval`` until the calling task is cancelled, then removes this server's rows.
@@ -87,9 +102,7 @@ public final class PostgresPresenceExchange<State: Codable & Sendable, Entry: Co
             await exchange()
             try? await Task.sleep(for: interval)
         }
-        for log in rooms.withLock({ Array($0.keys) }) {
-            try? await journal.publishPresence([:], of: log, node: node, ttl: ttl)
-        }
+        for (log, room) in rooms.withLock({ $0 }) { await remove(log, room) }
     }
 
     /// One round: tells what this server has and shows what the others have, for every shared room. A
@@ -112,6 +125,7 @@ public final class PostgresPresenceExchange<State: Codable & Sendable, Entry: Co
                 // A server whose row is gone (it stopped, or its word expired by the database's clock).
                 for other in gone { room.forget(other) }
             } catch {
+                room.failed(error)
                 room.merge([:], now)
             }
         }

@@ -117,3 +117,37 @@ struct PostgresPresenceTests {
     }
 }
 #endif
+
+#if Postgres
+/// Tells which presence rounds failed.
+final class PresenceFailures: LiveObserver {
+    private let failures = Mutex<[String]>([])
+    var all: [String] { failures.withLock { $0 } }
+    func record(_ event: LiveEvent) {
+        if case .presenceExchangeFailed(let room, let node, _) = event { failures.withLock { $0.append("\(room) \(node)") } }
+    }
+}
+
+@Suite("Presence exchange failures reach the hub's observer", .timeLimit(.minutes(1)))
+struct PresenceFailureTests {
+    @Test("a round against a database nobody listens on is told to the hub's observer, once per room and round")
+    func unreachable() async throws {
+        // A port nothing listens on: each use fails within the short timeouts.
+        let journal = try PostgresJournal<LiveLogState<Lobby>, LiveEntry<Visit>>(
+            url: "postgres://postgres@127.0.0.1:9/postgres", prefix: "lobby",
+            options: PostgresJournalOptions(connectTimeout: .milliseconds(200), timeout: .milliseconds(500)))
+        let failures = PresenceFailures()
+        var options = LiveOptions()
+        options.observer = failures
+        let hub = try await LiveHub.open(LobbyService(), log: MemoryJournal<LiveLogState<Lobby>, LiveEntry<Visit>>(), initial: Lobby(),
+                                         options: options)
+        let exchange = PostgresPresenceExchange(journal: journal, node: "node-x")
+        exchange.share(hub, as: "lobby-down")
+        await exchange.exchange()
+        #expect(failures.all == ["lobby-down node-x"])
+        await exchange.stopSharing("lobby-down")              // removing its row fails the same way, and is told
+        #expect(failures.all == ["lobby-down node-x", "lobby-down node-x"])
+        await hub.close()
+    }
+}
+#endif

@@ -9,6 +9,8 @@ Checks, in order (a failure stops the run), each through nginx over TLS, the cer
   origin check      an upgrade whose Origin is the proxy's own (https://127.0.0.1:PORT, as a page the
                     proxy served sends it) is upgraded (101); one from https://evil.example is refused
                     with 403 and the board's reason; one from the name given with --origin is upgraded
+  operations        /healthz and /readyz answer 200 and /metrics the Prometheus text on the board's own
+                    port; all three answer 404 through nginx (deploy/nginx.conf keeps them from the public)
   client address    with --trusted-proxy 127.0.0.1: a client connecting to nginx from 127.0.0.2 and
                     sending a forged X-Forwarded-For is logged (its refused token) as 127.0.0.2, the
                     address nginx appended, not the forged one; a client connecting to the board directly
@@ -117,6 +119,20 @@ class ProxyRun:
         expect(status == 301 and headers.get("location", "").startswith("https://"),
                f"plain HTTP: {status}, location {headers.get('location')!r}")
 
+    def check_operations(self):
+        """/metrics, /healthz and /readyz answer on the board's own port, and 404 through the proxy."""
+        for path, expected in (("/healthz", "ok\n"), ("/readyz", "ready\n")):
+            status, _, body = exchange(connect(self.options.board_port),
+                                       f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            expect(status == 200 and body == expected, f"GET {path} from the board: {status} {body!r}")
+        status, _, body = exchange(connect(self.options.board_port),
+                                   "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        expect(status == 200 and "# TYPE stillwater_live_connections gauge" in body, f"GET /metrics from the board: {status}")
+        for path in ("/metrics", "/healthz", "/readyz"):
+            status, _, _ = exchange(connect(self.options.https_port, tls=self.tls),
+                                    f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            expect(status == 404, f"GET {path} through nginx: {status}, not 404")
+
     def check_origins(self):
         for origin in (self.own, self.alias):
             try:
@@ -159,6 +175,7 @@ class ProxyRun:
     def run(self):
         checks = [("page over TLS, plain HTTP redirected", self.check_page),
                   ("origin check through the proxy", self.check_origins),
+                  ("/metrics, /healthz, /readyz on the board's port only", self.check_operations),
                   ("client address from X-Forwarded-For of a trusted proxy only", self.check_addresses)]
         self.start(trusted=True)
         try:

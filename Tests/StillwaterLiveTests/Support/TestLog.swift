@@ -16,6 +16,7 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
         /// Tests waiting for an append to be held.
         var watchers: [CheckedContinuation<Void, Never>] = []
         var failNext = false
+        var failNextSnapshot = false
         var conflicts = 0
         /// Whether snapshots wait for ``releaseSnapshots()``, and those waiting.
         var holdingSnapshots = false
@@ -86,6 +87,9 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
 
     /// The next append throws, and makes nothing durable.
     func failNextAppend() { withLock { $0.failNext = true } }
+
+    /// The next snapshot throws, and stores nothing.
+    func failNextSnapshot() { withLock { $0.failNextSnapshot = true } }
 
     /// The next `count` calls of `open` each wait until all of them have read, then return what they
     /// read: as processes that open a new shared log at the same moment.
@@ -172,7 +176,11 @@ final class TestLog<State: Codable & Sendable, Entry: Codable & Sendable>: Actio
             }
             if now { continuation.resume() }
         }
-        withLock { storage in
+        try withLock { storage throws(Failure) in
+            if storage.failNextSnapshot {
+                storage.failNextSnapshot = false
+                throw Failure()
+            }
             if (storage.snapshot?.version ?? -1) < version { storage.snapshot = JournalSnapshot(version: version, state: state) }
         }
     }

@@ -60,6 +60,12 @@ if options.checksOnly {
     exit(0)
 }
 
+// Logs (swift-log) in the format asked for, on standard error; metrics (swift-metrics) into the registry
+// that /metrics reads. From here on, the lines that went to standard error go through `report`: as
+// before in the text format, as JSON objects in the json format.
+let registry = BoardTelemetry.bootstrap(format: options.logFormat, level: options.logLevel)
+let report = BoardTelemetry.lines(format: options.logFormat)
+
 // Until the server runs, a signal (while waiting for a database, say) ends the process at once; then
 // the service group takes the signals over: it drains the clients (their waiting frames, close 1001,
 // every board's closing snapshot) within 5 s and the process exits 0.
@@ -68,8 +74,9 @@ var early = endOnSignal()
 // Each refused token is one line on standard error, with the client's address (forwarded by a trusted
 // proxy, else the connection's own).
 var folder = DataFolder(path: options.dataDirectory)
-folder.refused = complain
+folder.refused = report
 let opened: DataFolder.Opened
+let readiness: BoardReadiness
 var node: ClusterNode?
 if let url = options.postgresURL {
     // A node of a cluster: the boards are replicas of their logs in the database.
@@ -80,22 +87,31 @@ if let url = options.postgresURL {
         fail("--postgres: \(error)", status: 2)
     }
     node = ClusterNode(log: log, presenceInterval: options.presenceInterval)
+    // /readyz asks the database at each check; the boards report their logs' failures.
+    readiness = BoardReadiness(database: { [log] in _ = try await log.head(of: "readyz") })
+    folder.observer = BoardTelemetry.observer(readiness: readiness)
     do {
-        opened = try await folder.open(options, node: node!, waiting: complain)
+        opened = try await folder.open(options, node: node!, waiting: report)
     } catch let error as DataFolderError {
-        fail("\(error)", status: 1)
+        report("\(error)")
+        exit(1)
     } catch {
-        fail("the database at \(url) cannot be used: \(PostgresFailure.describe(error))", status: 1)
+        report("the database at \(url) cannot be used: \(PostgresFailure.describe(error))")
+        exit(1)
     }
 } else {
+    readiness = BoardReadiness()
+    folder.observer = BoardTelemetry.observer(readiness: readiness)
     do {
-        opened = try await folder.open(options) { complain("warning: \($0)") }
+        opened = try await folder.open(options) { report("warning: \($0)") }
     } catch {
-        fail("\(error)", status: 1)
+        report("\(error)")
+        exit(1)
     }
 }
 
-let server = BoardServer(hubs: opened.hubs, origins: options.origins, trustedProxies: options.trustedProxies)
+let server = BoardServer(hubs: opened.hubs, origins: options.origins, trustedProxies: options.trustedProxies,
+                         operations: BoardOperations(registry: registry, readiness: readiness))
 let host = options.host
 let shownHost = host.contains(":") ? "[\(host)]" : host
 for source in early { source.cancel() }
@@ -111,7 +127,8 @@ do {
         }
     }
 } catch {
-    fail("\(error)", status: 2)
+    report("\(error)")
+    exit(2)
 }
 await node?.stop()
 say("stopped")

@@ -14,16 +14,19 @@ import StillwaterLive
 public struct BoardServer: Sendable {
     /// The WebSocket endpoint, with a hub per team (keyed by team name).
     public let endpoint: LiveEndpoint<BoardService>
+    /// `/metrics`, `/healthz` and `/readyz`, when served.
+    public let operations: BoardOperations?
 
     /// A server for `hubs`, by team; `origins` are the page origins allowed besides the server's own
     /// (`scheme://host[:port]`, for a proxy or a cluster's other nodes), `trustedProxies` the reverse
     /// proxies whose `X-Forwarded-For` gives a connection's address (IP addresses or CIDR ranges). A new
     /// connection has `firstRequestTimeout` to send its request, an upgraded one `helloTimeout` to send its
-    /// hello.
+    /// hello. `operations`, when given, adds `/metrics`, `/healthz` and `/readyz`.
     public init(
         hubs: [String: LiveHub<BoardService>], origins: [String] = [], trustedProxies: [String] = [],
-        firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10)
+        firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10), operations: BoardOperations? = nil
     ) {
+        self.operations = operations
         endpoint = LiveEndpoint(
             path: "/live", hubs: hubs,
             configuration: .init(
@@ -40,7 +43,8 @@ public struct BoardServer: Sendable {
     public func application(
         host: String = "127.0.0.1", port: Int, logger: Logger? = nil, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        endpoint.application(page: BoardPage.html, host: host, port: port, logger: logger, onRunning: onRunning)
+        endpoint.application(routes: { [operations] in operations?.addRoutes(to: $0) }, page: BoardPage.html, host: host, port: port,
+                             logger: logger, onRunning: onRunning)
     }
 
     /// Serves what ``application(host:port:logger:onRunning:)`` does until SIGTERM or SIGINT, then drains
@@ -48,7 +52,8 @@ public struct BoardServer: Sendable {
     ///
     /// - Throws: `LiveListenError` when the address cannot be listened on.
     public func run(host: String, port: Int, onRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await endpoint.run(page: BoardPage.html, host: host, port: port, onRunning: onRunning)
+        try await endpoint.run(routes: { [operations] in operations?.addRoutes(to: $0) }, page: BoardPage.html, host: host, port: port,
+                               onRunning: onRunning)
     }
 }
 

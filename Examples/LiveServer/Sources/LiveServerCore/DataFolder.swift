@@ -44,6 +44,8 @@ public struct DataFolder {
     public let path: String
     /// Called with a line for each client whose token a board refused (``BoardService/refused``).
     public var refused: @Sendable (String) -> Void = { _ in }
+    /// Told what every board's hub does (its events named by the team); nil by default.
+    public var observer: (any LiveObserver)?
 
     /// Names the folder at `path` (created when the server opens it).
     public init(path: String) { self.path = path }
@@ -108,7 +110,7 @@ public struct DataFolder {
         return try await Self.opened(teams, newTokens: newTokens, lock: lock, refused: refused) { name, service in
             try await LiveHub.open(
                 service, log: try BoardJournal(directory: journalDirectory(team: name)), initial: Self.newBoard(named: name),
-                options: options.liveOptions, warn: { warn("team \(name): \($0)") })
+                options: options.liveOptions(team: name, observer: observer), warn: { warn("team \(name): \($0)") })
         }
     }
 
@@ -123,7 +125,8 @@ public struct DataFolder {
         try await node.start(waiting: { waiting("\($0)") })
         let (teams, newTokens) = try await clusterTeams(options, node: node)
         let opened = try await Self.opened(teams, newTokens: newTokens, lock: lock, refused: refused) { name, service in
-            try await node.open(name, service: service, initial: Self.newBoard(named: name), options: options.liveOptions)
+            try await node.open(name, service: service, initial: Self.newBoard(named: name),
+                                options: options.liveOptions(team: name, observer: observer))
         }
         node.onTeamsChanged { entries in
             // A digest that cannot be read keeps the team's previous one out: the team is refused.

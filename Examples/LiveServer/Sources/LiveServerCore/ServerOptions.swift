@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StillwaterHummingbird
 import StillwaterLive
 
@@ -43,6 +44,11 @@ public struct ServerOptions: Equatable, Sendable {
     public var patchInterval: Duration = .milliseconds(10)
     /// Accepted commands between two snapshots of a board.
     public var snapshotEvery = 1_000
+    /// How logs are written: human-readable lines (the default) or JSON lines (`--log-format json`, or
+    /// `LIVE_LOG_FORMAT=json`), on standard error either way.
+    public var logFormat = LogFormat.text
+    /// The lowest level logged (`--log-level`, `LIVE_LOG_LEVEL`; `info` by default).
+    public var logLevel = Logger.Level.info
     /// Whether `--help` was given.
     public var showsHelp = false
     /// Whether `--check DIR` was given: check the data folder's files and exit, serving nothing.
@@ -71,12 +77,21 @@ public struct ServerOptions: Equatable, Sendable {
             patchInterval: patchInterval, snapshotEvery: snapshotEvery)
     }
 
+    /// ``liveOptions`` for `team`'s board, told to `observer` (its events named by the team).
+    public func liveOptions(team: String, observer: (any LiveObserver)?) -> LiveOptions {
+        var options = liveOptions
+        options.observer = observer
+        options.observedRoom = team
+        return options
+    }
+
     /// What `live-server --help` prints.
     public static let usage = """
         usage: live-server [--host H] [--port N] [--data DIR] [--team NAME[=TOKEN]]... [--origin URL]...
                            [--trusted-proxy ADDRESS]...
                live-server --check DIR
-                           [--patch-interval-ms N] [--snapshot-every N]
+                           [--patch-interval-ms N] [--snapshot-every N] [--log-format text|json]
+                           [--log-level LEVEL]
                            [--postgres postgres://USER@HOST:PORT/DATABASE] [--kept-actions N]
           --host H              address to listen on (default 127.0.0.1)
           --port N              port, 0 to 65535 (default 8080, or PORT from the environment; 0 picks one)
@@ -105,6 +120,12 @@ public struct ServerOptions: Equatable, Sendable {
                                 with --postgres: how often a node tells the others who is connected to
                                 it, 100 to 600000 (default 5000); a dead node's clients leave the other
                                 nodes' lists within four intervals
+          --log-format F        text (default: one readable line per event) or json (one JSON object per
+                                line), on standard error (also LIVE_LOG_FORMAT)
+          --log-level LEVEL     trace, debug, info (default), notice, warning, error or critical (also
+                                LIVE_LOG_LEVEL)
+        The board also answers GET /healthz (200 while the process runs), /readyz (200 when every board's
+        journal writes and the database answers; 503 with the reason) and /metrics (Prometheus).
         Exit status: 0 after a shutdown (SIGTERM or SIGINT), 1 when the data folder cannot be used (in use
         by another live-server, damaged) or the database refuses, 2 for a bad argument or a port that cannot
         be listened on.
@@ -119,6 +140,8 @@ public struct ServerOptions: Equatable, Sendable {
         if let port = environment["PORT"] { options.port = try number(port, for: "PORT", in: 0...65_535) }
         if let data = environment["LIVE_DATA"], !data.isEmpty { options.dataDirectory = data }
         if let url = environment["LIVE_POSTGRES"], !url.isEmpty { options.postgresURL = url }
+        if let format = environment["LIVE_LOG_FORMAT"], !format.isEmpty { options.logFormat = try logFormat(format, from: "LIVE_LOG_FORMAT") }
+        if let level = environment["LIVE_LOG_LEVEL"], !level.isEmpty { options.logLevel = try logLevel(level, from: "LIVE_LOG_LEVEL") }
         for entry in (environment["LIVE_TEAMS"] ?? "").split(separator: ",") {  // empty entries are skipped
             options.teams.append(try team(String(entry), from: "LIVE_TEAMS"))
         }
@@ -145,6 +168,8 @@ public struct ServerOptions: Equatable, Sendable {
             case "--snapshot-every": options.snapshotEvery = try number(in: 1...10_000_000)
             case "--kept-actions": options.keptActions = try number(in: 0...100_000_000)
             case "--presence-interval-ms": options.presenceInterval = .milliseconds(try number(in: 100...600_000))
+            case "--log-format": options.logFormat = try logFormat(try value(argument), from: argument)
+            case "--log-level": options.logLevel = try logLevel(try value(argument), from: argument)
             case "--send-whole-board":
                 throw UsageError("--send-whole-board is no longer offered: clients are always sent patches")
             case "--postgres":
@@ -170,6 +195,21 @@ public struct ServerOptions: Equatable, Sendable {
             throw UsageError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \"\(text.prefix(32))\")")
         }
         return value
+    }
+
+    private static func logFormat(_ text: String, from source: String) throws(UsageError) -> LogFormat {
+        guard let format = LogFormat(rawValue: text) else {
+            throw UsageError("\(source) must be text or json (got \"\(text.prefix(32))\")")
+        }
+        return format
+    }
+
+    private static func logLevel(_ text: String, from source: String) throws(UsageError) -> Logger.Level {
+        guard let level = Logger.Level(rawValue: text) else {
+            let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError("\(source) must be one of \(levels) (got \"\(text.prefix(32))\")")
+        }
+        return level
     }
 
     private static func team(_ text: String, from source: String) throws(UsageError) -> Team {

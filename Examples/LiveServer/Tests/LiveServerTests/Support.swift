@@ -48,12 +48,13 @@ func seededHubs(options: LiveOptions = boardOptions()) async throws -> [String: 
 /// A server of `hubs` (the seeded ones when nil) started on a free loopback port for the length of `body`.
 func withServer<R>(
     hubs: [String: LiveHub<BoardService>]? = nil, origins: [String] = [],
-    firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10),
+    firstRequestTimeout: Duration = .seconds(10), helloTimeout: Duration = .seconds(10), operations: BoardOperations? = nil,
     _ body: (BoardServer, Int) async throws -> R
 ) async throws -> R {
     let opened: [String: LiveHub<BoardService>]
     if let hubs { opened = hubs } else { opened = try await seededHubs() }
-    let server = BoardServer(hubs: opened, origins: origins, firstRequestTimeout: firstRequestTimeout, helloTimeout: helloTimeout)
+    let server = BoardServer(hubs: opened, origins: origins, firstRequestTimeout: firstRequestTimeout, helloTimeout: helloTimeout,
+                             operations: operations)
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "live-server-test")
     logger.logLevel = .warning
