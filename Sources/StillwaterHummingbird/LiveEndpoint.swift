@@ -349,7 +349,8 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
     private typealias Session = LiveSession<Live.Command, Live.Identity>
 
     /// Serves one upgraded socket until it closes: its first frame picks the hub, then the hub's
-    /// connection is fed every frame read, and a write loop sends what it has to write.
+    /// connection is fed every frame read, and a ``SocketWriter`` writes what it has to write on the socket's
+    /// event loop.
     func serve(_ admission: Admission, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         let socket = EndpointSocket(outbound: outbound, channel: admission.channel, closeTimeout: configuration.closeTimeout)
         guard let id = sockets.open(socket) else {
@@ -358,34 +359,36 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         }
         defer { sockets.remove(id) }
         var messages = inbound.messages(maxSize: configuration.maxMessageBytes).makeAsyncIterator()
-        // A client that sends nothing is answered as the protocol says (hello_timeout, 4408).
-        let timer = Task {
-            try? await Task.sleep(for: configuration.helloTimeout)
-            guard !Task.isCancelled, sockets.claim(id) else { return }
-            var session = Session()
-            session.helloTimedOut()
-            await socket.send(session)
+        // A client that sends nothing is answered as the protocol says (hello_timeout, 4408). The timer is
+        // the event loop's: cancelled, it is gone (no task or wake-up left behind for the timeout's length).
+        let timedOut = HelloTimeoutClose()
+        let timer = admission.channel.eventLoop.scheduleTask(in: TimeAmount(configuration.helloTimeout)) { [sockets] in
+            guard sockets.claim(id) else { return }
+            timedOut.start {
+                var session = Session()
+                session.helloTimedOut()
+                await socket.send(session)
+            }
         }
         let first = try? await messages.next()
         timer.cancel()
-        // A timer that fired is let finish its close before the handler ends (the library would send 1000).
-        await timer.value
+        // A timer that fired is let finish its close before the handler ends (the library would send 1000):
+        // once its future is done (cancelled, or run), the close it started, if any, is known.
+        _ = try? await timer.futureResult.get()
+        await timedOut.wait()
         // Closed meanwhile by the timer or the drain: the close is sent; the library ends the handshake.
         guard let first, sockets.claim(id, connected: true) else { return }
         guard let routed = await route(first, admission: admission, socket: socket) else { return }
         let connection = routed.connection
+        SocketWriter.start(connection, to: socket) { [sockets] in sockets.closeSent(id) }
         connection.receive(routed.hello)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.pump(connection, to: socket, id: id) }
-            while let message = try? await messages.next() {
-                switch message {
-                case .text(let text): connection.receive(text)
-                case .binary: connection.receiveBinary()
-                }
+        while let message = try? await messages.next() {
+            switch message {
+            case .text(let text): connection.receive(text)
+            case .binary: connection.receiveBinary()
             }
-            connection.transportClosed()
-            group.cancelAll()
         }
+        connection.transportClosed()
     }
 
     /// A connection to the hub (or room) a socket's first frame names, and that frame's text; nil after
@@ -419,24 +422,6 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         }
         await socket.send(session)
         return nil
-    }
-
-    /// Writes what `connection` has to write, in order, until it is closed or the socket is: each batch
-    /// (every frame waiting for the client) in one write with one flush.
-    private func pump(_ connection: LiveConnection<Live>, to socket: EndpointSocket, id: Int) async {
-        while let write = await connection.nextBatch() {
-            switch write {
-            case .frames(let frames):
-                guard await socket.write(frames) else {
-                    connection.transportClosed()
-                    return
-                }
-            case .close(let code, let reason):
-                await socket.close(code, reason: reason)
-                sockets.closeSent(id)
-                return
-            }
-        }
     }
 
     static var closingReason: String { "the server is shutting down" }

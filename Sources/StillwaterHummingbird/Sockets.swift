@@ -48,7 +48,7 @@ struct EndpointSocket: Sendable {
     }
 
     /// A text frame of `frame`'s bytes, in the buffer shared by every socket that writes it.
-    private static func webSocketFrame(_ frame: LiveFrame) -> WebSocketFrame {
+    static func webSocketFrame(_ frame: LiveFrame) -> WebSocketFrame {
         WebSocketFrame(fin: true, opcode: .text, data: frame.transportBuffer { ByteBuffer(string: $0.text) })
     }
 
@@ -71,6 +71,91 @@ struct EndpointSocket: Sendable {
                 return
             }
         }
+    }
+}
+
+/// Writes a hub connection's frames to its socket on the socket's event loop, as they come: the
+/// connection hands it each batch (`LiveConnection.writeWhenReady`), and it writes the batch there with
+/// one flush, then takes what came meanwhile (`takeBatch()`), then the close through the WebSocket handler.
+///
+/// No task waits for frames and nothing hops through the concurrency pool: a batch costs one hop from
+/// the thread that queued it (the hub's tick, say) to the event loop. While the socket takes what it is
+/// given, nothing waits for a write; once NIO holds more than its high-water mark for the socket, the
+/// writer waits for its last write before taking more, so that frames a slow client cannot take wait in
+/// the connection's outbox, where the hub bounds them (and closes the client, 4429).
+final class SocketWriter<Live: LiveService>: Sendable {
+    private let connection: LiveConnection<Live>
+    private let socket: EndpointSocket
+    /// Told once the close is sent.
+    private let closeSent: @Sendable () -> Void
+
+    /// Starts writing `connection`'s frames to `socket`. The connection holds the writer until nothing
+    /// more is to be written; `closeSent` is called after the close is sent.
+    static func start(_ connection: LiveConnection<Live>, to socket: EndpointSocket, closeSent: @escaping @Sendable () -> Void) {
+        let writer = SocketWriter(connection: connection, socket: socket, closeSent: closeSent)
+        connection.writeWhenReady { write in writer.socket.channel.eventLoop.execute { writer.write(write) } }
+    }
+
+    private init(connection: LiveConnection<Live>, socket: EndpointSocket, closeSent: @escaping @Sendable () -> Void) {
+        self.connection = connection
+        self.socket = socket
+        self.closeSent = closeSent
+    }
+
+    /// On the event loop: writes `first` and every batch that came meanwhile, each with one flush, until
+    /// none waits (the next comes through the connection's `writeWhenReady`), the socket is saturated
+    /// (the last write's completion takes up again), or the close is sent.
+    private func write(_ first: LiveWrite?) {
+        let channel = socket.channel
+        var next = first
+        while let write = next {
+            switch write {
+            case .frames(let frames):
+                guard let last = frames.last else { break }
+                guard channel.isActive else {
+                    connection.transportClosed()
+                    return
+                }
+                // Written past the high-water mark only for this one batch: the writer then waits for it.
+                let saturated = !channel.isWritable
+                for frame in frames.dropLast() { channel.write(EndpointSocket.webSocketFrame(frame), promise: nil) }
+                guard saturated else {
+                    channel.writeAndFlush(EndpointSocket.webSocketFrame(last), promise: nil)
+                    break
+                }
+                channel.writeAndFlush(EndpointSocket.webSocketFrame(last)).whenComplete { result in
+                    switch result {
+                    case .success: self.write(self.connection.takeBatch())
+                    case .failure: self.connection.transportClosed()
+                    }
+                }
+                return
+            case .close(let code, let reason):
+                let (socket, closeSent) = (socket, closeSent)
+                Task {
+                    await socket.close(code, reason: reason)
+                    closeSent()
+                }
+                return
+            }
+            next = connection.takeBatch()
+        }
+    }
+}
+
+/// The close a socket's hello timer started, if it fired, for the socket's handler to wait for.
+final class HelloTimeoutClose: Sendable {
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// Starts sending the close.
+    func start(_ send: @escaping @Sendable () async -> Void) {
+        let started = Task { await send() }
+        task.withLock { $0 = started }
+    }
+
+    /// Returns once the close started, if any, is sent.
+    func wait() async {
+        await task.withLock { $0 }?.value
     }
 }
 

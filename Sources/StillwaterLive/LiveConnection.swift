@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// 1. each text frame the client sends goes to ``receive(_:)``, each binary frame to ``receiveBinary()``;
 /// 2. a loop writes what ``nextBatch()`` returns — every frame waiting, in order and with one flush, then
-///    the close with its code — awaiting each write before asking for more, until it returns nil;
+///    the close with its code — awaiting each write before asking for more, until it returns nil; or,
+///    with no task waiting, the adapter is told when to write (``writeWhenReady(_:)``) and takes what
+///    waits with ``takeBatch()``;
 /// 3. when the socket closes, ``transportClosed()``.
 ///
 /// The adapter owns the connection (the hub holds it weakly); the connection keeps its hub alive.
@@ -37,6 +39,11 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         var ending: [LiveWrite] = []
         /// The connection's part in the observer's reports; nil when nobody observes.
         let trace: LiveConnectionTrace?
+
+        /// Whether ``takeBatch()`` has something: the ending, frames, or the close.
+        var hasWrite: Bool {
+            !ending.isEmpty || session.hasWrite
+        }
 
         /// Where the connection is, as the adapter sees it: closing while the ending is not written.
         var phase: Session.Phase {
@@ -176,7 +183,11 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
     /// The socket closed: nothing more is written, and the hub forgets the connection.
     public func transportClosed() {
-        update { $0.transportClosed() }
+        updateDriver { driver in
+            // An ending not written yet (the view could not be sent) is dropped with the outbox.
+            driver.ending.removeAll()
+            driver.session.transportClosed()
+        }
     }
 
     /// Waits for what to write next: every frame waiting for the client, to go out in one write (write
@@ -197,6 +208,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<LiveWrite?, Never>) in
                 var handoff = LiveHandoff()
                 let ready = driver.withLock { driver -> Bool in
+                    precondition(!driver.waiter.isPushing,
+                                 "LiveConnection.nextBatch() was called on a connection that writes through writeWhenReady(_:)")
                     // A cancellation that came before this point is a state of the waiter, not a race.
                     if driver.waiter.takeCancellation(of: call) { return true }
                     handoff.write = driver.takeBatch()
@@ -218,6 +231,98 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         } onCancel: {
             driver.withLock { $0.waiter.cancel(call: call) }?.resume(returning: nil)
         }
+    }
+
+    /// Has the connection hand its batches to the adapter as they come, instead of a task waiting in
+    /// ``nextBatch()``: when something waits to be written and the adapter is not busy with a batch,
+    /// `write` is called with it (every frame waiting, or the close). The adapter writes it, then calls
+    /// ``takeBatch()`` and writes what it returns (what came meanwhile) until it returns nil; the batch
+    /// after that comes to `write` again. So batches reach the adapter one at a time and in order.
+    ///
+    /// `write` is called outside every lock of the connection, on whichever thread queued the frame (the
+    /// hub's tick, an answer to a command, the adapter's own read): keep it short and let it hand the
+    /// batch to the adapter's own thread (a socket's event loop), which writes it and then calls
+    /// ``takeBatch()``. It is called at once when something waits already. The connection lets go of
+    /// `write` once nothing more will be written (the close handed over, or the socket closed).
+    ///
+    /// An adapter that cannot write for a while (its socket is saturated) just waits before calling
+    /// ``takeBatch()``: frames then wait in the connection's outbox, where the hub bounds them.
+    ///
+    /// ```swift
+    /// import StillwaterLive
+    ///
+    /// struct Tally: Codable, Sendable { var votes = 0 }
+    /// struct Vote: Action, Codable, Sendable { func reduce(_ state: inout Tally) { state.votes += 1 } }
+    /// struct TallyView: LiveView {
+    ///     var total: Int
+    ///     static let liveFields: [LiveField<TallyView>] = [.value("total", \.total)]
+    /// }
+    /// struct Poll: LiveService {
+    ///     func view(of state: Tally) -> TallyView { TallyView(total: state.votes) }
+    ///     func decide(_ command: String, state: Tally, identity: String) -> LiveDecision<Vote> { .accept(Vote()) }
+    ///     func authenticate(_ handshake: LiveHandshake) async -> LiveAuthentication<String> { .accepted("guest") }
+    /// }
+    /// let hub = try await LiveHub.open(Poll(), log: MemoryJournal<LiveLogState<Tally>, LiveEntry<Vote>>(), initial: Tally())
+    /// let connection = hub.connect()
+    /// // A socket's writer would hop to its event loop here; this one writes on the spot.
+    /// connection.writeWhenReady { [weak connection] first in
+    ///     var write: LiveWrite? = first
+    ///     while case .frames(let frames)? = write {
+    ///         print(frames.map { $0.text.split(separator: "\"")[3] }.joined(separator: ", "))
+    ///         write = connection?.takeBatch()
+    ///     }
+    /// }
+    /// connection.receive(#"{"type":"hello","protocol":1}"#)
+    /// while connection.phase != .live { try await Task.sleep(for: .milliseconds(5)) }  // checked in a task
+    /// _ = await hub.perform("yes", as: "guest")
+    /// hub.tick()                                            // run() does this every patch interval
+    /// // Prints "welcome, snapshot",
+    /// //        "patch"
+    /// ```
+    ///
+    /// Cost: no task and no continuation; one call of `write` per batch, however many frames it holds.
+    ///
+    /// - Precondition: Called at most once, and not while ``nextBatch()`` waits.
+    public func writeWhenReady(_ write: @escaping @Sendable (LiveWrite) -> Void) {
+        var handoff = LiveHandoff()
+        driver.withLock { driver in
+            precondition(!driver.waiter.isWaiting, "LiveConnection.writeWhenReady(_:) was called while nextBatch() waits")
+            precondition(!driver.waiter.isPushing, "LiveConnection.writeWhenReady(_:) was called twice")
+            guard !driver.isFinished else { return }
+            handoff.write = driver.takeBatch()
+            // Handed the close already: nothing more will come, so `write` is not kept.
+            if !driver.isFinished { driver.waiter = .pushing(write, armed: handoff.write == nil) }
+            endSection(&driver, &handoff)
+        }
+        if let batch = handoff.write { write(batch) }
+        finish(handoff)
+    }
+
+    /// Takes what to write now, without waiting: every frame waiting for the client (write them in
+    /// order, then flush once), or the close (send it with its code and reason; nothing follows); nil when
+    /// nothing waits. With ``writeWhenReady(_:)``, after a nil answer the next batch comes to its `write`.
+    ///
+    /// A snapshot or patch in the batch is the hub's frame, shared with every client of the same audience
+    /// at the same version: write its bytes as they are. Let go of the batch before the call that returns
+    /// nil, and the connection reuses its array: in the steady state a batch allocates nothing.
+    public func takeBatch() -> LiveWrite? {
+        var handoff = LiveHandoff()
+        // Let go of outside the lock once nothing more will be written.
+        var retired: LivePushTarget?
+        driver.withLock { driver in
+            handoff.write = driver.takeBatch()
+            if handoff.write == nil {
+                // The adapter let go of its last batch: so does the session (an idle connection keeps no
+                // frame alive), and the next batch goes to the adapter's `write`.
+                driver.session.releaseTaken()
+                driver.waiter.arm()
+            }
+            if driver.isFinished { retired = driver.waiter.stopPushing() }
+            endSection(&driver, &handoff)
+        }
+        finish(handoff)
+        withExtendedLifetime(retired) {}
+        return handoff.write
     }
 
     /// Waits for what to write next, with the frames as `String`s: what ``nextBatch()`` returns.
@@ -297,15 +402,31 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// metadata for a result.
     private func apply(_ body: (inout Driver) -> Void) {
         var handoff = LiveHandoff()
+        // The adapter that writes pushed batches, to hand `handoff.write` to (or only to let go of, once
+        // nothing more will be written): called, or released, outside the lock.
+        var pushed: LivePushTarget?
         driver.withLock { driver in
             body(&driver)
-            if driver.waiter.isWaiting {
+            switch driver.waiter {
+            case .waiting:
                 handoff.write = driver.takeBatch()
                 if handoff.write != nil || driver.isFinished { handoff.waiter = driver.waiter.resume() }
+            case .pushing:
+                if driver.hasWrite, let target = driver.waiter.fire() {
+                    handoff.write = driver.takeBatch()
+                    pushed = target
+                }
+                if driver.isFinished, let target = driver.waiter.stopPushing(), pushed == nil { pushed = target }
+            case .idle, .cancelledBeforeSuspend:
+                break
             }
             endSection(&driver, &handoff)
         }
-        handoff.waiter?.resume(returning: handoff.write)
+        if let waiter = handoff.waiter {
+            waiter.resume(returning: handoff.write)
+        } else if let pushed, let write = handoff.write {
+            pushed(write)
+        }
         finish(handoff)
     }
 
@@ -516,8 +637,8 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     }
 }
 
-/// Where the write loop's call of ``LiveConnection/nextBatch()`` is: none waiting, one waiting, or one
-/// cancelled before it could wait.
+/// Where the adapter's writer is: no call of ``LiveConnection/nextBatch()`` waiting, one waiting, one
+/// cancelled before it could wait; or an adapter told when to write (``LiveConnection/writeWhenReady(_:)``).
 ///
 /// The cancellation handler of a call may run before the call stores its continuation (always, when
 /// the task was cancelled before the call). It then leaves `cancelledBeforeSuspend` for the call to
@@ -527,11 +648,40 @@ enum WriteWaiter: Sendable {
     case idle
     case waiting(call: UInt64, UnsafeContinuation<LiveWrite?, Never>)
     case cancelledBeforeSuspend(call: UInt64)
+    /// The adapter is handed its batches (``LiveConnection/writeWhenReady(_:)``): `armed` once its
+    /// ``LiveConnection/takeBatch()`` found nothing, so that the next batch goes to its `write`.
+    case pushing(LivePushTarget, armed: Bool)
 
     /// Whether a call waits.
     var isWaiting: Bool {
         if case .waiting = self { return true }
         return false
+    }
+
+    /// Whether the adapter is told when to write.
+    var isPushing: Bool {
+        if case .pushing = self { return true }
+        return false
+    }
+
+    /// The adapter's `write`, to hand a batch to (outside the lock) when it is armed; disarmed until the
+    /// adapter next finds nothing to take.
+    mutating func fire() -> LivePushTarget? {
+        guard case .pushing(let write, armed: true) = self else { return nil }
+        self = .pushing(write, armed: false)
+        return write
+    }
+
+    /// The adapter took everything: the next batch goes to its `write`.
+    mutating func arm() {
+        if case .pushing(let write, armed: false) = self { self = .pushing(write, armed: true) }
+    }
+
+    /// Nothing more will be written: the adapter's `write`, to let go of outside the lock.
+    mutating func stopPushing() -> LivePushTarget? {
+        guard case .pushing(let write, _) = self else { return nil }
+        self = .idle
+        return write
     }
 
     /// Call `call` was cancelled: its continuation when it waits (to resume with nil, outside the
@@ -544,6 +694,8 @@ enum WriteWaiter: Sendable {
             return continuation
         case .idle, .cancelledBeforeSuspend:
             self = .cancelledBeforeSuspend(call: call)
+            return nil
+        case .pushing:
             return nil
         }
     }
@@ -569,6 +721,9 @@ enum WriteWaiter: Sendable {
         return continuation
     }
 }
+
+/// The adapter's function that writes a pushed batch (``LiveConnection/writeWhenReady(_:)``).
+typealias LivePushTarget = @Sendable (LiveWrite) -> Void
 
 /// What a section of a connection's lock leaves to do once the lock is let go: the waiting write loop to
 /// resume and what with, the timers to stop, and whether the hub must forget the connection. Outside

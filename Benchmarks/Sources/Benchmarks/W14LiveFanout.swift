@@ -84,6 +84,11 @@ struct FanoutShape {
     /// joins audience `i % audiences`. 1 is W14 itself (``FanoutService``, one view for all); more are
     /// the variants `W14 a10` and `W14 a1000` (``AudienceFanoutService``).
     var audiences = 1
+    /// Whether the connections are written as the endpoint writes them: each batch handed over as it comes
+    /// (`LiveConnection.writeWhenReady`) and what came meanwhile taken with `takeBatch()`, on the thread
+    /// that queued it, with no task per connection (`W14 push`); else each has a write loop awaiting
+    /// `nextBatch()`.
+    var pushed = false
 }
 
 /// W14 live fan-out: one `LiveHub` whose view holds a 200-row list and a title, 1 000 connections
@@ -114,6 +119,15 @@ func liveFanoutWorkload(_ scale: Scale, shape: FanoutShape) -> Workload {
         : liveFanoutWorkload(scale, shape: shape, service: AudienceFanoutService.self)
 }
 
+/// `W14 push`: W14 with every connection written as the Hummingbird endpoint writes it (`writeWhenReady`
+/// and `takeBatch()`, no task per connection): the tick hands each connection's patch to its adapter on
+/// the same thread, where an endpoint would hop to the socket's event loop.
+func livePushFanoutWorkload(_ scale: Scale) -> Workload {
+    var shape = FanoutShape()
+    shape.pushed = true
+    return liveFanoutWorkload(scale, shape: shape)
+}
+
 /// The variants of W14 with `audiences` audiences (`W14 a10`, `W14 a1000`): the connections spread evenly
 /// over them, each audience's view its own (its title names it). With 1 000 audiences a frame costs
 /// about 20 times W14's in instructions (each audience's patch is diffed and encoded for its one
@@ -128,12 +142,14 @@ func liveFanoutWorkload(_ scale: Scale, audiences: Int) -> Workload {
 
 private func liveFanoutWorkload<Service: FanoutServing>(_ scale: Scale, shape: FanoutShape, service: Service.Type) -> Workload {
     let ticks = max(1, scale.count(shape.commands) / shape.batch)
-    let suffix = shape.audiences == 1 ? "" : " a\(shape.audiences)"
+    let suffix = (shape.audiences == 1 ? "" : " a\(shape.audiences)") + (shape.pushed ? " push" : "")
     return Workload(
-        name: "W14" + suffix, title: "live fan-out ×\(shape.connections)" + (shape.audiences == 1 ? "" : ", \(shape.audiences) audiences"),
+        name: "W14" + suffix,
+        title: "live fan-out ×\(shape.connections)" + (shape.audiences == 1 ? "" : ", \(shape.audiences) audiences")
+            + (shape.pushed ? ", pushed" : ""),
         operation: "frame", operations: ticks * shape.connections, countsAllocations: true,
         contenders: [
-            Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.nextBatch)") { stopwatch in
+            Contender(.stillwater, name: "Stillwater (LiveHub + LiveConnection.\(shape.pushed ? "writeWhenReady" : "nextBatch"))") { stopwatch in
                 let executor = CallerThreadExecutor(name: "W14" + suffix)
                 let fanout = executor.run { await Fanout<Service>.start(shape, on: executor) }
                 stopwatch.measure {
@@ -161,12 +177,16 @@ private final class Fanout<Service: FanoutServing>: Sendable {
     let hub: LiveHub<Service>
     let tally: FanoutTally
     let writers: [Task<Void, Never>]
+    /// The pushed connections (the hub holds them weakly; a write loop holds its own).
+    let connections: [LiveConnection<Service>]
 
-    private init(shape: FanoutShape, hub: LiveHub<Service>, tally: FanoutTally, writers: [Task<Void, Never>]) {
+    private init(shape: FanoutShape, hub: LiveHub<Service>, tally: FanoutTally, writers: [Task<Void, Never>],
+                 connections: [LiveConnection<Service>]) {
         self.shape = shape
         self.hub = hub
         self.tally = tally
         self.writers = writers
+        self.connections = connections
     }
 
     /// Opens the hub, connects and admits every connection, and waits until each write loop took its
@@ -177,8 +197,22 @@ private final class Fanout<Service: FanoutServing>: Sendable {
         let connections = (0..<shape.connections).map { _ in hub.connect() }
         let tally = FanoutTally()
         // An adapter's write loop: write what `nextBatch()` returns, then ask again, until nil. The first
-        // connection of each audience (`index < audiences`) counts what was encoded for it.
-        let writers = connections.enumerated().map { index, connection in
+        // connection of each audience (`index < audiences`) counts what was encoded for it. Pushed: the
+        // adapter, told, takes every batch on the spot.
+        if shape.pushed {
+            for (index, connection) in connections.enumerated() {
+                connection.writeWhenReady { [weak connection] first in
+                    var write: LiveWrite? = first
+                    while let batch = write {
+                        if case .frames(let frames) = batch {
+                            tally.took(frames, first: index == 0, representative: index < shape.audiences)
+                        }
+                        write = connection?.takeBatch()
+                    }
+                }
+            }
+        }
+        let writers = shape.pushed ? [] : connections.enumerated().map { index, connection in
             Task(executorPreference: executor) {
                 while let write = await connection.nextBatch() {
                     guard case .frames(let frames) = write else { continue }
@@ -195,7 +229,7 @@ private final class Fanout<Service: FanoutServing>: Sendable {
             }
         }
         tally.reset()
-        return Fanout(shape: shape, hub: hub, tally: tally, writers: writers)
+        return Fanout(shape: shape, hub: hub, tally: tally, writers: writers, connections: shape.pushed ? connections : [])
     }
 
     /// The timed part: `ticks` times, submits `batch` commands and waits until they are applied, ticks,

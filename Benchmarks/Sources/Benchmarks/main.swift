@@ -23,6 +23,7 @@ let registry: [(name: String, make: (Scale) -> Workload)] = [
     ("W14", liveFanoutWorkload),
     ("W14 a10", { liveFanoutWorkload($0, audiences: 10) }),
     ("W14 a1000", { liveFanoutWorkload($0, audiences: 1_000) }),
+    ("W14 push", livePushFanoutWorkload),
 ]
 
 /// Whether `selector` (from `--only`) selects the entry named `name`: an entry named exactly so alone
@@ -41,7 +42,7 @@ let usage = """
 
       --quick          1/50 of every loop count and 3 rounds: a smoke run for CI
       --only LIST      comma-separated workloads: W1 W2 W3 W4 W5 W5b W6 W7 W8 W9 W12 W14
-                       "W14 a10" "W14 a1000" ("W6" means both sizes; "W14" is W14 alone);
+                       "W14 a10" "W14 a1000" "W14 push" ("W6" means both sizes; "W14" is W14 alone);
                        W15 alone runs the many-rooms measurement instead (see below)
       --library NAME   run only the libraries whose name starts with NAME (for profiling one library)
       --rounds N       rounds per library (default 5; --quick: 3)

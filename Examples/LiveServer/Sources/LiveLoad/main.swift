@@ -6,10 +6,15 @@ import Synchronization
 
 // live-load --clients 1000 --actions 10000 [--rate N] [--senders 10] [--window 8] [--port N (0: any free one)]
 //           [--patch-interval-ms N (10)] [--data DIR] [--snapshot-every N] [--kill-server]
+//           [--idle-seconds S]
 //
 // --data DIR gives the server that folder and keeps it afterwards (a journal to restart from);
 // --snapshot-every N is passed to the server; --kill-server ends it with SIGKILL (a crash: no closing
-// snapshot) instead of SIGTERM.
+// snapshot) instead of SIGTERM. --idle-seconds S (0, the default, skips it) measures the connected
+// clients at rest before any command: the server's resident memory with one client and with all of
+// them (the difference over the clients after the first: memory per idle client), then, after 2 s to
+// settle, its CPU time and its threads' wake-ups (context switches, /proc/PID/task/*/status) over S
+// seconds in which nothing is sent.
 //
 // Starts the server (the `live-server` binary beside this one, so its memory and CPU time are its own),
 // connects the clients to team `alpha` over the live protocol (a WebSocket to /live?team=alpha, a hello
@@ -37,6 +42,7 @@ struct Options {
     var data: String?
     var snapshotEvery: Int?
     var killServer = false
+    var idleSeconds = 0
 }
 
 var options = Options()
@@ -66,11 +72,12 @@ while let argument = arguments.popFirst() {
         options.data = folder
     case "--snapshot-every": options.snapshotEvery = value()
     case "--kill-server": options.killServer = true
+    case "--idle-seconds": options.idleSeconds = value()
     default:
         FileHandle.standardError.write(Data("""
             usage: live-load [--clients N] [--actions N] [--rate N] [--senders N] [--window N] [--port N]
                              [--patch-interval-ms N] [--data DIR]
-                             [--snapshot-every N] [--kill-server]
+                             [--snapshot-every N] [--kill-server] [--idle-seconds S]
 
             """.utf8))
         exit(2)
@@ -146,6 +153,24 @@ func newToken() -> String {
 
 func milliseconds(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double { seconds(to - from) * 1_000 }
 
+/// Prints the server's memory per connected idle client and its CPU time and wake-ups over `seconds`
+/// in which nothing is sent (see --idle-seconds).
+func measureIdle(pid: Int32, clients: Int, oneClientKiB: Int, seconds idle: Int) async throws {
+    try await Task.sleep(for: .seconds(2))
+    let all = processMemory(pid: pid).residentKiB
+    let perClient = clients > 1 ? Double(all - oneClientKiB) / Double(clients - 1) : 0
+    print(String(format: "idle: server %.1f MiB resident with %d clients connected, %.1f MiB with one: %.1f KiB per idle client",
+                 Double(all) / 1024, clients, Double(oneClientKiB) / 1024, perClient))
+    let cpuBefore = processCPU(pid: pid), switchesBefore = processContextSwitches(pid: pid)
+    try await Task.sleep(for: .seconds(idle))
+    if let cpuBefore, let cpuAfter = processCPU(pid: pid), let switchesBefore, let switchesAfter = processContextSwitches(pid: pid) {
+        let cpu = seconds(cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system)
+        print(String(format: "idle: over %d s with nothing sent, server CPU %.0f ms (%.2f%% of a core), %d wake-ups (%.1f a second)",
+                     idle, cpu * 1_000, cpu * 100 / Double(idle), switchesAfter - switchesBefore,
+                     Double(switchesAfter - switchesBefore) / Double(idle)))
+    }
+}
+
 func run(_ options: Options) async throws -> Row {
     // The server: a fresh data folder, removed at the end (unless --data), the board a new team's.
     guard let binary = siblingServer() else { exit(2) }
@@ -179,6 +204,7 @@ func run(_ options: Options) async throws -> Row {
             probe = connect()
         }
     }
+    let oneClient = processMemory(pid: pid).residentKiB
     // The others in batches of 250, each batch once the one before has its snapshots (so ten thousand
     // connections do not all wait for their hello at once).
     var clients = [probe]
@@ -194,6 +220,9 @@ func run(_ options: Options) async throws -> Row {
     try await waitUntil("every snapshot (\(connected()))",
                         within: 10) { clients.allSatisfy { $0.version >= 0 } }
     let startVersion = clients[0].version
+    if options.idleSeconds > 0 {
+        try await measureIdle(pid: pid, clients: clients.count, oneClientKiB: oneClient, seconds: options.idleSeconds)
+    }
 
     func counts() -> (FrameCounts, frames: Int) {
         clients.reduce((FrameCounts(), frames: 0)) { sum, client in

@@ -39,6 +39,25 @@ public func processMemory(pid: Int32) -> (residentKiB: Int, peakKiB: Int) {
     return memory
 }
 
+/// How many times the threads of process `pid` have been switched out (voluntarily, to wait, and not):
+/// the sum of `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` over `/proc/PID/task/*/status`.
+/// Each wake-up of a sleeping thread ends in one such switch, so the difference over an idle window
+/// counts the process's wake-ups; threads that ended meanwhile drop out of the sum. Nil without `/proc`.
+public func processContextSwitches(pid: Int32) -> Int? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    var total = 0
+    for task in tasks {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+        for line in status.split(separator: "\n") {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count >= 2, parts[0] == "voluntary_ctxt_switches:" || parts[0] == "nonvoluntary_ctxt_switches:",
+                  let value = Int(parts[1]) else { continue }
+            total += value
+        }
+    }
+    return total
+}
+
 /// A duration in seconds.
 public func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
