@@ -116,8 +116,16 @@ struct TimedUpgradeChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            // Reads start at 512 bytes (NIO's default is 2 048), growing as reads fill them: a live
+            // client's frames are small, and an idle connection keeps its last read's buffer.
+            try channel.syncOptions?.setOption(.recvAllocator, value: Self.readBuffers)
             try channel.pipeline.syncOperations.addHandler(FirstRequestTimeout(timeout: timeout, quiet: quiet))
         }.flatMap { inner.setup(channel: channel, logger: logger) }
+    }
+
+    /// How big a read's buffer is: from 64 bytes to 64 KiB, starting at 512 and adapting to the reads.
+    static var readBuffers: AdaptiveRecvByteBufferAllocator {
+        AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -115,7 +115,13 @@ struct LivePushTests {
             }
         }
         hub.tick()
-        try await eventually { log.texts.filter { $0.contains("pong") }.count == 4 * perSender }
+        // Every pong, and the last tick's patch (taken on the adapter's queue).
+        let patchTo = #""version":\#(hub.version),"#
+        try await eventually {
+            let texts = log.texts
+            return texts.filter { $0.contains("pong") }.count == 4 * perSender
+                && texts.contains { $0.contains(#""type":"patch""#) && $0.contains(patchTo) }
+        }
         let texts = log.texts
         for sender in 0..<4 {
             let refs = texts.compactMap { text -> Int? in

@@ -14,7 +14,7 @@ import Synchronization
 // clients at rest before any command: the server's resident memory with one client and with all of
 // them (the difference over the clients after the first: memory per idle client), then, after 2 s to
 // settle, its CPU time and its threads' wake-ups (context switches, /proc/PID/task/*/status) over S
-// seconds in which nothing is sent.
+// seconds in which nothing is sent, and its memory again at the end.
 //
 // Starts the server (the `live-server` binary beside this one, so its memory and CPU time are its own),
 // connects the clients to team `alpha` over the live protocol (a WebSocket to /live?team=alpha, a hello
@@ -169,6 +169,9 @@ func measureIdle(pid: Int32, clients: Int, oneClientKiB: Int, seconds idle: Int)
                      idle, cpu * 1_000, cpu * 100 / Double(idle), switchesAfter - switchesBefore,
                      Double(switchesAfter - switchesBefore) / Double(idle)))
     }
+    let end = processMemory(pid: pid).residentKiB
+    print(String(format: "idle: server %.1f MiB resident at the end: %.1f KiB per idle client",
+                 Double(end) / 1024, clients > 1 ? Double(end - oneClientKiB) / Double(clients - 1) : 0))
 }
 
 func run(_ options: Options) async throws -> Row {
