@@ -25,6 +25,7 @@ public final class LiveConnection<Service: LiveService>: Sendable {
         var session: Session
         /// The adapter's write loop: waiting for something to write, or cancelled before it could wait.
         var waiter = WriteWaiter.idle
+        var timer: Task<Void, Never>?
         /// Ends the session when the client's credentials expire (while it is live).
         var expiry: Task<Void, Never>?
         /// The audience the client was admitted to.
@@ -73,11 +74,15 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             trace?.closeTaken(.serverError)
         }
 
-        /// What follows from the session's phase, added to `handoff`: the expiry timer to stop once the
-        /// client is closing (taken once), and whether the hub must now forget the connection (true once,
-        /// when closed).
+        /// What follows from the session's phase, added to `handoff`: the hello timer to stop once the
+        /// client is past the hello (taken once), and whether the hub must now forget the connection
+        /// (true once, when closed).
         mutating func takeFinished(into handoff: inout LiveHandoff) {
             let phase = session.phase
+            if phase != .awaitingHello && phase != .authenticating, let timer {
+                handoff.timers.append(timer)
+                self.timer = nil
+            }
             if phase == .closing || phase == .closed, let expiry {
                 handoff.timers.append(expiry)
                 self.expiry = nil
@@ -112,7 +117,13 @@ public final class LiveConnection<Service: LiveService>: Sendable {
             driver.withLock { $0.session.shutDown() }
             return
         }
-        hub.helloTimeouts.add(self)
+        let timeout = hub.options.helloTimeout
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self?.update { $0.helloTimedOut() }
+        }
+        driver.withLock { $0.timer = timer }
     }
 
     deinit {
@@ -343,12 +354,6 @@ public final class LiveConnection<Service: LiveService>: Sendable {
 
     func shutDown() {
         update { $0.shutDown() }
-    }
-
-    /// The hello time limit passed (``LiveHelloTimeouts``): closes the connection unless it is past its
-    /// hello.
-    func helloTimedOut() {
-        update { $0.helloTimedOut() }
     }
 
     /// Ends the session with `disconnected` and 4403 when its client is live or being admitted and,
@@ -729,7 +734,7 @@ struct LiveHandoff {
     var waiter: UnsafeContinuation<LiveWrite?, Never>?
     /// What to hand the write loop (nil: nothing more will be written).
     var write: LiveWrite?
-    /// The expiry timer to stop.
+    /// The hello and expiry timers to stop.
     var timers: [Task<Void, Never>] = []
     /// The hub must forget the connection (true once, when it closed).
     var remove = false

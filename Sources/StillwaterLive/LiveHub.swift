@@ -78,8 +78,6 @@ public final class LiveHub<Service: LiveService>: Sendable {
     public let options: LiveOptions
 
     let shared: LiveHubShared<Service>
-    /// The hello time limits of the hub's connections (one task for all of them).
-    let helloTimeouts: LiveHelloTimeouts<Service>
     private let worker: LiveWorker<Service>
     /// The way to ``LiveOptions/observer``; nil when nobody observes.
     let reporter: LiveReporter?
@@ -148,7 +146,6 @@ public final class LiveHub<Service: LiveService>: Sendable {
         self.service = service
         self.options = options
         reporter = LiveReporter.forHub(options)
-        helloTimeouts = LiveHelloTimeouts(timeout: options.helloTimeout)
         stream = durable.stream
         store = Store(durable.state)
         shared = LiveHubShared(service: service, version: durable.version, state: durable.state, historyCapacity: options.historyCapacity,

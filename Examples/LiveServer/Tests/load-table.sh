@@ -7,7 +7,8 @@
 # built there, once (kept for the next run; `git worktree remove` it when done); this checkout is built
 # as "after". Then, RUNS times (1 unless given), each row runs before and after in turn, the two builds
 # alternating which goes first from one run to the next, so a machine that warms up or gets busier
-# favours neither. Prints the load average at the start and, per row, the two lines live-load ends
+# favours neither. The last row is the first again with the data folder on a RAM disk (/dev/shm, where
+# an fsync costs nothing), a folder per build and run, removed after it. Prints the load average at the start and, per row, the two lines live-load ends
 # with (its markdown row), labelled; every live-load output is kept in /tmp/load-table.log.
 # Run it on a quiet machine: a build or a test beside it moves the CPU and latency figures.
 # Exit status: 0 when every run's replicas were equal, 1 when one was not, 2 for a bad argument.
@@ -34,6 +35,7 @@ rows=(
     "--clients 100 --actions 10000 --rate 2000 --patch-interval-ms 10"
     "--clients 1000 --actions 10000 --rate 500 --patch-interval-ms 100"
     "--clients 10000 --actions 100 --rate 10 --patch-interval-ms 100"
+    "--clients 100 --actions 10000 --rate 2000 --patch-interval-ms 10 --data /dev/shm/load-table-DATA"
 )
 log=/tmp/load-table.log
 : > "$log"
@@ -46,11 +48,13 @@ for run in $(seq "$runs"); do
         for build in "${order[@]}"; do
             dir=$here
             [ "$build" = before ] && dir=$tree/Examples/LiveServer
-            echo "== run $run, $build: live-load $row" >> "$log"
+            args=${row//DATA/$build-$run-$$}
+            echo "== run $run, $build: live-load $args" >> "$log"
             # shellcheck disable=SC2086 # the row is a list of arguments
-            if ! output=$(cd "$dir" && .build/release/live-load $row 2>&1); then status=1; fi
+            if ! output=$(cd "$dir" && .build/release/live-load $args 2>&1); then status=1; fi
+            rm -rf "/dev/shm/load-table-$build-$run-$$"
             echo "$output" >> "$log"
-            echo "run $run, $build: $(echo "$output" | tail -1)"
+            echo "run $run, $build: $args: $(echo "$output" | tail -1)"
         done
     done
 done
