@@ -363,8 +363,7 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         // the event loop's: cancelled, it is gone (no task or wake-up left behind for the timeout's length).
         let timedOut = HelloTimeoutClose()
         let timer = admission.channel.eventLoop.scheduleTask(in: TimeAmount(configuration.helloTimeout)) { [sockets] in
-            guard sockets.claim(id) else { return }
-            timedOut.start {
+            timedOut.fire(claim: { sockets.claim(id) }) {
                 var session = Session()
                 session.helloTimedOut()
                 await socket.send(session)
@@ -372,10 +371,9 @@ public final class LiveEndpoint<Live: LiveService>: Sendable {
         }
         let first = try? await messages.next()
         timer.cancel()
-        // A timer that fired is let finish its close before the handler ends (the library would send 1000):
-        // once its future is done (cancelled, or run), the close it started, if any, is known.
-        _ = try? await timer.futureResult.get()
-        await timedOut.wait()
+        // The timer starts nothing from here on; one that fired first is let finish its close before the
+        // handler ends (the library would send 1000).
+        await timedOut.cancel()
         // Closed meanwhile by the timer or the drain: the close is sent; the library ends the handshake.
         guard let first, sockets.claim(id, connected: true) else { return }
         guard let routed = await route(first, admission: admission, socket: socket) else { return }

@@ -82,7 +82,9 @@ struct EndpointSocket: Sendable {
 /// the thread that queued it (the hub's tick, say) to the event loop. While the socket takes what it is
 /// given, nothing waits for a write; once NIO holds more than its high-water mark for the socket, the
 /// writer waits for its last write before taking more, so that frames a slow client cannot take wait in
-/// the connection's outbox, where the hub bounds them (and closes the client, 4429).
+/// the connection's outbox, where the hub bounds them: past the bound the hub ends the session (4429),
+/// and the close is sent once the socket takes the writes before it (a client that reads nothing at all
+/// stops answering pings, and the WebSocket library drops it).
 final class SocketWriter<Live: LiveService>: Sendable {
     private let connection: LiveConnection<Live>
     private let socket: EndpointSocket
@@ -143,19 +145,37 @@ final class SocketWriter<Live: LiveService>: Sendable {
     }
 }
 
-/// The close a socket's hello timer started, if it fired, for the socket's handler to wait for.
+/// A socket's hello timer and its handler, which first of them goes on: the timer (it closes the
+/// socket, 4408) or the handler (its first frame came).
 final class HelloTimeoutClose: Sendable {
-    private let task = Mutex<Task<Void, Never>?>(nil)
-
-    /// Starts sending the close.
-    func start(_ send: @escaping @Sendable () async -> Void) {
-        let started = Task { await send() }
-        task.withLock { $0 = started }
+    private enum State {
+        case pending
+        /// The handler went on: the timer does nothing.
+        case cancelled
+        /// The timer went on: the close it is sending.
+        case started(Task<Void, Never>)
     }
 
-    /// Returns once the close started, if any, is sent.
-    func wait() async {
-        await task.withLock { $0 }?.value
+    private let state = Mutex(State.pending)
+
+    /// The timer fired: unless the handler went on first, and if `claim` (the socket's claim) succeeds,
+    /// starts `send`. Decided under the lock, so that ``cancel()`` either stops it or waits for it.
+    func fire(claim: () -> Bool, send: @escaping @Sendable () async -> Void) {
+        state.withLock { state in
+            guard case .pending = state, claim() else { return }
+            state = .started(Task { await send() })
+        }
+    }
+
+    /// The handler goes on: from now on the timer starts nothing. Returns once a close the timer
+    /// started first is sent.
+    func cancel() async {
+        let started = state.withLock { state -> Task<Void, Never>? in
+            if case .started(let task) = state { return task }
+            state = .cancelled
+            return nil
+        }
+        await started?.value
     }
 }
 

@@ -242,8 +242,12 @@ public final class LiveConnection<Service: LiveService>: Sendable {
     /// `write` is called outside every lock of the connection, on whichever thread queued the frame (the
     /// hub's tick, an answer to a command, the adapter's own read): keep it short and let it hand the
     /// batch to the adapter's own thread (a socket's event loop), which writes it and then calls
-    /// ``takeBatch()``. It is called at once when something waits already. The connection lets go of
-    /// `write` once nothing more will be written (the close handed over, or the socket closed).
+    /// ``takeBatch()``. It is called at once when something waits already. The connection holds `write`
+    /// (and what it captures) until nothing more will be written: the close handed over, or
+    /// ``transportClosed()`` called; so a `write` that captures the connection strongly keeps it alive
+    /// until then (capture it weakly if the adapter may let go of the connection without closing it). A
+    /// batch taken just before ``transportClosed()`` may still reach `write` after it returns: ignore
+    /// it then.
     ///
     /// An adapter that cannot write for a while (its socket is saturated) just waits before calling
     /// ``takeBatch()``: frames then wait in the connection's outbox, where the hub bounds them.

@@ -17,7 +17,7 @@ struct LiveHelloTimeoutTests {
     @Test("a connection that sends no hello gets hello_timeout and 4408 at its limit; one that said hello stays")
     func silentConnectionClosed() async throws {
         // 5 s: long enough for the greeted one's hello to be decided (in a task) while the whole suite
-        // keeps the machine's two cores busy. Its entry comes first in the queue of time limits.
+        // keeps the machine's two cores busy.
         let hub = try await BoardHub.make(options: LiveOptions(helloTimeout: .seconds(5)))
         let greeted = hub.connect()
         greeted.receive(goodHello)
@@ -59,7 +59,7 @@ struct LiveHelloTimeoutTests {
             #expect(weakConnection != nil)
         }
         #expect(weakConnection == nil)
-        // A hub opened and timed out with nobody connected since is no trouble for a new connection.
+        // The hub serves a new connection as before.
         let later = hub.connect()
         later.receive(goodHello)
         #expect(await later.nextBatch() != nil)

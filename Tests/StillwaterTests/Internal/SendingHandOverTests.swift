@@ -12,13 +12,16 @@ struct SendingHandOverTests {
             atPath: EffectActionRequirementTests.modules.appendingPathComponent("Stillwater.swiftmodule").path)
     }
 
-    /// The package's name as SwiftPM gives it to the compiler (its folder's name, in lower case), so that
-    /// a snippet may use the package's `Lock`: the folder that holds the build folder the binary is in.
+    /// The package's name as SwiftPM gives it to the compiler (its folder's name, in lower case, with
+    /// every character that cannot be in an identifier made `_`: a clone in `ci-clone` is `ci_clone`), so
+    /// that a snippet may use the package's `Lock`: the folder that holds the build folder the binary is in.
     static var packageName: String? {
         var folder = EffectActionRequirementTests.modules
         while folder.path != "/" {
             if folder.lastPathComponent.hasPrefix(".build") {
-                return folder.deletingLastPathComponent().lastPathComponent.lowercased()
+                let name = folder.deletingLastPathComponent().lastPathComponent.lowercased()
+                let identifier = String(name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+                return identifier.first?.isNumber == true ? "_" + identifier : identifier
             }
             folder.deleteLastPathComponent()
         }
