@@ -25,8 +25,7 @@
 /// ticking.cancel()
 /// ```
 ///
-/// Cost: no task of its own: each connection's frames go into the channel as they are queued
-/// (``LiveConnection/writeWhenReady(_:)``), on the thread that queued them.
+/// Cost: one task per open connection, which writes the connection's frames into the channel.
 public struct LiveInProcessTransport<Service: LiveService>: LiveClientTransport {
     /// The hub each connection is made to.
     public let hub: LiveHub<Service>
@@ -47,21 +46,17 @@ public struct LiveInProcessTransport<Service: LiveService>: LiveClientTransport 
     public func connect() async throws -> LiveClientChannel {
         let connection = hub.connect(transport: transport)
         let (incoming, sink) = AsyncStream.makeStream(of: LiveTransportEvent.self)
-        // Handed each batch as it comes, on the thread that queued it; takes what came meanwhile, in order
-        // (the next batch comes only once a take found nothing).
-        connection.writeWhenReady { [weak connection] first in
-            var write: LiveWrite? = first
-            while let batch = write {
-                switch batch {
+        let writer = Task {
+            while let write = await connection.nextBatch() {
+                switch write {
                 case .frames(let frames): for frame in frames { sink.yield(.text(frame.text)) }
-                case .close(let code, let reason):
-                    sink.yield(.closed(code: code.rawValue, reason: reason))
-                    sink.finish()
+                case .close(let code, let reason): sink.yield(.closed(code: code.rawValue, reason: reason))
                 }
-                write = connection?.takeBatch()
             }
+            sink.finish()
         }
         return LiveClientChannel(incoming: incoming, send: { connection.receive($0) }, close: {
+            writer.cancel()
             connection.transportClosed()
             sink.finish()
         })
