@@ -17,7 +17,7 @@ struct LiveEndpointTests {
         try await withServer(live) { served in
             let client = try await LiveTestClient.admitted(port: served.port)
             let watcher = try await LiveTestClient.admitted(port: served.port)
-            // Sent faster than the write loop takes them: the pongs queue and go out in batches.
+            // Sent faster than the socket's writer takes them: the pongs queue and go out in batches.
             for ref in 1...40 { client.send(#"{"type":"ping","ref":\#(ref)}"#) }
             client.send(#"{"type":"command","ref":41,"command":2}"#)
             try await eventually("the pongs, the ack and the patch") { client.frames.count >= 44 && watcher.frames.count >= 3 }
